@@ -1,0 +1,24 @@
+# RetryFlow: `make run` and `make test` work on a fresh Debian machine with the Swift toolchain.
+SWIFT ?= swift
+
+.PHONY: deps build run test test-tsan clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+# The main job. Until the demo lands (issue 5) it prints the shipped transition table.
+run: deps
+	$(SWIFT) run retryflow table
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+test-tsan: deps
+	$(SWIFT) test --sanitize=thread
+
+clean:
+	rm -rf .build

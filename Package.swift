@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "RetryFlow",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "RetryFlow", targets: ["RetryFlow"]),
+        .library(name: "RetryFlowHTTP", targets: ["RetryFlowHTTP"]),
+        .library(name: "RetryFlowGraphviz", targets: ["RetryFlowGraphviz"]),
+        .library(name: "RetryFlowTesting", targets: ["RetryFlowTesting"]),
+        .executable(name: "retryflow", targets: ["retryflow"]),
+        .executable(name: "retryflow-bench", targets: ["retryflow-bench"]),
+    ],
+    targets: [
+        // The machine, policies, engine and trace: needs nothing but the toolchain.
+        .target(name: "RetryFlow"),
+        .target(name: "RetryFlowHTTP", dependencies: ["RetryFlow"]),
+        // Graphviz is needed only to render images; DOT text comes from RetryFlow alone.
+        .systemLibrary(
+            name: "CGraphviz",
+            pkgConfig: "libgvc",
+            providers: [.apt(["libgraphviz-dev"]), .brew(["graphviz"])]
+        ),
+        .target(name: "RetryFlowGraphviz", dependencies: ["RetryFlow", "CGraphviz"]),
+        .target(name: "RetryFlowTesting", dependencies: ["RetryFlow"]),
+        .executableTarget(
+            name: "retryflow",
+            dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]
+        ),
+        .executableTarget(
+            name: "retryflow-bench",
+            dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]
+        ),
+        .testTarget(name: "RetryFlowTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
+        .testTarget(name: "RetryFlowTestingTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,44 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#endif
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Decides, for an error an attempt threw, whether to retry: the policy's "retry-if".
+///
+/// Cancellation (`CancellationError`, `URLError(.cancelled)`) is never retried, whatever the
+/// classifier says: the engine checks it first.
+///
+/// ```swift
+/// let onlyTimeouts = RetryClassifier { error in
+///     (error as? URLError)?.code == .timedOut ? .retry : .fail
+/// }
+/// ```
+public struct RetryClassifier: Sendable {
+    private let decide: @Sendable (any Error) -> RetryDecision
+
+    /// Wraps a decision function.
+    public init(_ decide: @escaping @Sendable (any Error) -> RetryDecision) {
+        self.decide = decide
+    }
+
+    /// The decision for `error`.
+    public func decision(for error: any Error) -> RetryDecision {
+        Self.isCancellation(error) ? .fail : decide(error)
+    }
+
+    /// Retries every error except cancellation.
+    public static let retryAll = RetryClassifier { _ in .retry }
+
+    /// Retries nothing.
+    public static let never = RetryClassifier { _ in .fail }
+
+    /// Whether `error` means "the caller cancelled", which no classifier may retry.
+    public static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let urlError = error as? URLError, urlError.code == .cancelled { return true }
+        return false
+    }
+}

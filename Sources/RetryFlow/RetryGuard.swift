@@ -1,0 +1,14 @@
+/// The questions the retry machine asks after a failed attempt. The raw values are drawn on the
+/// charts as `[retryable]` or, negated, `[not retryable]`.
+public enum RetryGuard: String, TableSymbol {
+    /// The policy's classifier did not say `fail` for this error or result.
+    case retryable
+    /// Fewer attempts have started than the policy's `maxAttempts`.
+    case attemptsLeft = "attempts left"
+    /// Any Retry-After the server asked for is within the policy's `maxRetryAfter`.
+    case retryAfterWithinCap = "Retry-After within cap"
+    /// The next attempt would start before the overall deadline (always true without a deadline).
+    case withinDeadline = "within deadline"
+    /// The delay before the next attempt is zero, so there is nothing to wait for.
+    case retryImmediately = "retry immediately"
+}

@@ -1,0 +1,55 @@
+/// Everything a run produced: the final state and why, the accepted (or last rejected) value,
+/// every attempt with its error, and the trace. Nothing is lost.
+public struct RetryOutcome<Value: Sendable>: Sendable {
+    /// The terminal state: `success`, `failure` or `cancelled`.
+    public let finalState: RetryState
+    /// Why the run ended.
+    public let reason: StopReason
+    /// The accepted value on success; otherwise the last value the policy rejected, if any.
+    public let value: Value?
+    /// Every attempt, in order.
+    public let attempts: [AttemptRecord]
+    /// Every transition taken.
+    public let trace: RetryTrace
+    /// Time from start to finish on the run's clock.
+    public let duration: Duration
+
+    /// Whether an attempt's result was accepted.
+    public var succeeded: Bool { finalState == .success }
+
+    /// The error this outcome stands for when it is not a success.
+    public var error: RetryError? {
+        succeeded ? nil : RetryError(reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration)
+    }
+
+    /// The accepted value, or a ``RetryError`` carrying every attempt.
+    public func get() throws(RetryError) -> Value {
+        if succeeded, let value { return value }
+        throw RetryError(reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration)
+    }
+}
+
+/// A run that did not succeed, with every attempt's error and the trace.
+public struct RetryError: Error, CustomStringConvertible {
+    /// Why it ended.
+    public let reason: StopReason
+    /// `failure` or `cancelled`.
+    public let finalState: RetryState
+    /// Every attempt, in order, each with its error.
+    public let attempts: [AttemptRecord]
+    /// Every transition taken.
+    public let trace: RetryTrace
+    /// Time from start to finish.
+    public let duration: Duration
+
+    /// The last attempt's error, if any.
+    public var lastError: (any Error)? { attempts.last?.error }
+
+    /// One line for the run, then one per attempt.
+    public var description: String {
+        let plural = attempts.count == 1 ? "" : "s"
+        var text = "gave up (\(reason.rawValue)) after \(attempts.count) attempt\(plural) in \(duration.shortDescription)"
+        for attempt in attempts { text += "\n  \(attempt)" }
+        return text
+    }
+}

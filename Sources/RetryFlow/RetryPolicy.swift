@@ -1,0 +1,105 @@
+/// When to retry, how long to wait, and when to give up. A value: copy it, change a field, pass it on.
+///
+/// ```swift
+/// var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2, full jitter, cap 20 s
+/// policy.maxAttempts = 5
+/// policy.deadline = .seconds(10)
+/// ```
+///
+/// The engine validates the policy before the first attempt and throws ``RetryPolicyError`` naming
+/// the bad field. In JSON (its `Codable` form) durations are seconds; the classifier is code and is
+/// not encoded (a decoded policy retries every error but cancellation, as ``RetryClassifier/retryAll``).
+public struct RetryPolicy: Sendable {
+    /// Total attempts, the first included (Alamofire's "2 retries" is `maxAttempts = 3`).
+    public var maxAttempts: Int
+    /// How delays grow.
+    public var backoff: Backoff
+    /// The cap on any backoff delay (not on Retry-After, which has ``maxRetryAfter``).
+    public var maxDelay: Duration
+    /// Randomness added to delays.
+    public var jitter: Jitter
+    /// Time allowed for the whole run, attempts and waits together, from its start; `nil` for none.
+    /// The engine never sleeps past it: a wait that would cross it ends the run at once.
+    public var deadline: Duration?
+    /// Time allowed for one attempt; a slower attempt is cancelled and counts as a retryable timeout.
+    public var perAttemptTimeout: Duration?
+    /// The longest Retry-After honoured; a server asking for more ends the run at once.
+    public var maxRetryAfter: Duration
+    /// Which errors are retried.
+    public var retryIf: RetryClassifier
+
+    /// Makes a policy; every argument has the ``default`` policy's value.
+    public init(
+        maxAttempts: Int = 3,
+        backoff: Backoff = .exponential(base: .milliseconds(500), multiplier: 2),
+        maxDelay: Duration = .seconds(20),
+        jitter: Jitter = .full,
+        deadline: Duration? = nil,
+        perAttemptTimeout: Duration? = nil,
+        maxRetryAfter: Duration = .seconds(300),
+        retryIf: RetryClassifier = .retryAll
+    ) {
+        self.maxAttempts = maxAttempts
+        self.backoff = backoff
+        self.maxDelay = maxDelay
+        self.jitter = jitter
+        self.deadline = deadline
+        self.perAttemptTimeout = perAttemptTimeout
+        self.maxRetryAfter = maxRetryAfter
+        self.retryIf = retryIf
+    }
+
+    /// 3 attempts; exponential 0.5 s × 2, capped at 20 s, full jitter; Retry-After up to 300 s.
+    public static let `default` = RetryPolicy()
+
+    /// One attempt, no retry: the machine still runs, so the run has a trace and a chart.
+    public static let none = RetryPolicy(maxAttempts: 1, backoff: .constant(.zero), jitter: .none)
+
+    /// The original `retryDataTask(times:wait:)` snippet's behaviour: `times` retries (so `times + 1`
+    /// attempts), a constant `wait` with no jitter, every thrown (transport) error retried.
+    /// Unlike the snippet, the wait blocks no thread.
+    public static func seedCompatible(times: Int = 50, wait: Duration = .milliseconds(200)) -> RetryPolicy {
+        RetryPolicy(maxAttempts: times + 1, backoff: .constant(wait), maxDelay: max(wait, .seconds(20)), jitter: .none)
+    }
+
+    /// Throws ``RetryPolicyError`` naming the first field that cannot work.
+    public func validate() throws(RetryPolicyError) {
+        guard maxAttempts >= 1 else {
+            throw RetryPolicyError(field: "maxAttempts", problem: "must be at least 1 (got \(maxAttempts))")
+        }
+        try backoff.validate()
+        try Self.check(maxDelay, field: "maxDelay")
+        guard maxDelay >= backoff.base else {
+            throw RetryPolicyError(
+                field: "maxDelay",
+                problem: "must not be below the backoff's first delay (\(maxDelay.inSeconds) s < \(backoff.base.inSeconds) s)")
+        }
+        if let deadline {
+            try Self.check(deadline, field: "deadline")
+            guard deadline > .zero else { throw RetryPolicyError(field: "deadline", problem: "must be more than 0 s") }
+        }
+        if let perAttemptTimeout {
+            try Self.check(perAttemptTimeout, field: "perAttemptTimeout")
+            guard perAttemptTimeout > .zero else {
+                throw RetryPolicyError(field: "perAttemptTimeout", problem: "must be more than 0 s")
+            }
+        }
+        try Self.check(maxRetryAfter, field: "maxRetryAfter")
+    }
+
+    private static func check(_ d: Duration, field: String) throws(RetryPolicyError) {
+        guard d >= .zero else { throw RetryPolicyError(field: field, problem: "must not be negative (got \(d.inSeconds) s)") }
+        guard d <= Duration.policyLimit else { throw RetryPolicyError(field: field, problem: "is too large (got \(d.inSeconds) s)") }
+    }
+
+    /// The backoff delay before retry `n` (1-based) with the cap and jitter applied.
+    /// `previous` is the last delay actually waited (for decorrelated jitter), `nil` before the first.
+    public func delay<R: RandomNumberGenerator>(beforeRetry n: Int, previous: Duration?, using random: inout R) -> Duration {
+        let cap = maxDelay.inSeconds
+        let capped = min(cap, backoff.seconds(beforeRetry: n))
+        let base = min(cap, backoff.base.inSeconds)
+        let seconds = jitter.apply(
+            capped: capped, base: base, previous: previous?.inSeconds ?? base, cap: cap, using: &random)
+        return .nanoseconds(Int64((max(0, seconds) * 1e9).rounded()))
+    }
+}

@@ -1,0 +1,81 @@
+/// A finite state machine written down as data: the rows are both what the engine executes and what
+/// the charts draw.
+///
+/// The table is generic so that other machines reuse it (the teaching tables that rebuild the
+/// original snippets, a circuit breaker). Lookup rule: among the rows for the current state and the
+/// event, in table order, the first whose ``GuardCondition`` holds wins.
+///
+/// ```swift
+/// let table = TransitionTable<Light, Tick, NoGuard, NoEffect>(
+///     name: "light", initial: .red, terminals: [],
+///     rows: [.init(from: .red, event: .tick, to: .green), .init(from: .green, event: .tick, to: .red)])
+/// ```
+public struct TransitionTable<State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Effect: TableSymbol>:
+    Sendable
+{
+    /// One row of this table.
+    public typealias Row = Transition<State, Event, Guard, Effect>
+
+    /// The graph name used in charts (an identifier; charts of the same table are byte-identical).
+    public let name: String
+    /// Where every run starts.
+    public let initial: State
+    /// The states in which a run is over, in the order charts list them.
+    public let terminals: [State]
+    /// The rows, in lookup order.
+    public let rows: [Row]
+
+    /// Makes a table. It is not validated here; call ``validate()`` (tests do, for every shipped table).
+    public init(name: String, initial: State, terminals: [State], rows: [Row]) {
+        self.name = name
+        self.initial = initial
+        self.terminals = terminals
+        self.rows = rows
+    }
+
+    /// Whether a run that reaches `state` is over.
+    public func isTerminal(_ state: State) -> Bool { terminals.contains(state) }
+
+    /// Whether `state` is left only by completion transitions (a decision the machine never rests in).
+    public func isDecision(_ state: State) -> Bool {
+        var sawRow = false
+        for row in rows where row.from == state {
+            if row.event != nil { return false }
+            sawRow = true
+        }
+        return sawRow
+    }
+
+    /// The index of the row to take from `state` on `event` (`nil` for completion transitions),
+    /// evaluating guards with `evaluate`; `nil` when no row applies.
+    @inlinable
+    public func rowIndex(from state: State, on event: Event?, evaluate: (Guard) -> Bool) -> Int? {
+        for index in rows.indices {
+            let row = rows[index]
+            if row.from == state, row.event == event, row.condition.holds(evaluate) { return index }
+        }
+        return nil
+    }
+
+    /// The rows leaving `state` on `event`, in lookup order.
+    public func rows(from state: State, on event: Event?) -> [Row] {
+        rows.filter { $0.from == state && $0.event == event }
+    }
+
+    /// Every (state, event) pair that has no row: delivering that event in that state is an
+    /// invalid transition.
+    public var invalidPairs: [(state: State, event: Event)] {
+        var pairs: [(state: State, event: Event)] = []
+        for state in State.allCases {
+            for event in Event.allCases where !rows.contains(where: { $0.from == state && $0.event == event }) {
+                pairs.append((state, event))
+            }
+        }
+        return pairs
+    }
+
+    /// Whether `(from, event, condition, to)` is a row of this table (effects are not compared).
+    public func contains(from: State, event: Event?, condition: GuardCondition<Guard>, to: State) -> Bool {
+        rows.contains { $0.from == from && $0.event == event && $0.condition == condition && $0.to == to }
+    }
+}

@@ -1,0 +1,151 @@
+import RetryFlow
+import Testing
+
+@Suite struct TransitionTableTests {
+    @Test func shippedTableIsValid() throws {
+        try RetryTable.retry.validate()
+        #expect(RetryTable.retry.problems.isEmpty)
+    }
+
+    @Test func everyStateEventPairHasARowOrIsInvalid() throws {
+        let table = RetryTable.retry
+        let invalid = table.invalidPairs
+        for state in RetryState.allCases {
+            for event in RetryEvent.allCases {
+                let hasRow = table.rows.contains { $0.from == state && $0.event == event }
+                let listedInvalid = invalid.contains { $0.state == state && $0.event == event }
+                #expect(hasRow != listedInvalid, "\(state) + \(event)")
+                // Put a machine in `state` by replaying a path to it, then deliver `event`.
+                guard var machine = Self.machine(in: state) else {
+                    #expect(state == .retry, "no path to \(state)")  // a decision: never rested in
+                    continue
+                }
+                if listedInvalid {
+                    #expect(throws: InvalidTransition(state: state, event: event, at: .seconds(9))) {
+                        _ = try machine.handle(event, at: .seconds(9))
+                    }
+                    #expect(machine.state == state, "an invalid event must leave the machine where it was")
+                } else {
+                    let step = try machine.handle(event, at: .seconds(9))
+                    #expect(step.transition.from == state)
+                    #expect(step.transition.event == event)
+                }
+            }
+        }
+    }
+
+    /// The machine rests only in non-decision states; `retry` is passed through within one step.
+    @Test func machineNeverRestsInADecision() throws {
+        var machine = RetryMachine(policy: .default, random: SeededRandom(seed: 1))
+        _ = try machine.handle(.start, at: .zero)
+        let step = try machine.handle(.failed, at: .zero)
+        #expect(step.transition.to == .retry)
+        #expect(step.completion != nil)
+        #expect(machine.state != .retry)
+        #expect(RetryTable.retry.isDecision(.retry))
+        #expect(!RetryTable.retry.isDecision(.wait))
+    }
+
+    @Test func noStepNeedsMoreActionsThanTheFixedCapacity() {
+        let table = RetryTable.retry
+        for row in table.rows where row.event != nil {
+            let completionMax = table.isDecision(row.to)
+                ? table.rows(from: row.to, on: nil).map(\.effects.count).max() ?? 0 : 0
+            #expect(row.effects.count + completionMax <= RetryActions.capacity, "\(row)")
+        }
+    }
+
+    @Test func unreachableStateIsReported() {
+        let table = RetryTable(
+            name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled],
+            rows: RetryTable.retry.rows.filter { $0.to != .wait })
+        let problems = table.problems
+        #expect(problems.contains(.unreachable(state: "wait")))
+        #expect(throws: TableValidationError.self) { try table.validate() }
+        let message = (try? table.validate()).map { _ in "" } ?? String(describing: Self.error(of: table))
+        #expect(message.contains("state 'wait' is unreachable"))
+    }
+
+    @Test func deadEndIsReported() {
+        let table = RetryTable(
+            name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled],
+            rows: RetryTable.retry.rows.filter { $0.from != .wait })
+        #expect(table.problems.contains(.deadEnd(state: "wait")))
+        #expect(String(describing: Self.error(of: table)).contains("'wait' is not terminal but no row leaves it"))
+    }
+
+    @Test func duplicateAndShadowedRowsAreReported() {
+        var rows = RetryTable.retry.rows
+        rows.append(.init(from: .wait, event: .delayElapsed, to: .failure, effects: [.finish]))
+        rows.append(.init(from: .wait, event: .cancelled, condition: .when(.retryable), to: .failure))
+        let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        #expect(table.problems.contains(.duplicateRow(row: "wait --delay elapsed / finish--> failure")))
+        #expect(table.problems.contains(.shadowedRow(row: "wait --cancelled [retryable]--> failure")))
+    }
+
+    @Test func decisionWithoutElseAndTerminalExitsAreReported() {
+        var rows = RetryTable.retry.rows.filter { !($0.from == .retry && $0.condition == .always) }
+        rows.append(.init(from: .success, event: .start, to: .request))
+        let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        #expect(table.problems.contains(.decisionWithoutElse(state: "retry")))
+        #expect(table.problems.contains(.terminalHasExit(state: "success")))
+    }
+
+    @Test func stateThatCannotFinishIsReported() {
+        // wait only loops back to itself: reachable, has a way out, but no terminal beyond it.
+        var rows = RetryTable.retry.rows.filter { $0.from != .wait }
+        rows.append(.init(from: .wait, event: .delayElapsed, to: .wait))
+        let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        #expect(table.problems.contains(.cannotFinish(state: "wait")))
+    }
+
+    @Test func completionLoopIsReported() {
+        enum S: String, TableSymbol { case a, b, c, end }
+        enum E: String, TableSymbol { case go }
+        enum G: String, TableSymbol { case ok }
+        enum X: String, TableSymbol { case none }
+        let table = TransitionTable<S, E, G, X>(
+            name: "loop", initial: .a, terminals: [.end],
+            rows: [
+                .init(from: .a, event: .go, to: .b),
+                .init(from: .b, event: nil, condition: .when(.ok), to: .end),
+                .init(from: .b, event: nil, to: .c),
+                .init(from: .c, event: nil, condition: .when(.ok), to: .end),
+                .init(from: .c, event: nil, to: .b),
+            ])
+        #expect(table.problems.contains(.completionLoop(states: ["b", "c", "b"])))
+    }
+
+    @Test func rowLabelsReadLikeUML() {
+        let labels = RetryTable.retry.rows.map(\.description)
+        #expect(labels.contains("request --attempt timed out / cancel attempt--> retry"))
+        #expect(labels.contains("retry --[not attempts left] / finish--> failure"))
+        #expect(labels.contains("retry --[retry immediately] / notify retry, start attempt--> request"))
+    }
+
+    // MARK: helpers
+
+    static func error(of table: RetryTable) -> TableValidationError? {
+        do { try table.validate() } catch { return error }
+        return nil
+    }
+
+    /// A machine brought to `state` through real transitions, or `nil` for a decision state.
+    static func machine(in state: RetryState) -> RetryMachine? {
+        var machine = RetryMachine(
+            policy: RetryPolicy(maxAttempts: 2, backoff: .constant(.seconds(1)), jitter: .none),
+            random: SeededRandom(seed: 0))
+        let path: [RetryEvent]
+        switch state {
+        case .idle: path = []
+        case .request: path = [.start]
+        case .wait: path = [.start, .failed]
+        case .success: path = [.start, .succeeded]
+        case .failure: path = [.start, .deadlineExceeded]
+        case .cancelled: path = [.cancelled]
+        case .retry: return nil
+        }
+        for event in path { _ = try? machine.handle(event, at: .zero) }
+        return machine.state == state ? machine : nil
+    }
+}
