@@ -1,7 +1,7 @@
 # RetryFlow: `make run` and `make test` work on a fresh Debian machine with the Swift toolchain.
 SWIFT ?= swift
 
-.PHONY: deps build run test test-tsan clean
+.PHONY: deps build run test test-tsan diagrams clean
 
 deps:
 	@scripts/install-deps.sh
@@ -16,6 +16,10 @@ run: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Regenerates diagrams/ from the transition table (the drift test compares them byte for byte).
+diagrams: deps
+	RETRYFLOW_REGENERATE_DIAGRAMS=1 $(SWIFT) test --filter DiagramDriftTests
 
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread

@@ -149,9 +149,8 @@ import Testing
         let clock = ManualClock()
         let policy = RetryPolicy(maxAttempts: 10, backoff: .constant(.milliseconds(600)), jitter: .none, deadline: .seconds(1))
         let task = Task { try await Retry(policy, clock: clock).outcome { attempt -> Int in throw Boom(n: attempt.number) } }
-        // attempt 1 fails at 0; 0 + 0.6 < 1, so it waits (the deadline timer of attempt 1 is gone).
-        await clock.waitForSleepers(1)
-        #expect(clock.nextDeadline?.offset == .milliseconds(600))
+        // attempt 1 fails at 0; 0 + 0.6 < 1, so it waits (attempt 1's deadline timer is cancelled).
+        await clock.waitUntil { $0.map(\.offset) == [.milliseconds(600)] }
         clock.advanceToNextDeadline()
         // attempt 2 fails at 0.6; 0.6 + 0.6 would cross 1 s: no wait, failure now.
         let outcome = try await task.value

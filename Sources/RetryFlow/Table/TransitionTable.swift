@@ -62,6 +62,17 @@ public struct TransitionTable<State: TableSymbol, Event: TableSymbol, Guard: Tab
         rows.filter { $0.from == state && $0.event == event }
     }
 
+    /// The chart label of row `index`: the row's own label, with `[else]` for an unconditional row
+    /// that follows guarded rows for the same state and event (UML's convention).
+    public func label(ofRow index: Int) -> String {
+        let row = rows[index]
+        guard row.condition == .always,
+            rows[..<index].contains(where: { $0.from == row.from && $0.event == row.event && $0.condition != .always })
+        else { return row.label }
+        let effects = row.effects.isEmpty ? "" : " / " + row.effects.map(\.label).joined(separator: ", ")
+        return (row.event.map { "\($0.label) " } ?? "") + "[else]" + effects
+    }
+
     /// Every (state, event) pair that has no row: delivering that event in that state is an
     /// invalid transition.
     public var invalidPairs: [(state: State, event: Event)] {

@@ -1,0 +1,171 @@
+/// The drawing of a table, independent of the output language: nodes and edges, each edge knowing
+/// which table rows it stands for. DOT and Mermaid both write this, so they cannot disagree.
+public struct ChartGraph: Hashable, Sendable {
+    /// What a node looks like.
+    public enum Shape: String, Hashable, Sendable {
+        /// The initial state (an oval in flowcharts, bold in state diagrams).
+        case start
+        /// A terminal state (a double-bordered oval).
+        case end
+        /// A state the machine rests in (a rounded box).
+        case step
+        /// A decision: a guard question, or a state left only by completion rows (a diamond).
+        case decision
+    }
+
+    /// One node.
+    public struct Node: Hashable, Sendable {
+        /// A stable identifier (a state's name, or `state?n` for the n-th guard of a decision).
+        public let id: String
+        /// The text drawn in it.
+        public let label: String
+        /// Its shape.
+        public let shape: Shape
+        /// The state it draws, if it draws one.
+        public let state: String?
+    }
+
+    /// One edge.
+    public struct Edge: Hashable, Sendable {
+        /// Source node id.
+        public let from: String
+        /// Target node id.
+        public let to: String
+        /// The text drawn on it.
+        public let label: String
+        /// Indices of the table rows whose path uses this edge.
+        public let rows: [Int]
+        /// Whether the edge closes a cycle (found by depth-first search from the initial node, in
+        /// edge order). Drawn with `constraint=false`: the layout ranks the forward flow top to
+        /// bottom, and Graphviz 2.42's dot leaks memory on every layout that must reverse an edge.
+        public var isBackEdge = false
+    }
+
+    /// The table's name, used as the graph's name.
+    public let name: String
+    /// Nodes in a fixed order (the state enum's order, diamonds after their state).
+    public let nodes: [Node]
+    /// Edges in a fixed order (the table's row order).
+    public let edges: [Edge]
+
+    /// The drawing of `table` in `style`.
+    public init<S, E, G, F>(_ table: TransitionTable<S, E, G, F>, style: ChartStyle) {
+        name = table.name
+        var (nodes, edges): ([Node], [Edge])
+        switch style {
+        case .state: (nodes, edges) = Self.stateDiagram(table)
+        case .flowchart: (nodes, edges) = Self.flowchart(table)
+        }
+        Self.markBackEdges(&edges, nodes: nodes, start: nodes.first { $0.shape == .start }?.id)
+        self.nodes = nodes
+        self.edges = edges
+    }
+
+    private static func markBackEdges(_ edges: inout [Edge], nodes: [Node], start: String?) {
+        var visited = Set<String>()
+        var onStack = Set<String>()
+        func visit(_ node: String) {
+            visited.insert(node)
+            onStack.insert(node)
+            for index in edges.indices where edges[index].from == node {
+                let next = edges[index].to
+                if onStack.contains(next) {
+                    edges[index].isBackEdge = true
+                } else if !visited.contains(next) {
+                    visit(next)
+                }
+            }
+            onStack.remove(node)
+        }
+        for root in [start].compactMap({ $0 }) + nodes.map(\.id) where !visited.contains(root) { visit(root) }
+    }
+
+    private static func shape<S, E, G, F>(of state: S, in table: TransitionTable<S, E, G, F>) -> Shape {
+        if state == table.initial { return .start }
+        if table.isTerminal(state) { return .end }
+        return table.isDecision(state) ? .decision : .step
+    }
+
+    private static func stateDiagram<S, E, G, F>(_ table: TransitionTable<S, E, G, F>) -> ([Node], [Edge]) {
+        let nodes = S.allCases.map { Node(id: $0.rawValue, label: $0.label, shape: shape(of: $0, in: table), state: $0.rawValue) }
+        let edges = table.rows.enumerated().map { index, row in
+            Edge(from: row.from.rawValue, to: row.to.rawValue, label: table.label(ofRow: index), rows: [index])
+        }
+        return (nodes, edges)
+    }
+
+    /// Decision states become chains of diamonds, one per guarded completion row, in lookup order:
+    /// a row `[g]` leaves its diamond on "yes", a row `[not g]` on "no"; the other branch goes on to
+    /// the next diamond, and the last (unconditional) row takes the final branch.
+    private static func flowchart<S, E, G, F>(_ table: TransitionTable<S, E, G, F>) -> ([Node], [Edge]) {
+        var nodes: [Node] = []
+        var entry: [S: String] = [:]
+        var chains: [S: [(rowIndex: Int, diamond: String?)]] = [:]
+        for state in S.allCases {
+            guard table.isDecision(state) else {
+                nodes.append(Node(id: state.rawValue, label: state.label, shape: shape(of: state, in: table), state: state.rawValue))
+                entry[state] = state.rawValue
+                continue
+            }
+            let completions = table.rows.indices.filter { table.rows[$0].from == state && table.rows[$0].event == nil }
+            if completions.allSatisfy({ table.rows[$0].condition == .always }) {
+                // A decision with no guard still gets a diamond, named for its state, with plain exits.
+                let id = "\(state.rawValue)?"
+                nodes.append(Node(id: id, label: state.label, shape: .decision, state: state.rawValue))
+                entry[state] = id
+                chains[state] = completions.map { ($0, id) }
+                continue
+            }
+            var chain: [(rowIndex: Int, diamond: String?)] = []
+            for (k, index) in completions.enumerated() {
+                if let symbol = table.rows[index].condition.guardSymbol {
+                    let id = "\(state.rawValue)?\(k + 1)"
+                    // The first diamond also names the decision state, so the chart shows every state.
+                    let question = "\(symbol.label)?"
+                    nodes.append(
+                        Node(id: id, label: k == 0 ? "\(state.label)\n\(question)" : question, shape: .decision,
+                             state: k == 0 ? state.rawValue : nil))
+                    chain.append((index, id))
+                } else {
+                    chain.append((index, nil))
+                }
+            }
+            entry[state] = chain.first?.diamond
+            chains[state] = chain
+        }
+
+        var edges: [Edge] = []
+        for (index, row) in table.rows.enumerated() where row.event != nil {
+            edges.append(Edge(from: entry[row.from]!, to: entry[row.to]!, label: table.label(ofRow: index), rows: [index]))
+        }
+        for state in S.allCases {
+            guard let chain = chains[state] else { continue }
+            for (position, link) in chain.enumerated() {
+                let row = table.rows[link.rowIndex]
+                let effects = row.effects.isEmpty ? "" : " / " + row.effects.map(\.label).joined(separator: ", ")
+                guard let diamond = link.diamond else { continue }
+                let leavesOnYes: Bool
+                switch row.condition {
+                case .when: leavesOnYes = true
+                case .unless: leavesOnYes = false
+                case .always:  // an unguarded decision: one plain exit
+                    edges.append(Edge(from: diamond, to: entry[row.to]!, label: String(effects.dropFirst(1)), rows: [link.rowIndex]))
+                    continue
+                }
+                edges.append(Edge(from: diamond, to: entry[row.to]!, label: (leavesOnYes ? "yes" : "no") + effects, rows: [link.rowIndex]))
+                // The other branch carries every later row of the chain.
+                let later = chain[(position + 1)...]
+                guard let next = later.first else { continue }
+                let otherBranch = leavesOnYes ? "no" : "yes"
+                if let nextDiamond = next.diamond {
+                    edges.append(Edge(from: diamond, to: nextDiamond, label: otherBranch, rows: later.map(\.rowIndex)))
+                } else {
+                    let last = table.rows[next.rowIndex]
+                    let lastEffects = last.effects.isEmpty ? "" : " / " + last.effects.map(\.label).joined(separator: ", ")
+                    edges.append(Edge(from: diamond, to: entry[last.to]!, label: otherBranch + lastEffects, rows: [next.rowIndex]))
+                }
+            }
+        }
+        return (nodes, edges)
+    }
+}

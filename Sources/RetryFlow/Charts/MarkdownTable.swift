@@ -1,0 +1,37 @@
+/// A table's rows as a Markdown table (`from | event | guard | to | effects`), for READMEs and
+/// docs; generated, so it cannot drift from the code.
+public enum MarkdownTable {
+    /// The Markdown table of `table`'s rows, in lookup order.
+    public static func render<S, E, G, F>(_ table: TransitionTable<S, E, G, F>) -> String {
+        func cell(_ text: String) -> String { text.replacingPipes() }
+        var lines = ["| from | event | guard | to | effects |", "|---|---|---|---|---|"]
+        for row in table.rows {
+            let guardText: String
+            if row.condition == .always {
+                guardText = row.event == nil && table.rows(from: row.from, on: nil).count > 1 ? "(else)" : ""
+            } else {
+                guardText = row.condition.label
+            }
+            let cells = [
+                row.from.label, row.event?.label ?? "", guardText, row.to.label,
+                row.effects.map(\.label).joined(separator: ", "),
+            ]
+            lines.append("| " + cells.map(cell).joined(separator: " | ") + " |")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension String {
+    fileprivate func replacingPipes() -> String {
+        var out = ""
+        for character in self {
+            switch character {
+            case "|": out += "\\|"
+            case "\n", "\r": out += " "
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

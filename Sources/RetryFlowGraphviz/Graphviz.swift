@@ -1,0 +1,158 @@
+import CGraphviz
+import Foundation
+
+/// In-process access to the Graphviz C library (libgvc, libcgraph): DOT in, SVG, PNG, PDF, JSON,
+/// plain text, or any format the installed plugins offer, out. No `dot` process is spawned.
+///
+/// libgvc is not thread-safe, not even with one context per thread (measured here: concurrent
+/// renders crashed 4 runs of 4), so every call into it goes through one process-wide lock and one
+/// shared context.
+///
+/// ```swift
+/// let svg = try Graphviz.render(dot: DOTChart.render(RetryTable.retry), format: "svg")
+/// ```
+public enum Graphviz {
+    private static let lock = NSLock()
+    // Touched only under `lock`; made once and kept for the life of the process.
+    nonisolated(unsafe) private static var sharedContext: OpaquePointer?
+
+    private static func withContext<R>(_ body: (OpaquePointer) throws(GraphvizError) -> R) throws(GraphvizError) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        if sharedContext == nil {
+            rf_quiet_errors()
+            sharedContext = gvContext()
+        }
+        guard let context = sharedContext else {
+            throw GraphvizError(kind: .renderFailed, message: "gvContext() returned no context")
+        }
+        return try body(context)
+    }
+
+    /// Lays `dot` out with `layout` (default `dot`) and renders it to `format` (`svg`, `png`,
+    /// `pdf`, `json`, `plain`, …). Everything Graphviz allocates is freed before returning.
+    public static func render(dot: String, format: String, layout: String = "dot") throws(GraphvizError) -> Data {
+        try withContext { (context) throws(GraphvizError) -> Data in
+            let graph = try parse(dot)
+            defer { agclose(graph) }
+            guard gvLayout(context, graph, layout) == 0 else {
+                let message = lastError() ?? "layout failed"
+                if message.contains("not recognized"), Self.nothingAfterUseOneOf(message) {
+                    throw GraphvizError(
+                        kind: .layoutUnavailable,
+                        message: "\(message.trimmed). The layout plugins are not registered: run `dot -c` "
+                            + "(or `libgvc6-config-update -c`) as root, or reinstall libgvc6.")
+                }
+                throw GraphvizError(kind: .renderFailed, message: message.trimmed)
+            }
+            defer { gvFreeLayout(context, graph) }
+            var buffer: UnsafeMutablePointer<CChar>?
+            var length = 0
+            guard rf_render_data(context, graph, format, &buffer, &length) == 0, let buffer else {
+                let formats = outputFormats(context)
+                throw GraphvizError(
+                    kind: .unknownFormat,
+                    message: "format \"\(format)\" is not available; available: \(formats.joined(separator: ", "))")
+            }
+            defer { gvFreeRenderData(buffer) }
+            return Data(bytes: buffer, count: length)
+        }
+    }
+
+    /// The output formats the installed plugins offer (sorted, without duplicates).
+    public static var availableFormats: [String] {
+        (try? withContext { outputFormats($0) }) ?? []
+    }
+
+    /// The nodes and edges of `dot` as Graphviz's own parser (cgraph) reads them: how tests prove
+    /// that generated DOT says what the table says, without regexes.
+    public static func structure(of dot: String) throws(GraphvizError) -> GraphStructure {
+        try withContext { (_) throws(GraphvizError) -> GraphStructure in
+            let graph = try parse(dot)
+            defer { agclose(graph) }
+            var nodes: [String] = []
+            var edges: [GraphStructure.Edge] = []
+            var node = agfstnode(graph)
+            while let current = node {
+                nodes.append(String(cString: agnameof(UnsafeMutableRawPointer(current))))
+                var edge = agfstout(graph, current)
+                while let e = edge {
+                    let label = rf_get(UnsafeMutableRawPointer(e), "label").map { String(cString: $0) } ?? ""
+                    edges.append(
+                        GraphStructure.Edge(
+                            tail: String(cString: agnameof(UnsafeMutableRawPointer(rf_tail(e)))),
+                            head: String(cString: agnameof(UnsafeMutableRawPointer(rf_head(e)))),
+                            label: label))
+                    edge = agnxtout(graph, e)
+                }
+                node = agnxtnode(graph, current)
+            }
+            return GraphStructure(name: String(cString: agnameof(UnsafeMutableRawPointer(graph))), nodes: nodes, edges: edges)
+        }
+    }
+
+    /// Parses DOT; the caller holds the lock and closes the graph.
+    private static func parse(_ dot: String) throws(GraphvizError) -> UnsafeMutablePointer<Agraph_t> {
+        guard let graph = agmemread(dot) else {
+            throw GraphvizError(kind: .syntax, message: lastError()?.trimmed ?? "the DOT text did not parse")
+        }
+        return graph
+    }
+
+    /// Graphviz's last error message. Not freed: 2.42 allocates it, later releases own it, and
+    /// freeing the wrong one would crash; it is only read on error paths.
+    private static func lastError() -> String? {
+        guard let message = aglasterr() else { return nil }
+        let text = String(cString: message)
+        return text.isEmpty ? nil : text
+    }
+
+    /// Output formats: the device plugins (svg, png, pdf …) and renderers usable as formats (dot, json …).
+    private static func outputFormats(_ context: OpaquePointer) -> [String] {
+        Array(Set(pluginNames(context, kind: "device") + pluginNames(context, kind: "render"))).sorted()
+    }
+
+    /// "Layout type: "dot" not recognized. Use one of:" with an empty list means no plugin is registered.
+    private static func nothingAfterUseOneOf(_ message: String) -> Bool {
+        guard let range = message.range(of: "Use one of:") else { return true }
+        return message[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+    }
+
+    private static func pluginNames(_ context: OpaquePointer, kind: String) -> [String] {
+        var count: Int32 = 0
+        guard let list = rf_plugin_list(context, kind, &count) else { return [] }
+        var names = Set<String>()
+        for index in 0..<Int(count) {
+            if let name = list[index] {
+                names.insert(String(String(cString: name).split(separator: ":").first ?? ""))
+                rf_free(name)
+            }
+        }
+        rf_free(list)
+        return names.filter { !$0.isEmpty }.sorted()
+    }
+}
+
+/// Nodes and edges as Graphviz parsed them.
+public struct GraphStructure: Hashable, Sendable {
+    /// An edge: its endpoints' names and its `label` attribute.
+    public struct Edge: Hashable, Sendable {
+        /// The source node's name.
+        public let tail: String
+        /// The target node's name.
+        public let head: String
+        /// The edge's label.
+        public let label: String
+    }
+
+    /// The graph's name.
+    public let name: String
+    /// Node names, in Graphviz's order.
+    public let nodes: [String]
+    /// Edges, grouped by tail node in Graphviz's order.
+    public let edges: [Edge]
+}
+
+extension String {
+    fileprivate var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}
