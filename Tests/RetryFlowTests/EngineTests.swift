@@ -95,16 +95,17 @@ import Testing
         let clock = ManualClock()
         let calls = Counter()
         let outcome = await clock.runAdvancing {
-            try! await Retry(constant, clock: clock).outcome(classifyResult: { $0 == 503 ? .retry : nil }) { _ in
+            try! await Retry(constant, clock: clock).outcome(classifyResult: { $0 == 503 ? RetryVerdict(.retry, "HTTP 503") : nil }) { _ in
                 calls.next() < 3 ? 503 : 200
             }
         }
         #expect(outcome.value == 200)
         #expect(outcome.attempts.map { $0.error is RejectedResult } == [true, true, false])
+        #expect(outcome.attempts.map(\.errorDescription) == ["HTTP 503", "HTTP 503", nil])
         expectConsistent(outcome.trace)
 
         let allBad = await clock.runAdvancing {
-            try! await Retry(constant, clock: clock).outcome(classifyResult: { _ in .retry }) { _ in 503 }
+            try! await Retry(constant, clock: clock).outcome(classifyResult: { _ in RetryVerdict(.retry, "HTTP 503") }) { _ in 503 }
         }
         #expect(allBad.finalState == .failure)
         #expect(allBad.value == 503, "the last rejected value is not lost")
@@ -114,7 +115,7 @@ import Testing
         let clock = ManualClock()
         let calls = Counter()
         let task = Task {
-            try await Retry(constant, clock: clock).outcome(classifyResult: { $0 == 429 ? .retryAfter(.seconds(2)) : nil }) { _ in
+            try await Retry(constant, clock: clock).outcome(classifyResult: { $0 == 429 ? RetryVerdict(.retryAfter(.seconds(2)), "HTTP 429") : nil }) { _ in
                 calls.next() == 1 ? 429 : 200
             }
         }
@@ -128,7 +129,7 @@ import Testing
 
         var capped = constant
         capped.maxRetryAfter = .seconds(1)
-        let refused = try await Retry(capped, clock: clock).outcome(classifyResult: { _ in .retryAfter(.seconds(2)) }) { _ in 429 }
+        let refused = try await Retry(capped, clock: clock).outcome(classifyResult: { _ in RetryVerdict(.retryAfter(.seconds(2)), "HTTP 429") }) { _ in 429 }
         #expect(refused.finalState == .failure)
         #expect(refused.reason == .retryAfterBeyondCap)
         #expect(refused.attempts.count == 1, "ends at once, no wait")

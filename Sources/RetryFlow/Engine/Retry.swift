@@ -36,11 +36,11 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Runs `operation` until it succeeds or the policy gives up, and returns its value.
     ///
-    /// - Parameter classifyResult: `nil` accepts a value; a ``RetryDecision`` retries it (or fails).
+    /// - Parameter classifyResult: returns `nil` to accept a value, or a ``RetryVerdict`` to retry it (or fail).
     /// - Throws: ``RetryPolicyError`` for an invalid policy; `CancellationError` when cancelled;
     ///   otherwise a ``RetryError`` carrying every attempt.
     public func run<Value: Sendable>(
-        classifyResult: (@Sendable (Value) -> RetryDecision?)? = nil,
+        classifyResult: (@Sendable (Value) -> RetryVerdict?)? = nil,
         _ operation: @escaping @Sendable (RetryAttempt) async throws -> Value
     ) async throws -> Value {
         let outcome = try await self.outcome(classifyResult: classifyResult, operation)
@@ -53,7 +53,7 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     /// - Parameter transitions: receives every transition as it is taken, then is finished.
     /// - Throws: only ``RetryPolicyError``, before any attempt, for an invalid policy.
     public func outcome<Value: Sendable>(
-        classifyResult: (@Sendable (Value) -> RetryDecision?)? = nil,
+        classifyResult: (@Sendable (Value) -> RetryVerdict?)? = nil,
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil,
         _ operation: @escaping @Sendable (RetryAttempt) async throws -> Value
     ) async throws(RetryPolicyError) -> RetryOutcome<Value> {
@@ -79,12 +79,12 @@ extension Retry where C == ContinuousClock {
 private struct Run<C: Clock<Duration>, Value: Sendable> {
     let engine: Retry<C>
     let transitions: AsyncStream<RetryTrace.Step>.Continuation?
-    let classifyResult: (@Sendable (Value) -> RetryDecision?)?
+    let classifyResult: (@Sendable (Value) -> RetryVerdict?)?
     let operation: @Sendable (RetryAttempt) async throws -> Value
 
     init(
         engine: Retry<C>, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
-        classifyResult: (@Sendable (Value) -> RetryDecision?)?,
+        classifyResult: (@Sendable (Value) -> RetryVerdict?)?,
         operation: @escaping @Sendable (RetryAttempt) async throws -> Value
     ) {
         self.engine = engine
@@ -141,8 +141,8 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
                         lastValue = value
                         if let verdict = classifyResult?(value) {
                             event = .failed
-                            decision = verdict
-                            error = RejectedResult(String(describing: value))
+                            decision = verdict.decision
+                            error = RejectedResult(verdict.description)
                         } else {
                             event = .succeeded
                             decision = .retry
