@@ -1,0 +1,278 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A scripted HTTP/1.1 server on 127.0.0.1 for tests: each path plays a script of answers in
+/// order (the last one repeats), including the faults real servers produce: resets, early closes,
+/// truncated bodies, hangs, slow answers, 503 with Retry-After. It records every request.
+///
+/// Plain POSIX sockets and Dispatch sources (no outside package), keep-alive, an ephemeral port,
+/// loopback only. It stops when ``stop()`` is called or when it is released.
+///
+/// ```swift
+/// let server = try FlakyServer(scripts: ["/flaky": [.reset, .status(503), .status(200, body: "ok")]])
+/// defer { server.stop() }
+/// let (data, _) = try await URLSession.shared.data(for: URLRequest(url: server.url("/flaky")), retry: .default)
+/// #expect(server.requests(to: "/flaky").count == 3)
+/// ```
+public final class FlakyServer: @unchecked Sendable {
+    /// The port it listens on (127.0.0.1 only).
+    public let port: Int
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    private let queue = DispatchQueue(label: "RetryFlow.FlakyServer")
+    private let started = ContinuousClock.now
+    private let listener: Int32
+    private var acceptSource: DispatchSourceRead?
+    // Everything below is touched only on `queue`, except what `state` guards.
+    private var connections: [Int: Connection] = [:]
+    private var nextConnection = 1
+    private var stopped = false
+    private let state = StateLock()
+    private let listenerClosed = DispatchSemaphore(value: 0)
+
+    /// Starts a server playing `scripts` (path → steps). Throws ``FlakyServerError`` for a bad
+    /// script, or when the socket cannot be opened.
+    public init(scripts: [String: [Step]] = [:]) throws(FlakyServerError) {
+        for (path, steps) in scripts { try Self.validate(steps, for: path) }
+        let fd = socket(AF_INET, Self.streamType, 0)
+        guard fd >= 0 else { throw FlakyServerError("socket() failed: \(Self.errorText())") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 4096) == 0 else {
+            let text = Self.errorText()
+            close(fd)
+            throw FlakyServerError("cannot listen on 127.0.0.1: \(text)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        listener = fd
+        Self.setNonBlocking(fd)
+        state.withLock { $0.scripts = scripts }
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [weak self] in self?.acceptAll() }
+        let closed = listenerClosed
+        source.setCancelHandler {
+            close(fd)
+            closed.signal()
+        }
+        acceptSource = source
+        source.resume()
+    }
+
+    deinit { stop() }
+
+    /// The URL of `path` on this server.
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// Replaces the script of `path` and restarts it from its first step.
+    public func setScript(_ steps: [Step], for path: String) throws(FlakyServerError) {
+        try Self.validate(steps, for: path)
+        state.withLock {
+            $0.scripts[path] = steps
+            $0.played[path] = 0
+        }
+    }
+
+    /// Every request so far, in arrival order.
+    public var requests: [RecordedRequest] { state.withLock { $0.requests } }
+
+    /// The requests to `path`, in arrival order.
+    public func requests(to path: String) -> [RecordedRequest] { requests.filter { $0.path == path } }
+
+    /// How many connections are open now.
+    public var openConnections: Int { queue.sync { connections.count } }
+
+    /// Closes the listening socket and every connection; once it returns, new connections are
+    /// refused. Safe to call more than once.
+    public func stop() {
+        let work = { [self] () -> Bool in
+            guard !stopped else { return false }
+            stopped = true
+            shutdown(listener, Int32(SHUT_RDWR))
+            acceptSource?.cancel()
+            for connection in connections.values { connection.close(reset: false) }
+            connections.removeAll()
+            return true
+        }
+        if DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
+            _ = work()
+        } else if queue.sync(execute: work) {
+            listenerClosed.wait()
+        }
+    }
+
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    // MARK: scripts
+
+    private static func validate(_ steps: [Step], for path: String) throws(FlakyServerError) {
+        guard path.hasPrefix("/"), !path.contains("?"), !path.contains(" ") else {
+            throw FlakyServerError("script path \"\(path)\" must start with / and have no query or spaces")
+        }
+        guard !steps.isEmpty else { throw FlakyServerError("script for \(path) is empty") }
+        for (index, step) in steps.enumerated() { try step.validate(path: path, index: index) }
+    }
+
+    // MARK: connections (on `queue`)
+
+    private func acceptAll() {
+        while !stopped {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { return }  // EAGAIN: nothing more to accept
+            Self.setNonBlocking(fd)
+            #if canImport(Darwin)
+            var yes: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+            #endif
+            let id = nextConnection
+            nextConnection += 1
+            let connection = Connection(id: id, fd: fd, queue: queue)
+            connection.onRequest = { [weak self] connection, request in self?.answer(request, on: connection) }
+            connection.onClose = { [weak self] connection in self?.connections[connection.id] = nil }
+            connections[id] = connection
+            connection.start()
+        }
+    }
+
+    private func answer(_ request: ParsedRequest, on connection: Connection) {
+        let arrival = started.duration(to: .now)
+        let (step, index): (Step, Int?) = state.withLock { state in
+            guard let steps = state.scripts[request.path] else {
+                return (Step.status(404, body: "FlakyServer: no script for \(request.path)\n"), nil)
+            }
+            let index = min(state.played[request.path, default: 0], steps.count - 1)
+            state.played[request.path] = index + 1
+            return (steps[index], index)
+        }
+        let record = state.withLock { state -> Int in
+            state.requests.append(
+                RecordedRequest(
+                    method: request.method, path: request.path, query: request.query, headers: request.headers,
+                    body: Data(request.body), arrival: arrival, connection: connection.id, step: index))
+            return state.requests.count - 1
+        }
+        let perform: @Sendable () -> Void = { [weak self, weak connection] in
+            guard let self, let connection, !connection.isClosed else { return }
+            let markAnswered = { [weak self] in
+                guard let self else { return }
+                let now = self.started.duration(to: .now)
+                self.state.withLock { $0.requests[record].answered = now }
+            }
+            switch step.action {
+            case .respond(let status, let headers, let body):
+                let keepAlive = !request.wantsClose
+                connection.send(
+                    Self.head(status: status, headers: headers, contentLength: body.count, keepAlive: keepAlive)
+                        + (request.method == "HEAD" ? [] : body)
+                ) {
+                    markAnswered()
+                    if keepAlive { connection.finishedAnswer() } else { connection.close(reset: false) }
+                }
+            case .reset:
+                markAnswered()
+                connection.close(reset: true)
+            case .closeBeforeResponse:
+                markAnswered()
+                connection.close(reset: false)
+            case .truncatedBody(let status, let declared, let sent):
+                connection.send(Self.head(status: status, headers: [], contentLength: declared, keepAlive: true) + sent) {
+                    markAnswered()
+                    connection.close(reset: false)
+                }
+            case .hang:
+                break
+            }
+        }
+        if step.delay > .zero {
+            let nanoseconds = step.delay.components.seconds * 1_000_000_000 + step.delay.components.attoseconds / 1_000_000_000
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: perform)
+        } else {
+            perform()
+        }
+    }
+
+    static func head(status: Int, headers: [Header], contentLength: Int, keepAlive: Bool) -> [UInt8] {
+        var text = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
+        var hasLength = false
+        for header in headers {
+            if header.name.caseInsensitiveCompare("Content-Length") == .orderedSame { hasLength = true }
+            text += "\(header.name): \(header.value)\r\n"
+        }
+        if !hasLength { text += "Content-Length: \(contentLength)\r\n" }
+        text += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
+        return Array(text.utf8)
+    }
+
+    static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 400: "Bad Request"
+        case 404: "Not Found"
+        case 408: "Request Timeout"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: "Status \(status)"
+        }
+    }
+
+    // MARK: platform
+
+    #if canImport(Darwin)
+    static let streamType = SOCK_STREAM
+    #else
+    static let streamType = Int32(SOCK_STREAM.rawValue)
+    #endif
+
+    static func setNonBlocking(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
+    }
+
+    static func errorText() -> String { String(cString: strerror(errno)) }
+}
+
+/// The server's shared bookkeeping, read by tests from any thread.
+private final class StateLock: @unchecked Sendable {
+    struct State {
+        var scripts: [String: [FlakyServer.Step]] = [:]
+        var played: [String: Int] = [:]
+        var requests: [FlakyServer.RecordedRequest] = []
+    }
+    private let lock = NSLock()
+    private var state = State()
+    func withLock<R>(_ body: (inout State) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
+}

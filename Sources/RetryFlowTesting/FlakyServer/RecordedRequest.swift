@@ -1,0 +1,34 @@
+import Foundation
+
+extension FlakyServer {
+    /// A request as the server saw it, so tests assert what really crossed the wire.
+    public struct RecordedRequest: Sendable, CustomStringConvertible {
+        /// `GET`, `POST` …
+        public let method: String
+        /// The path, without the query.
+        public let path: String
+        /// The query, without `?`, if any.
+        public let query: String?
+        /// Header fields in arrival order.
+        public let headers: [Header]
+        /// The body.
+        public let body: Data
+        /// When it arrived, since the server started.
+        public let arrival: Duration
+        /// Which connection it came on (1, 2, …): a new number means a new connection.
+        public let connection: Int
+        /// Which scripted step answered it (0-based), or `nil` for an unscripted path.
+        public let step: Int?
+        /// When the server finished sending its answer (or reset, or closed), since it started;
+        /// `nil` while it is still pending or for a hang.
+        public internal(set) var answered: Duration?
+
+        /// The first value of header `name` (case-insensitive).
+        public func header(_ name: String) -> String? {
+            headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+
+        /// `GET /flaky at 12 ms on #2`.
+        public var description: String { "\(method) \(path) at \(arrival.shortDescription) on #\(connection)" }
+    }
+}

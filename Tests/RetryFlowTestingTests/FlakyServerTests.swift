@@ -1,0 +1,163 @@
+import Foundation
+import RetryFlow
+import RetryFlowTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(1))) struct FlakyServerTests {
+    private func session() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 5
+        return URLSession(configuration: configuration)
+    }
+
+    private func fetch(_ url: URL, method: String = "GET", body: String? = nil, timeout: TimeInterval = 5,
+                       session: URLSession? = nil) async -> Result<(Data, HTTPURLResponse), URLError> {
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        do {
+            let (data, response) = try await (session ?? self.session()).data(for: request)
+            return .success((data, response as! HTTPURLResponse))
+        } catch let error as URLError {
+            return .failure(error)
+        } catch {
+            Issue.record("unexpected \(error)")
+            return .failure(URLError(.unknown))
+        }
+    }
+
+    @Test func playsScriptsInOrderAndRepeatsTheLastStep() async throws {
+        let server = try FlakyServer(scripts: [
+            "/a": [.status(503, headers: ["Retry-After": "1"]), .status(200, body: "ok")],
+        ])
+        defer { server.stop() }
+        let first = try await fetch(server.url("/a")).get()
+        #expect(first.1.statusCode == 503)
+        #expect(first.1.value(forHTTPHeaderField: "Retry-After") == "1")
+        for _ in 0..<2 {
+            let next = try await fetch(server.url("/a")).get()
+            #expect(next.1.statusCode == 200)
+            #expect(String(decoding: next.0, as: UTF8.self) == "ok")
+        }
+        let seen = server.requests(to: "/a")
+        #expect(seen.map(\.step) == [0, 1, 1])
+        #expect(seen.allSatisfy { $0.method == "GET" && $0.answered != nil })
+        #expect(seen.map(\.arrival) == seen.map(\.arrival).sorted())
+    }
+
+    @Test func recordsMethodHeadersQueryAndBody() async throws {
+        let server = try FlakyServer(scripts: ["/post": [.status(201)]])
+        defer { server.stop() }
+        var request = URLRequest(url: URL(string: server.url("/post").absoluteString + "?x=1")!)
+        request.httpMethod = "POST"
+        request.setValue("abc-123", forHTTPHeaderField: "Idempotency-Key")
+        request.httpBody = Data("payload".utf8)
+        let (_, response) = try await session().data(for: request)
+        #expect((response as! HTTPURLResponse).statusCode == 201)
+        let seen = try #require(server.requests.first)
+        #expect(seen.method == "POST")
+        #expect(seen.path == "/post")
+        #expect(seen.query == "x=1")
+        #expect(seen.header("idempotency-key") == "abc-123")
+        #expect(String(decoding: seen.body, as: UTF8.self) == "payload")
+    }
+
+    @Test func unscriptedPathsAnswer404() async throws {
+        let server = try FlakyServer()
+        defer { server.stop() }
+        let (data, response) = try await fetch(server.url("/nowhere")).get()
+        #expect(response.statusCode == 404)
+        #expect(String(decoding: data, as: UTF8.self).contains("no script for /nowhere"))
+        #expect(server.requests.first?.step == nil)
+    }
+
+    /// The faults, as swift-corelibs-foundation reports them on Linux (see shared facts).
+    @Test func faultsReachTheClientAsTheRealOnesDo() async throws {
+        let server = try FlakyServer(scripts: [
+            "/reset": [.reset], "/close": [.closeBeforeResponse], "/truncated": [.truncatedBody()], "/hang": [.hang],
+        ])
+        defer { server.stop() }
+        let reset = await fetch(server.url("/reset"))
+        #expect(Self.code(reset) == .networkConnectionLost)
+        let closed = await fetch(server.url("/close"))
+        #expect(Self.code(closed) == .badServerResponse)
+        let truncated = await fetch(server.url("/truncated"))
+        #expect(Self.code(truncated) == .unknown || Self.code(truncated) == .networkConnectionLost)
+        // On Linux a request's own timeoutInterval is ignored by data(for:) (measured: 60 s with the
+        // default configuration), so the session's configuration sets it here.
+        let quick = URLSessionConfiguration.ephemeral
+        quick.timeoutIntervalForRequest = 0.3
+        let hung = await fetch(server.url("/hang"), session: URLSession(configuration: quick))
+        #expect(Self.code(hung) == .timedOut)
+        #expect(server.requests(to: "/hang").first?.answered == nil)
+    }
+
+    static func code(_ result: Result<(Data, HTTPURLResponse), URLError>) -> URLError.Code? {
+        if case .failure(let error) = result { return error.code }
+        return nil
+    }
+
+    @Test func delayedStepsWaitBeforeAnswering() async throws {
+        let server = try FlakyServer(scripts: ["/slow": [.status(200).delayed(by: .milliseconds(150))]])
+        defer { server.stop() }
+        _ = try await fetch(server.url("/slow")).get()
+        let seen = try #require(server.requests.first)
+        let waited = try #require(seen.answered) - seen.arrival
+        #expect(waited >= .milliseconds(150))
+    }
+
+    @Test func keepsConnectionsAlive() async throws {
+        let server = try FlakyServer(scripts: ["/k": [.status(200, body: "k")]])
+        defer { server.stop() }
+        let shared = session()
+        for _ in 0..<3 { _ = try await fetch(server.url("/k"), session: shared).get() }
+        #expect(Set(server.requests.map(\.connection)).count == 1, "one connection reused")
+    }
+
+    @Test func rejectsBadScriptsNamingTheProblem() {
+        let cases: [([String: [FlakyServer.Step]], String)] = [
+            (["nope": [.status(200)]], "must start with /"),
+            (["/a": []], "script for /a is empty"),
+            (["/a": [.status(200), .status(999)]], "step 2: status 999 is not 100-599"),
+            (["/a": [.status(200, headers: ["Bad Name": "x"])]], "is not an HTTP token"),
+            (["/a": [.status(200, headers: ["X-Evil": "a\r\nSet-Cookie: b"])]], "line break"),
+            (["/a": [.truncatedBody(declaredLength: 5, sent: 9)]], "fewer bytes"),
+        ]
+        for (scripts, message) in cases {
+            #expect {
+                try FlakyServer(scripts: scripts)
+            } throws: { error in
+                (error as? FlakyServerError)?.description.contains(message) == true
+            }
+        }
+    }
+
+    @Test func stopClosesTheListeningSocket() async throws {
+        let server = try FlakyServer(scripts: ["/a": [.status(200)]])
+        let url = server.url("/a")
+        _ = try await fetch(url).get()
+        server.stop()
+        server.stop()
+        #expect(Self.code(await fetch(url)) == .cannotConnectToHost)
+    }
+
+    /// A thousand clients connected at once, each answered.
+    @Test func servesAThousandConcurrentConnections() throws {
+        let server = try FlakyServer(scripts: ["/c": [.status(200, body: "c")]])
+        defer { server.stop() }
+        let clients = try (0..<1000).map { _ in try RawClient(port: server.port) }
+        for client in clients { try client.send("GET /c HTTP/1.1\r\nHost: x\r\n\r\n") }
+        #expect(server.openConnections == 1000)
+        for client in clients {
+            let reply = try client.receive()
+            #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
+            #expect(reply.hasSuffix("\r\n\r\nc"))
+        }
+        #expect(server.requests.count == 1000)
+        #expect(Set(server.requests.map(\.connection)).count == 1000)
+    }
+}
