@@ -34,6 +34,7 @@ let package = Package(
         ),
         .testTarget(name: "RetryFlowTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowTestingTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
+        .testTarget(name: "RetryFlowHTTPTests", dependencies: ["RetryFlowHTTP", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowGraphvizTests", dependencies: ["RetryFlowGraphviz", "RetryFlowTesting"]),
     ],
     swiftLanguageModes: [.v6]

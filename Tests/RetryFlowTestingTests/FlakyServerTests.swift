@@ -161,3 +161,18 @@ import FoundationNetworking
         #expect(Set(server.requests.map(\.connection)).count == 1000)
     }
 }
+
+extension FlakyServerTests {
+    /// libcurl sends `Expect: 100-continue` and waits up to a second for it before a POST body.
+    @Test func answersExpectContinueAtOnce() throws {
+        let server = try FlakyServer(scripts: ["/p": [.status(201)]])
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        try client.send("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+        let interim = try client.receiveHead()
+        #expect(interim.hasPrefix("HTTP/1.1 100 Continue"))
+        try client.send("{}")
+        #expect(try client.receive().hasPrefix("HTTP/1.1 201"))
+        #expect(server.requests.first?.body == Data("{}".utf8))
+    }
+}

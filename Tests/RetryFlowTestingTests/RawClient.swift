@@ -35,6 +35,17 @@ final class RawClient {
         guard write(fd, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
     }
 
+    /// Reads one response head (up to the blank line), for interim responses such as 100 Continue.
+    func receiveHead() throws -> String {
+        var data: [UInt8] = []
+        var byte: UInt8 = 0
+        while !(data.count >= 4 && data.suffix(4) == [13, 10, 13, 10]) {
+            guard read(fd, &byte, 1) == 1 else { throw POSIXError(.EIO) }
+            data.append(byte)
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// Reads until the headers and a Content-Length body have arrived.
     func receive() throws -> String {
         var data: [UInt8] = []

@@ -35,6 +35,9 @@ public struct RejectedResult: Error, CustomStringConvertible {
 public struct AttemptTimeout: Error, CustomStringConvertible {
     /// The timeout that was exceeded.
     public let timeout: Duration
+
+    /// Makes one.
+    public init(timeout: Duration) { self.timeout = timeout }
     /// `attempt timed out after 2 s`.
     public var description: String { "attempt timed out after \(timeout.shortDescription)" }
 }
@@ -43,6 +46,9 @@ public struct AttemptTimeout: Error, CustomStringConvertible {
 public struct DeadlineExceeded: Error, CustomStringConvertible {
     /// The policy's deadline.
     public let deadline: Duration
+
+    /// Makes one.
+    public init(deadline: Duration) { self.deadline = deadline }
     /// `deadline of 10 s exceeded`.
     public var description: String { "deadline of \(deadline.shortDescription) exceeded" }
 }

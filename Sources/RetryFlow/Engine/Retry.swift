@@ -20,6 +20,8 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     public var onRetry: (@Sendable (RetryNotice) -> Void)?
     /// Turns an attempt's error into the words kept in the trace (drivers redact secrets here).
     public var describeError: @Sendable (any Error) -> String
+    /// Called with every transition as it is taken (the state of a task object, a live display).
+    public var onTransition: (@Sendable (RetryTrace.Step) -> Void)?
 
     /// An engine for `policy` on `clock`.
     public init(
@@ -203,6 +205,7 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
 
     private func record(_ step: RetryTrace.Step, in trace: inout RetryTrace) {
         trace.steps.append(step)
+        engine.onTransition?(step)
         transitions?.yield(step)
     }
 

@@ -20,6 +20,7 @@ final class Connection: @unchecked Sendable {  // confined to the server's queue
     private var output: [UInt8] = []
     private var afterWrite: (() -> Void)?
     private var answering = false
+    private var sentContinue = false
     private(set) var isClosed = false
     private var openSources = 0
 
@@ -63,6 +64,11 @@ final class Connection: @unchecked Sendable {  // confined to the server's queue
         switch ParsedRequest.parse(input) {
         case .incomplete:
             return
+        case .expectsContinue:
+            // libcurl (URLSession on Linux) asks before sending a POST body and waits up to 1 s.
+            guard !sentContinue else { return }
+            sentContinue = true
+            send(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) {}
         case .malformed(let reason):
             answering = true
             send(FlakyServer.head(status: 400, headers: [], contentLength: reason.utf8.count, keepAlive: false) + Array(reason.utf8)) {
@@ -70,6 +76,7 @@ final class Connection: @unchecked Sendable {  // confined to the server's queue
             }
         case .request(let request, let consumed):
             input.removeFirst(consumed)
+            sentContinue = false
             answering = true
             onRequest?(self, request)
         }

@@ -103,6 +103,18 @@ public final class FlakyServer: @unchecked Sendable {
     /// The requests to `path`, in arrival order.
     public func requests(to path: String) -> [RecordedRequest] { requests.filter { $0.path == path } }
 
+    /// Suspends until the server has received `count` requests to `path` (to any path when `nil`):
+    /// how a test knows a request is in flight without sleeping.
+    public func waitForRequests(to path: String? = nil, count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                state.waiters.append((path, count, continuation))
+                return !state.satisfiedWaiters().isEmpty
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
     /// How many connections are open now.
     public var openConnections: Int { queue.sync { connections.count } }
 
@@ -160,6 +172,7 @@ public final class FlakyServer: @unchecked Sendable {
 
     private func answer(_ request: ParsedRequest, on connection: Connection) {
         let arrival = started.duration(to: .now)
+        let arrivalDate = Date()
         let (step, index): (Step, Int?) = state.withLock { state in
             guard let steps = state.scripts[request.path] else {
                 return (Step.status(404, body: "FlakyServer: no script for \(request.path)\n"), nil)
@@ -168,13 +181,14 @@ public final class FlakyServer: @unchecked Sendable {
             state.played[request.path] = index + 1
             return (steps[index], index)
         }
-        let record = state.withLock { state -> Int in
+        let (record, ready) = state.withLock { state -> (Int, [CheckedContinuation<Void, Never>]) in
             state.requests.append(
                 RecordedRequest(
                     method: request.method, path: request.path, query: request.query, headers: request.headers,
-                    body: Data(request.body), arrival: arrival, connection: connection.id, step: index))
-            return state.requests.count - 1
+                    body: Data(request.body), arrival: arrival, arrivalDate: arrivalDate, connection: connection.id, step: index))
+            return (state.requests.count - 1, state.satisfiedWaiters())
         }
+        for waiter in ready { waiter.resume() }
         let perform: @Sendable () -> Void = { [weak self, weak connection] in
             guard let self, let connection, !connection.isClosed else { return }
             let markAnswered = { [weak self] in
@@ -267,6 +281,18 @@ private final class StateLock: @unchecked Sendable {
         var scripts: [String: [FlakyServer.Step]] = [:]
         var played: [String: Int] = [:]
         var requests: [FlakyServer.RecordedRequest] = []
+        var waiters: [(path: String?, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Removes and returns the waiters now satisfied.
+        mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
+            var ready: [CheckedContinuation<Void, Never>] = []
+            waiters.removeAll { waiter in
+                let seen = waiter.path.map { path in requests.filter { $0.path == path }.count } ?? requests.count
+                if seen >= waiter.count { ready.append(waiter.continuation) }
+                return seen >= waiter.count
+            }
+            return ready
+        }
     }
     private let lock = NSLock()
     private var state = State()

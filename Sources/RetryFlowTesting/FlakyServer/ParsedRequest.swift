@@ -10,6 +10,8 @@ struct ParsedRequest {
     enum Parse {
         /// Not all of it has arrived yet.
         case incomplete
+        /// The head has arrived and the client waits for `100 Continue` before sending the body.
+        case expectsContinue
         /// A whole request, and how many bytes it used.
         case request(ParsedRequest, consumed: Int)
         /// Not HTTP we can read; answer 400 and close.
@@ -42,7 +44,10 @@ struct ParsedRequest {
         let length = Int(value("Content-Length") ?? "0") ?? -1
         guard length >= 0 else { return .malformed("bad Content-Length") }
         let bodyStart = end + 4
-        guard buffer.count >= bodyStart + length else { return .incomplete }
+        guard buffer.count >= bodyStart + length else {
+            let expects = value("Expect")?.lowercased() == "100-continue" && buffer.count == bodyStart
+            return expects ? .expectsContinue : .incomplete
+        }
         let target = String(requestLine[1])
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let request = ParsedRequest(

@@ -15,6 +15,8 @@ extension FlakyServer {
         public let body: Data
         /// When it arrived, since the server started.
         public let arrival: Duration
+        /// When it arrived, by the wall clock (to compare with HTTP dates such as Retry-After).
+        public let arrivalDate: Date
         /// Which connection it came on (1, 2, …): a new number means a new connection.
         public let connection: Int
         /// Which scripted step answered it (0-based), or `nil` for an unscripted path.

@@ -1,0 +1,106 @@
+import Foundation
+
+/// Parses the `Retry-After` header (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date in any of the
+/// three forms recipients must accept (§5.6.7): IMF-fixdate, RFC 850 and asctime.
+///
+/// A pure function: the current time comes in as `now`.
+///
+/// ```swift
+/// RetryAfter.parse("120", now: .now)                           // .delay(.seconds(120))
+/// RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", now: .now) // .delay(.zero): a past date
+/// RetryAfter.parse("soon", now: .now)                          // .malformed
+/// ```
+public enum RetryAfter {
+    /// What a Retry-After value asks for.
+    public enum Parsed: Hashable, Sendable {
+        /// Wait this long (zero for a date in the past).
+        case delay(Duration)
+        /// Not a Retry-After value; the policy's backoff applies instead.
+        case malformed
+    }
+
+    /// The delay `value` asks for, measured from `now`.
+    public static func parse(_ value: String, now: Date) -> Parsed {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+            // Absurd values (more digits than fit) are still a clear ask: wait "forever", and the
+            // policy's cap ends the run.
+            guard text.count <= 12, let seconds = Int64(text) else { return .delay(Duration.seconds(Int64(999_999_999_999))) }
+            return .delay(.seconds(seconds))
+        }
+        guard let date = httpDate(text) else { return .malformed }
+        let seconds = date.timeIntervalSince(now)
+        guard seconds > 0 else { return .delay(.zero) }
+        return .delay(.nanoseconds(Int64((seconds * 1e9).rounded(.up))))
+    }
+
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let shortDays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    private static let longDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+    /// An HTTP-date in any of the three forms, or `nil`.
+    public static func httpDate(_ text: String) -> Date? {
+        let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
+        if words.count == 6, words[0].hasSuffix(","), shortDays.contains(String(words[0].dropLast())), words[5] == "GMT",
+            words[1].count == 2, let day = Int(words[1]), let month = months.firstIndex(of: words[2]),
+            words[3].count == 4, let year = Int(words[3]), let time = clock(words[4])
+        {
+            return date(year: year, month: month + 1, day: day, time: time)
+        }
+        // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
+        if words.count == 4, words[0].hasSuffix(","), longDays.contains(String(words[0].dropLast())), words[3] == "GMT" {
+            let parts = words[1].split(separator: "-").map(String.init)
+            if parts.count == 3, parts[0].count == 2, let day = Int(parts[0]), let month = months.firstIndex(of: parts[1]),
+                parts[2].count == 2, let twoDigit = Int(parts[2]), let time = clock(words[2])
+            {
+                return date(year: fullYear(twoDigit), month: month + 1, day: day, time: time)
+            }
+        }
+        // asctime: Sun Nov  6 08:49:37 1994
+        if words.count == 5, shortDays.contains(words[0]), let month = months.firstIndex(of: words[1]),
+            (1...2).contains(words[2].count), let day = Int(words[2]), let time = clock(words[3]),
+            words[4].count == 4, let year = Int(words[4])
+        {
+            return date(year: year, month: month + 1, day: day, time: time)
+        }
+        return nil
+    }
+
+    /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form servers should send.
+    public static func imfFixdate(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "GMT")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: date)
+        func two(_ n: Int?) -> String { n.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
+        let weekday = shortDays[((c.weekday ?? 1) + 5) % 7]  // Calendar: 1 = Sunday
+        return "\(weekday), \(two(c.day)) \(months[(c.month ?? 1) - 1]) \(c.year ?? 1970) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) GMT"
+    }
+
+    /// RFC 9110 §5.6.7: a two-digit year that would be more than 50 years in the future is in the past century.
+    private static func fullYear(_ twoDigit: Int) -> Int {
+        let thisYear = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "GMT")!, from: Date()).year ?? 2000
+        var year = (thisYear / 100) * 100 + twoDigit
+        if year > thisYear + 50 { year -= 100 }
+        return year
+    }
+
+    private static func clock(_ text: String) -> (Int, Int, Int)? {
+        let parts = text.split(separator: ":").map(String.init)
+        guard parts.count == 3, parts.allSatisfy({ $0.count == 2 }),
+            let h = Int(parts[0]), let m = Int(parts[1]), let s = Int(parts[2]),
+            (0...23).contains(h), (0...59).contains(m), (0...60).contains(s)
+        else { return nil }
+        return (h, m, s)
+    }
+
+    private static func date(year: Int, month: Int, day: Int, time: (Int, Int, Int)) -> Date? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "GMT")!
+        let components = DateComponents(year: year, month: month, day: day, hour: time.0, minute: time.1, second: time.2)
+        guard let date = calendar.date(from: components),
+            calendar.component(.day, from: date) == day  // rejects 31 Feb and friends
+        else { return nil }
+        return date
+    }
+}

@@ -1,0 +1,90 @@
+import Dispatch
+import Foundation
+import RetryFlow
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSession {
+    /// Sends `request` and blocks the calling thread until the answer, as the original snippet's
+    /// `synchronousDataTask` did. No retry.
+    ///
+    /// It refuses to run where it would deadlock: on this session's delegate queue (the completion
+    /// it waits for runs there) it returns a ``SynchronousCallError`` at once. It is unavailable
+    /// from async code, where blocking would starve Swift's thread pool.
+    @available(*, noasync, message: "blocks a thread; use data(for:retry:) in async code")
+    public func synchronousDataTask(with request: URLRequest) -> (data: Data?, response: URLResponse?, error: (any Error)?) {
+        if let refusal = deadlockRefusal() { return (nil, nil, refusal) }
+        let done = DispatchSemaphore(value: 0)
+        let result = SyncBox<(Data?, URLResponse?, (any Error)?)>()
+        let task = dataTask(with: request) { data, response, error in
+            result.value = (data, response, error)
+            done.signal()
+        }
+        task.resume()
+        done.wait()
+        let (data, response, error) = result.value ?? (nil, nil, URLError(.unknown))
+        return (data, response, error)
+    }
+
+    /// ``synchronousDataTask(with:)-(URLRequest)`` for a URL.
+    @available(*, noasync, message: "blocks a thread; use data(for:retry:) in async code")
+    public func synchronousDataTask(with url: URL) -> (data: Data?, response: URLResponse?, error: (any Error)?) {
+        synchronousDataTask(with: URLRequest(url: url))
+    }
+
+    /// The retrying synchronous variant: blocks until the run is over and returns its whole
+    /// ``RetryOutcome``. Waits between attempts do not block any other thread. Refused (a
+    /// `cancelled`-free failure outcome is impossible without running, so it throws) on this
+    /// session's delegate queue.
+    ///
+    /// - Throws: ``SynchronousCallError`` where it would deadlock; ``RetryPolicyError`` for an invalid policy.
+    @available(*, noasync, message: "blocks a thread; use retryOutcome(for:retry:) in async code")
+    public func synchronousRetryOutcome(
+        for request: URLRequest, retry policy: RetryPolicy = .default, rules: HTTPRetryRules = .default,
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+    ) throws -> RetryOutcome<HTTPResponse> {
+        if let refusal = deadlockRefusal() { throw refusal }
+        try policy.validate()
+        let done = DispatchSemaphore(value: 0)
+        let result = SyncBox<RetryOutcome<HTTPResponse>>()
+        let run = HTTPRetry(session: self, request: request, policy: policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry)
+        Task {
+            result.value = try? await run.outcome()
+            done.signal()
+        }
+        done.wait()
+        guard let outcome = result.value else { throw SynchronousCallError(description: "the run produced no outcome") }
+        return outcome
+    }
+
+    /// The retrying synchronous variant in the original snippet's shape.
+    @available(*, noasync, message: "blocks a thread; use data(for:retry:) in async code")
+    public func synchronousDataTask(
+        with request: URLRequest, retry policy: RetryPolicy, rules: HTTPRetryRules = .default
+    ) -> (data: Data?, response: URLResponse?, error: (any Error)?) {
+        do {
+            switch try synchronousRetryOutcome(for: request, retry: policy, rules: rules).httpResult {
+            case .success(let answer): return (answer.data, answer.response, nil)
+            case .failure(let error): return (nil, error.lastResponse?.response, error)
+            }
+        } catch {
+            return (nil, nil, error)
+        }
+    }
+
+    /// A reason not to block here, if there is one.
+    private func deadlockRefusal() -> SynchronousCallError? {
+        guard OperationQueue.current === delegateQueue else { return nil }
+        return SynchronousCallError(
+            description: "synchronousDataTask called on its session's delegate queue: it would wait forever for a "
+                + "completion handler that runs on that same queue; call it from another thread, or use the async API")
+    }
+}
+
+/// Carries a value from a completion handler to the thread waiting on a semaphore; the semaphore
+/// orders the write before the read.
+private final class SyncBox<Value>: @unchecked Sendable {
+    var value: Value?
+}

@@ -1,0 +1,109 @@
+import Foundation
+import RetryFlow
+import RetryFlowHTTP
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite struct HTTPRulesTests {
+    let rules = HTTPRetryRules.default
+    let url = URL(string: "http://127.0.0.1:9/x")!
+
+    func request(_ method: String, headers: [String: String] = [:]) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    func response(_ status: Int, headers: [String: String] = [:]) -> HTTPURLResponse {
+        HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    }
+
+    @Test func transportErrorsOnIdempotentRequests() {
+        for code: URLError.Code in [.timedOut, .cannotFindHost, .cannotConnectToHost, .networkConnectionLost, .dnsLookupFailed,
+                                    .notConnectedToInternet, .badServerResponse, .unknown] {
+            #expect(rules.decision(for: URLError(code), request: request("GET")) == .retry, "\(code)")
+        }
+        for code: URLError.Code in [.cancelled, .secureConnectionFailed, .serverCertificateUntrusted, .unsupportedURL, .badURL,
+                                    .userAuthenticationRequired] {
+            #expect(rules.decision(for: URLError(code), request: request("GET")) == .fail, "\(code)")
+        }
+        #expect(rules.decision(for: AttemptTimeout(timeout: .seconds(1)), request: request("GET")) == .retry)
+        #expect(rules.decision(for: CocoaError(.fileNoSuchFile), request: request("GET")) == .fail)
+    }
+
+    @Test func postIsRetriedOnlyWhenSafe() {
+        #expect(rules.decision(for: URLError(.networkConnectionLost), request: request("POST")) == .fail)
+        #expect(rules.decision(for: URLError(.networkConnectionLost), request: request("PATCH")) == .fail)
+        // Never sent: safe whatever the method.
+        #expect(rules.decision(for: URLError(.cannotConnectToHost), request: request("POST")) == .retry)
+        #expect(rules.decision(for: URLError(.dnsLookupFailed), request: request("POST")) == .retry)
+        // An idempotency key, or the opt-in.
+        #expect(rules.decision(for: URLError(.networkConnectionLost), request: request("POST", headers: ["Idempotency-Key": "k"])) == .retry)
+        var optIn = rules
+        optIn.retryNonIdempotent = true
+        #expect(optIn.decision(for: URLError(.networkConnectionLost), request: request("POST")) == .retry)
+        for method in ["PUT", "DELETE", "HEAD", "OPTIONS", "TRACE", "get"] {
+            #expect(rules.decision(for: URLError(.networkConnectionLost), request: request(method)) == .retry, "\(method)")
+        }
+    }
+
+    @Test func statuses() {
+        let now = Date()
+        for status in [408, 429, 500, 502, 503, 504] {
+            #expect(rules.verdict(for: response(status), request: request("GET"), now: now)?.decision == .retry, "\(status)")
+        }
+        for status in [200, 201, 204, 301, 400, 401, 403, 404, 409, 501, 505] {
+            #expect(rules.verdict(for: response(status), request: request("GET"), now: now) == nil, "\(status)")
+        }
+        let post = rules.verdict(for: response(503), request: request("POST"), now: now)
+        #expect(post?.decision == .fail)
+        #expect(post?.description.contains("POST is not idempotent") == true)
+    }
+
+    @Test func retryAfterIsHonouredOn429And503Only() {
+        let now = Date()
+        let asked = rules.verdict(for: response(503, headers: ["Retry-After": "2"]), request: request("GET"), now: now)
+        #expect(asked?.decision == .retryAfter(.seconds(2)))
+        #expect(asked?.description == "HTTP 503 service unavailable; Retry-After 2 asks for 2 s" || asked?.description.contains("Retry-After 2 asks for 2 s") == true)
+        #expect(rules.verdict(for: response(429, headers: ["Retry-After": "1"]), request: request("GET"), now: now)?.decision == .retryAfter(.seconds(1)))
+        #expect(rules.verdict(for: response(500, headers: ["Retry-After": "1"]), request: request("GET"), now: now)?.decision == .retry)
+        let malformed = rules.verdict(for: response(503, headers: ["Retry-After": "soon"]), request: request("GET"), now: now)
+        #expect(malformed?.decision == .retry)
+        #expect(malformed?.description.contains("Retry-After \"soon\" ignored (malformed)") == true)
+        var off = rules
+        off.honorRetryAfter = false
+        #expect(off.verdict(for: response(503, headers: ["Retry-After": "2"]), request: request("GET"), now: now)?.decision == .retry)
+    }
+
+    @Test func rulesRoundTripThroughJSON() throws {
+        var custom = rules
+        custom.retryableStatuses = [503]
+        custom.retryNonIdempotent = true
+        let back = try JSONDecoder().decode(HTTPRetryRules.self, from: JSONEncoder().encode(custom))
+        #expect(back == custom)
+    }
+}
+
+@Suite struct RedactionTests {
+    @Test func urlsLoseCredentials() {
+        let url = URL(string: "https://alice:s3cret@example.test/a/b?api_key=K123&page=2&Token=abc")!
+        let text = Redaction.redact(url)
+        #expect(!text.contains("alice") && !text.contains("s3cret") && !text.contains("K123") && !text.contains("abc"))
+        #expect(text.contains("page=2"))
+        #expect(text.contains("example.test/a/b"))
+    }
+
+    @Test func urlErrorsAreDescribedWithoutSecrets() {
+        let url = URL(string: "http://bob:hunter2@127.0.0.1:1/x?token=t0k")!
+        let error = URLError(.cannotConnectToHost, userInfo: [
+            NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: "Could not connect to bob:hunter2@127.0.0.1",
+        ])
+        let text = Redaction.describe(error)
+        #expect(text.hasPrefix("URLError -1004 cannotConnectToHost"))
+        #expect(!text.contains("hunter2") && !text.contains("t0k") && !text.contains("bob"))
+    }
+}

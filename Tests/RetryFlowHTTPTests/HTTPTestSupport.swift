@@ -1,0 +1,106 @@
+import Foundation
+import RetryFlow
+import RetryFlowHTTP
+import RetryFlowTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Every trace any test produces goes through here, so no run escapes the table.
+func expectConsistent(_ trace: RetryTrace, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(trace.inconsistencies(with: RetryTable.retry) == [], sourceLocation: sourceLocation)
+    #expect(!trace.steps.isEmpty, sourceLocation: sourceLocation)
+}
+
+/// The four ways to call RetryFlow over HTTP; each case runs through each that applies.
+enum Surface: String, CaseIterable, CustomTestStringConvertible {
+    case async, completionHandler, synchronous, originalShape
+    var testDescription: String { rawValue }
+}
+
+/// Counts completion-handler calls.
+final class CallCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var calls = 0
+    func hit() { lock.lock(); calls += 1; lock.unlock() }
+    var count: Int { lock.lock(); defer { lock.unlock() }; return calls }
+}
+
+/// What a run through one surface produced.
+struct SurfaceRun {
+    var outcome: RetryOutcome<HTTPResponse>
+    var completions: Int
+    /// For the original shape: what its completion handler was given.
+    var original: (data: Data?, response: URLResponse?, error: (any Error)?)? = nil
+}
+
+enum Runner {
+    static func session() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 10
+        return URLSession(configuration: configuration)
+    }
+
+    /// Runs `request` through `surface` and waits for its outcome.
+    static func run(
+        _ surface: Surface, _ request: URLRequest, policy: RetryPolicy, session: URLSession = session(),
+        onTask: (@Sendable (RetryDataTask) -> Void)? = nil
+    ) async throws -> SurfaceRun {
+        let counter = CallCounter()
+        switch surface {
+        case .async:
+            return SurfaceRun(outcome: try await session.retryOutcome(for: request, retry: policy), completions: 1)
+        case .completionHandler:
+            let outcome: RetryOutcome<HTTPResponse> = try await withCheckedThrowingContinuation { continuation in
+                do {
+                    let task = try session.retryDataTask(with: request, policy: policy) { outcome in
+                        counter.hit()
+                        continuation.resume(returning: outcome)
+                    }
+                    task.resume()
+                    onTask?(task)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+            await settle(session)
+            return SurfaceRun(outcome: outcome, completions: counter.count)
+        case .synchronous:
+            let outcome: RetryOutcome<HTTPResponse> = try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread {
+                    do { continuation.resume(returning: try session.synchronousRetryOutcome(for: request, retry: policy)) } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+            return SurfaceRun(outcome: outcome, completions: 1)
+        case .originalShape:
+            let box = TaskBox()
+            let given: (Data?, URLResponse?, (any Error)?) = await withCheckedContinuation { continuation in
+                let task = session.retryDataTask(
+                    withRequest: request, times: policy.maxAttempts - 1, wait: useconds_t(policy.backoff.base.inSeconds * 1e6)
+                ) { data, response, error in
+                    counter.hit()
+                    continuation.resume(returning: (data, response, error))
+                }
+                box.task = task
+                onTask?(task)
+            }
+            await settle(session)
+            return SurfaceRun(outcome: box.task!.outcome!, completions: counter.count, original: given)
+        }
+    }
+
+    /// Lets anything already queued on the delegate queue run, so a second completion would show.
+    static func settle(_ session: URLSession) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            session.delegateQueue.addOperation { continuation.resume() }
+        }
+    }
+}
+
+final class TaskBox: @unchecked Sendable {
+    var task: RetryDataTask?
+}

@@ -1,0 +1,55 @@
+import Foundation
+import RetryFlow
+import RetryFlowHTTP
+import RetryFlowTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(2))) struct StressTests {
+    /// 500 requests at once, each with its own scripted faults: every completion runs exactly once,
+    /// every run ends in the state its script implies, and every trace is a path of the table.
+    @Test func fiveHundredConcurrentRequestsCompleteExactlyOnce() async throws {
+        let scripts: [[FlakyServer.Step]] = [
+            [.reset, .status(200)], [.status(503), .status(200)], [.closeBeforeResponse, .status(503), .status(200)],
+            [.truncatedBody(), .status(200)], [.status(404)], [.status(503)],
+        ]
+        let count = 500
+        var table: [String: [FlakyServer.Step]] = [:]
+        for index in 0..<count { table["/s/\(index)"] = scripts[index % scripts.count] }
+        let server = try FlakyServer(scripts: table)
+        defer { server.stop() }
+        let session = Runner.session()
+        let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(5)), jitter: .full)
+        let counters = (0..<count).map { _ in CallCounter() }
+        let (finished, finish) = AsyncStream.makeStream(of: Int.self)
+        var tasks: [RetryDataTask] = []
+        for index in 0..<count {
+            let task = try session.retryDataTask(with: URLRequest(url: server.url("/s/\(index)")), policy: policy) { _ in
+                counters[index].hit()
+                finish.yield(index)
+            }
+            tasks.append(task)
+        }
+        tasks.forEach { $0.resume() }
+        var done = 0
+        for await _ in finished {
+            done += 1
+            if done == count { break }
+        }
+        await Runner.settle(session)
+        #expect(counters.allSatisfy { $0.count == 1 }, "every completion exactly once")
+        for (index, task) in tasks.enumerated() {
+            let outcome = try #require(task.outcome)
+            let gaveUp = index % scripts.count == 5
+            #expect(outcome.finalState == (gaveUp ? .failure : .success), "/s/\(index)")
+            #expect(task.state == outcome.finalState)
+            #expect(outcome.trace.inconsistencies(with: RetryTable.retry) == [])
+            #expect(task.trace == outcome.trace, "the task's live trace saw every step")
+        }
+        let expectedRequests = (0..<count).reduce(0) { sum, index in sum + [2, 2, 3, 2, 1, 3][index % scripts.count] }
+        #expect(server.requests.count == expectedRequests)
+    }
+}
