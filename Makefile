@@ -9,9 +9,9 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The main job. Until the demo lands (issue 5) it prints the shipped transition table.
+# The main job: live retries against an in-process flaky server; traces and charts in ./retryflow-demo.
 run: deps
-	$(SWIFT) run retryflow table
+	$(SWIFT) run retryflow demo
 
 # Serial: the HTTP tests measure real waits (Retry-After, cancellation within 50 ms) against a
 # loopback server, and on 2 shared cores parallel suites would starve each other's timers.

@@ -23,7 +23,8 @@ let package = Package(
             providers: [.apt(["libgraphviz-dev"]), .brew(["graphviz"])]
         ),
         .target(name: "RetryFlowGraphviz", dependencies: ["RetryFlow", "CGraphviz"]),
-        .target(name: "RetryFlowTesting", dependencies: ["RetryFlow"]),
+        // What users' tests need too: a manual clock, a scripted loopback server, simulations.
+        .target(name: "RetryFlowTesting", dependencies: ["RetryFlow", "RetryFlowHTTP"]),
         .executableTarget(
             name: "retryflow",
             dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]
@@ -35,6 +36,7 @@ let package = Package(
         .testTarget(name: "RetryFlowTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowTestingTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowHTTPTests", dependencies: ["RetryFlowHTTP", "RetryFlowTesting"]),
+        .testTarget(name: "RetryFlowCLITests", dependencies: ["retryflow", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowGraphvizTests", dependencies: ["RetryFlowGraphviz", "RetryFlowTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -8,13 +8,15 @@ import FoundationNetworking
 /// One retried HTTP request: the engine configured with the HTTP rules, driving `URLSession`.
 /// Every public surface (async, completion handler, synchronous, the original shapes) runs this.
 struct HTTPRetry<C: Clock<Duration>>: Sendable {
-    let session: URLSession
+    /// Sends one attempt: `URLSession`, or a scripted stand-in (simulations, users' unit tests).
+    let transport: @Sendable (URLRequest) async throws -> HTTPResponse
     let request: URLRequest
     let policy: RetryPolicy
     let rules: HTTPRetryRules
     let clock: C
     var onRetry: (@Sendable (RetryNotice) -> Void)?
     var onTransition: (@Sendable (RetryTrace.Step) -> Void)?
+    var random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
 
     func outcome(
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
@@ -22,19 +24,63 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         var policy = self.policy
         let rules = self.rules
         let request = self.request
-        let session = self.session
+        let transport = self.transport
         policy.retryIf = RetryClassifier { rules.decision(for: $0, request: request) }
         var engine = Retry(policy, clock: clock, onRetry: onRetry)
+        engine.random = random
         engine.describeError = { Redaction.describe($0) }
         engine.onTransition = onTransition
         return try await engine.outcome(
             classifyResult: { rules.verdict(for: $0.response, request: request, now: Date()) },
             transitions: transitions
         ) { _ in
-            let (data, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-            return HTTPResponse(data: data, response: http)
+            try await transport(request)
         }
+    }
+}
+
+extension HTTPRetry {
+    init(
+        session: URLSession, request: URLRequest, policy: RetryPolicy, rules: HTTPRetryRules, clock: C,
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+    ) {
+        self.init(
+            transport: { request in try await session.send(request) }, request: request, policy: policy, rules: rules,
+            clock: clock, onRetry: onRetry)
+    }
+}
+
+extension URLSession {
+    /// One attempt: `data(for:)`, insisting on an HTTP response.
+    func send(_ request: URLRequest) async throws -> HTTPResponse {
+        let (data, response) = try await data(for: request)
+        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+        return HTTPResponse(data: data, response: http)
+    }
+}
+
+/// Runs `request` under `policy` and the HTTP `rules` with a transport of your own instead of
+/// `URLSession`: a fake in unit tests, a scripted server in simulations. Same machine, same rules.
+///
+/// ```swift
+/// let outcome = try await HTTPRetryRun.outcome(for: request, policy: .default, clock: ManualClock()) { _ in
+///     HTTPResponse(data: Data(), response: HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil)!)
+/// }
+/// ```
+public enum HTTPRetryRun {
+    /// The outcome of `request` sent through `transport`.
+    public static func outcome<C: Clock<Duration>>(
+        for request: URLRequest, policy: RetryPolicy = .default, rules: HTTPRetryRules = .default, clock: C,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
+        onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
+        transport: @escaping @Sendable (URLRequest) async throws -> HTTPResponse
+    ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
+        var run = HTTPRetry(
+            transport: transport, request: request, policy: policy, rules: rules, clock: clock, onRetry: onRetry)
+        run.onTransition = onTransition
+        run.random = random
+        return try await run.outcome()
     }
 }
 

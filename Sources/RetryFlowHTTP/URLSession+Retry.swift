@@ -36,13 +36,16 @@ extension URLSession {
             for: request, retry: policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry, transitions: transitions)
     }
 
-    /// The same on an injected clock (a ``ManualClock`` in tests, for the waits and timeouts).
+    /// The same on an injected clock (a ``ManualClock`` in tests, for the waits and timeouts), with
+    /// a synchronous hook that sees every transition as it is taken (a live progress display).
     public func retryOutcome<C: Clock<Duration>>(
         for request: URLRequest, retry policy: RetryPolicy = .default, rules: HTTPRetryRules = .default, clock: C,
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
+        onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-        let run = HTTPRetry(session: self, request: request, policy: policy, rules: rules, clock: clock, onRetry: onRetry)
+        var run = HTTPRetry(session: self, request: request, policy: policy, rules: rules, clock: clock, onRetry: onRetry)
+        run.onTransition = onTransition
         return try await run.outcome(transitions: transitions)
     }
 }

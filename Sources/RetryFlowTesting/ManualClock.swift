@@ -195,6 +195,10 @@ public final class ManualClock: Clock, @unchecked Sendable {
         }
     }
 
+    /// Re-checks every ``waitUntil(_:)`` condition now: for conditions that also read state outside
+    /// the clock (a driver's own bookkeeping), call this when that state changes.
+    public func recheck() { notifyWaiters() }
+
     private func notifyWaiters() {
         let ready: [Waiter] = withLock { state in
             let deadlines = Self.deadlines(state)

@@ -119,7 +119,7 @@ import Testing
     @Test func rowLabelsReadLikeUML() {
         let labels = RetryTable.retry.rows.map(\.description)
         #expect(labels.contains("request --attempt timed out / cancel attempt--> retry"))
-        #expect(labels.contains("retry --[not attempts left] / finish--> failure"))
+        #expect(labels.contains("retry --[no attempts left] / finish--> failure"))
         #expect(labels.contains("retry --[retry immediately] / notify retry, start attempt--> request"))
     }
 

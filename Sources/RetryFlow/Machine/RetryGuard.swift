@@ -1,5 +1,5 @@
 /// The questions the retry machine asks after a failed attempt. The raw values are drawn on the
-/// charts as `[retryable]` or, negated, `[not retryable]`.
+/// charts as `[retryable]` or, negated, by ``negatedLabel`` (`[no attempts left]`).
 public enum RetryGuard: String, TableSymbol {
     /// The policy's classifier did not say `fail` for this error or result.
     case retryable
@@ -11,4 +11,15 @@ public enum RetryGuard: String, TableSymbol {
     case withinDeadline = "within deadline"
     /// The delay before the next attempt is zero, so there is nothing to wait for.
     case retryImmediately = "retry immediately"
+
+    /// How a failing guard reads on the chart and in messages.
+    public var negatedLabel: String {
+        switch self {
+        case .retryable: "not retryable"
+        case .attemptsLeft: "no attempts left"
+        case .retryAfterWithinCap: "Retry-After beyond cap"
+        case .withinDeadline: "next wait would cross deadline"
+        case .retryImmediately: "not immediately"
+        }
+    }
 }

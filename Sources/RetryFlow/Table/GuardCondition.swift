@@ -30,12 +30,13 @@ public enum GuardCondition<Guard: TableSymbol>: Hashable, Sendable {
         }
     }
 
-    /// The guard text as drawn on charts, without brackets: `retryable`, `not retryable`, or `""`.
+    /// The guard text as drawn on charts, without brackets: `retryable`, its negated label
+    /// (`not retryable`, `no attempts left`), or `""`.
     public var label: String {
         switch self {
         case .always: ""
         case .when(let g): g.label
-        case .unless(let g): "not \(g.label)"
+        case .unless(let g): g.negatedLabel
         }
     }
 }

@@ -7,9 +7,15 @@
 /// enum Light: String, TableSymbol { case red, green }
 /// ```
 public protocol TableSymbol: RawRepresentable, CaseIterable, Hashable, Sendable, Codable
-where RawValue == String, AllCases: Sendable {}
+where RawValue == String, AllCases: Sendable {
+    /// How the negation reads on a chart: `[no attempts left]` reads better than `[not attempts left]`.
+    var negatedLabel: String { get }
+}
 
 extension TableSymbol {
     /// The text drawn on charts for this symbol (its raw value).
     public var label: String { rawValue }
+
+    /// The text drawn for the guard's negation, `[not label]` unless a guard says it better.
+    public var negatedLabel: String { "not \(label)" }
 }

@@ -69,7 +69,8 @@ extension TransitionTrace.Rejection: Codable {
     }
 }
 
-/// A condition is written as drawn: `"retryable"` or `"not retryable"`; `always` is `null`.
+/// A condition is written as drawn: `"retryable"` or its negated label (`"not retryable"`,
+/// `"no attempts left"`); `always` is `null`.
 extension GuardCondition: Codable {
     /// Decodes `"g"` or `"not g"`.
     public init(from decoder: any Decoder) throws {
@@ -81,7 +82,7 @@ extension GuardCondition: Codable {
         let text = try c.decode(String.self)
         if let g = Guard(rawValue: text) {
             self = .when(g)
-        } else if text.hasPrefix("not "), let g = Guard(rawValue: String(text.dropFirst(4))) {
+        } else if let g = Guard.allCases.first(where: { $0.negatedLabel == text }) {
             self = .unless(g)
         } else {
             throw DecodingError.dataCorruptedError(in: c, debugDescription: "unknown guard \"\(text)\"")

@@ -1,0 +1,109 @@
+import Foundation
+import RetryFlowHTTP
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What one simulated attempt does: an HTTP status (with an optional Retry-After) or a transport
+/// fault, taking an optional amount of virtual time.
+///
+/// The text form, as `retryflow simulate --outcomes` takes it: `200`, `503:retry-after=2`,
+/// `reset`, `close`, `truncated`, `timeout`, `refused`, `dns`, `hang`, each optionally with
+/// `:after=SECONDS` (how long the attempt takes), e.g. `reset,503:retry-after=2,200:after=0.1`.
+public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
+    /// What the attempt produces.
+    public enum Result: Hashable, Sendable {
+        /// An HTTP response with this status and, if given, this Retry-After value.
+        case status(Int, retryAfter: String?)
+        /// A transport error, as URLSession on Linux reports it.
+        case error(URLError.Code)
+        /// Never answers: only a per-attempt timeout, the deadline or cancellation ends it.
+        case hang
+    }
+
+    /// What the attempt produces.
+    public var result: Result
+    /// Virtual time the attempt takes before producing it.
+    public var duration: Duration
+
+    /// Makes one.
+    public init(_ result: Result, duration: Duration = .zero) {
+        self.result = result
+        self.duration = duration
+    }
+
+    /// Whether the attempt spends virtual time (sleeps on the clock).
+    public var takesTime: Bool { result == .hang || duration > .zero }
+
+    /// The fault names and the errors they stand for.
+    public static let faults: [(name: String, code: URLError.Code)] = [
+        ("reset", .networkConnectionLost), ("close", .badServerResponse), ("truncated", .unknown),
+        ("timeout", .timedOut), ("refused", .cannotConnectToHost), ("dns", .cannotFindHost),
+    ]
+
+    /// Parses a comma-separated list, naming the bad item on error.
+    public static func parseList(_ text: String) throws(ScriptedOutcomeError) -> [ScriptedOutcome] {
+        let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw ScriptedOutcomeError("--outcomes is empty") }
+        var outcomes: [ScriptedOutcome] = []
+        for item in items { outcomes.append(try parse(item)) }
+        return outcomes
+    }
+
+    /// Parses one item such as `503:retry-after=2` or `reset:after=0.5`.
+    public static func parse(_ item: String) throws(ScriptedOutcomeError) -> ScriptedOutcome {
+        let parts = item.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard let head = parts.first, !head.isEmpty else { throw ScriptedOutcomeError("empty outcome in the list") }
+        var outcome: ScriptedOutcome
+        if let status = Int(head) {
+            guard (100...599).contains(status) else { throw ScriptedOutcomeError("outcome \"\(item)\": status \(status) is not 100-599") }
+            outcome = ScriptedOutcome(.status(status, retryAfter: nil))
+        } else if head == "hang" {
+            outcome = ScriptedOutcome(.hang)
+        } else if let fault = faults.first(where: { $0.name == head }) {
+            outcome = ScriptedOutcome(.error(fault.code))
+        } else {
+            let names = (["a status such as 503", "hang"] + faults.map(\.name)).joined(separator: ", ")
+            throw ScriptedOutcomeError("outcome \"\(item)\": unknown \"\(head)\" (use \(names))")
+        }
+        for option in parts.dropFirst() {
+            let pair = option.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2 else { throw ScriptedOutcomeError("outcome \"\(item)\": \"\(option)\" should be name=value") }
+            switch pair[0] {
+            case "retry-after":
+                guard case .status(let status, _) = outcome.result else {
+                    throw ScriptedOutcomeError("outcome \"\(item)\": retry-after goes with a status")
+                }
+                outcome.result = .status(status, retryAfter: pair[1])
+            case "after":
+                guard let seconds = Double(pair[1]), seconds.isFinite, seconds >= 0, seconds <= 1e6 else {
+                    throw ScriptedOutcomeError("outcome \"\(item)\": after=\(pair[1]) is not a number of seconds")
+                }
+                outcome.duration = .nanoseconds(Int64((seconds * 1e9).rounded()))
+            default:
+                throw ScriptedOutcomeError("outcome \"\(item)\": unknown option \"\(pair[0])\" (use retry-after= or after=)")
+            }
+        }
+        return outcome
+    }
+
+    /// The text form.
+    public var description: String {
+        var text: String
+        switch result {
+        case .status(let status, let retryAfter): text = "\(status)" + (retryAfter.map { ":retry-after=\($0)" } ?? "")
+        case .error(let code): text = Self.faults.first { $0.code == code }?.name ?? "error \(code.rawValue)"
+        case .hang: text = "hang"
+        }
+        if duration > .zero { text += ":after=\(duration.inSeconds)" }
+        return text
+    }
+}
+
+/// A bad `--outcomes` list, naming the item.
+public struct ScriptedOutcomeError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong.
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Output files are written to a temporary file beside the target and renamed over it, so a
+/// failure never leaves a half-written file.
+enum AtomicFile {
+    /// Fails early, before any work, when `path` cannot be written (its folder is missing or read-only).
+    static func checkWritable(_ path: String, option: String) throws(UsageError) {
+        let url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw UsageError("\(option) \(path): is a directory")
+        }
+        let folder = url.deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UsageError("\(option) \(path): folder \(folder) does not exist")
+        }
+        guard FileManager.default.isWritableFile(atPath: folder) else {
+            throw UsageError("\(option) \(path): folder \(folder) is not writable")
+        }
+    }
+
+    /// Writes `data` to `path` atomically.
+    static func write(_ data: Data, to path: String) throws(OperationFailed) {
+        let target = URL(fileURLWithPath: path)
+        let temporary = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        do {
+            try data.write(to: temporary)
+            if FileManager.default.fileExists(atPath: target.path) {
+                _ = try FileManager.default.replaceItemAt(target, withItemAt: temporary)
+            } else {
+                try FileManager.default.moveItem(at: temporary, to: target)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw OperationFailed("cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}

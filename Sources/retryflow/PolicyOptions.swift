@@ -1,0 +1,149 @@
+import Foundation
+import RetryFlow
+import RetryFlowHTTP
+
+/// The policy flags `fetch` and `simulate` share, curl's spellings included.
+enum PolicyOptions {
+    static let specs: [OptionSpec] = [
+        OptionSpec("--attempts"), OptionSpec("--retry"),
+        OptionSpec("--backoff"), OptionSpec("--delay"), OptionSpec("--multiplier"), OptionSpec("--max-delay"),
+        OptionSpec("--retry-delay"), OptionSpec("--jitter"),
+        OptionSpec("--timeout"), OptionSpec("--max-time"), OptionSpec("--deadline"), OptionSpec("--retry-max-time"),
+        OptionSpec("--max-retry-after"), OptionSpec("--retry-on-status"),
+        OptionSpec("--no-retry-after", value: false), OptionSpec("--retry-non-idempotent", value: false),
+        OptionSpec("--policy"),
+    ]
+
+    static let help = """
+          --attempts N            total attempts, the first included (default 3)
+          --retry N               retries after the first attempt (curl's meaning: N + 1 attempts)
+          --backoff KIND          constant, linear or exponential (default exponential)
+          --delay SECONDS         the first delay (default 0.5)
+          --multiplier X          growth of exponential backoff (default 2)
+          --max-delay SECONDS     cap on any backoff delay (default 20)
+          --retry-delay SECONDS   curl's constant delay: same as --backoff constant --delay SECONDS
+          --jitter KIND           none, full, equal or decorrelated (default full)
+          --timeout SECONDS       per-attempt timeout (curl's --max-time is accepted)
+          --deadline SECONDS      time for all attempts and waits (curl's --retry-max-time is accepted)
+          --max-retry-after S     longest Retry-After honoured; more ends the run (default 300)
+          --retry-on-status LIST  statuses to retry, e.g. 429,503 (default 408,429,500,502,503,504)
+          --no-retry-after        ignore Retry-After (use the backoff)
+          --retry-non-idempotent  retry POST and PATCH too
+          --policy FILE.json      start from a RetryPolicy in its JSON form; flags override it
+    """
+
+    /// The policy and HTTP rules the flags describe.
+    static func make(from arguments: CommandLineArguments) throws(UsageError) -> (RetryPolicy, HTTPRetryRules) {
+        var policy = RetryPolicy.default
+        if let path = arguments.value("--policy") {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("--policy \(path): cannot read the file")
+            }
+            do {
+                policy = try JSONDecoder().decode(RetryPolicy.self, from: data)
+            } catch let error as RetryPolicyError {
+                throw UsageError("--policy \(path): \(error)")
+            } catch {
+                throw UsageError("--policy \(path): not a RetryPolicy in JSON (\(Self.describe(error)))")
+            }
+        }
+        if arguments.has("--attempts") && arguments.has("--retry") {
+            throw UsageError("give --attempts (total) or --retry (retries), not both")
+        }
+        if let attempts = try arguments.integer("--attempts", in: 1...1_000_000) { policy.maxAttempts = attempts }
+        if let retries = try arguments.integer("--retry", in: 0...999_999) { policy.maxAttempts = retries + 1 }
+
+        if arguments.has("--retry-delay") && (arguments.has("--backoff") || arguments.has("--delay")) {
+            throw UsageError("--retry-delay is curl's constant delay; give it or --backoff/--delay, not both")
+        }
+        let kind = try arguments.choice("--backoff", ["constant", "linear", "exponential"])
+        let delay = try arguments.seconds("--delay")
+        if let constant = try arguments.seconds("--retry-delay") {
+            policy.backoff = .constant(constant)
+        } else if kind != nil || delay != nil {
+            let base = delay ?? policy.backoff.base
+            switch kind ?? Self.kind(of: policy.backoff) {
+            case "constant": policy.backoff = .constant(base)
+            case "linear": policy.backoff = .linear(initial: base, increment: base)
+            default:
+                let multiplier: Double
+                if case .exponential(_, let m) = policy.backoff { multiplier = m } else { multiplier = 2 }
+                policy.backoff = .exponential(base: base, multiplier: multiplier)
+            }
+        }
+        if let text = arguments.value("--multiplier") {
+            guard let multiplier = Double(text), multiplier.isFinite else {
+                throw UsageError("--multiplier needs a number, got \"\(text)\"")
+            }
+            guard case .exponential(let base, _) = policy.backoff else {
+                throw UsageError("--multiplier goes with --backoff exponential")
+            }
+            policy.backoff = .exponential(base: base, multiplier: multiplier)
+        }
+        if let cap = try arguments.seconds("--max-delay") { policy.maxDelay = cap }
+        if let jitter = try arguments.choice("--jitter", Jitter.allCases.map(\.rawValue)) {
+            policy.jitter = Jitter(rawValue: jitter)!
+        }
+        if arguments.has("--timeout") && arguments.has("--max-time") {
+            throw UsageError("--max-time is curl's name for --timeout; give one")
+        }
+        let timeoutFlag = try arguments.seconds("--timeout")
+        let maxTimeFlag = try arguments.seconds("--max-time")
+        if let timeout = timeoutFlag ?? maxTimeFlag {
+            guard timeout > .zero else { throw UsageError("--timeout must be more than 0") }
+            policy.perAttemptTimeout = timeout
+        }
+        if arguments.has("--deadline") && arguments.has("--retry-max-time") {
+            throw UsageError("--retry-max-time is curl's name for --deadline; give one")
+        }
+        let deadlineFlag = try arguments.seconds("--deadline")
+        let retryMaxTimeFlag = try arguments.seconds("--retry-max-time")
+        if let deadline = deadlineFlag ?? retryMaxTimeFlag {
+            guard deadline > .zero else { throw UsageError("--deadline must be more than 0") }
+            policy.deadline = deadline
+        }
+        if let cap = try arguments.seconds("--max-retry-after") { policy.maxRetryAfter = cap }
+        do {
+            try policy.validate()
+        } catch {
+            throw UsageError(error.description)
+        }
+
+        var rules = HTTPRetryRules.default
+        if let list = arguments.value("--retry-on-status") {
+            var statuses = Set<Int>()
+            for item in list.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let status = Int(item.trimmingCharacters(in: .whitespaces)), (100...599).contains(status) else {
+                    throw UsageError("--retry-on-status: \"\(item)\" is not a status from 100 to 599")
+                }
+                statuses.insert(status)
+            }
+            rules.retryableStatuses = statuses
+        }
+        if arguments.has("--no-retry-after") { rules.honorRetryAfter = false }
+        if arguments.has("--retry-non-idempotent") { rules.retryNonIdempotent = true }
+        return (policy, rules)
+    }
+
+    private static func kind(of backoff: Backoff) -> String {
+        switch backoff {
+        case .constant: "constant"
+        case .linear: "linear"
+        case .exponential: "exponential"
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let decoding = error as? DecodingError {
+            switch decoding {
+            case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
+                .keyNotFound(_, let context):
+                let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+                return (path.isEmpty ? "" : "\(path): ") + context.debugDescription
+            @unknown default:
+                return String(describing: decoding)
+            }
+        }
+        return String(describing: error)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import RetryFlow
+import RetryFlowGraphviz
+
+/// `retryflow render`: the shipped machine's chart, optionally with a run drawn over it.
+enum RenderCommand {
+    static let specs = [
+        OptionSpec("--style"), OptionSpec("--format"), OptionSpec("-o", "--output"), OptionSpec("--trace"),
+        OptionSpec("-h", "--help", value: false),
+    ]
+
+    static let help = """
+        usage: retryflow render [--style state|flowchart] [--format FORMAT] [-o FILE] [--trace TRACE.json]
+
+        Draws the retry machine from the same transition table the engine executes.
+          --style STYLE     state (UML state diagram) or flowchart (default flowchart)
+          --format FORMAT   dot, mermaid, markdown, or a Graphviz format: svg, png, pdf, json, plain …
+                            (default: from -o's extension, else dot)
+          -o, --output FILE write to FILE (atomically) instead of stdout
+          --trace FILE      draw a run's trace (JSON from fetch/simulate --trace) over the chart
+        Binary formats (png, pdf) are not written to a terminal.
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        let args = try CommandLineArguments(arguments, specs: specs, command: "render")
+        if args.has("--help") {
+            Console.output(help + "\n")
+            return 0
+        }
+        guard args.positionals.isEmpty else { throw UsageError("render takes no arguments, got \"\(args.positionals[0])\"") }
+        let style = ChartStyle(rawValue: try args.choice("--style", ["state", "flowchart"]) ?? "flowchart")!
+        let output = args.value("--output")
+        if let output { try AtomicFile.checkWritable(output, option: "-o") }
+        let format = args.value("--format")?.lowercased()
+            ?? output.map { URL(fileURLWithPath: $0).pathExtension.lowercased() }.flatMap { $0.isEmpty ? nil : ($0 == "mmd" ? "mermaid" : ($0 == "md" ? "markdown" : $0)) }
+            ?? "dot"
+
+        var overlay: TraceOverlay?
+        if let path = args.value("--trace") {
+            guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("--trace \(path): cannot read the file") }
+            let trace: RetryTrace
+            do { trace = try JSONDecoder().decode(RetryTrace.self, from: data) } catch {
+                throw UsageError("--trace \(path): not a RetryFlow trace (\(PolicyOptions.describe(error)))")
+            }
+            let problems = trace.inconsistencies(with: RetryTable.retry)
+            guard problems.isEmpty else {
+                throw UsageError("--trace \(path): the trace does not match the retry table: \(problems.joined(separator: "; "))")
+            }
+            overlay = TraceOverlay(trace: trace, table: .retry)
+        }
+
+        let data: Data
+        switch format {
+        case "mermaid", "markdown":
+            guard overlay == nil else { throw UsageError("--trace draws on DOT-based formats, not \(format)") }
+            data = Data((format == "mermaid" ? MermaidChart.render(RetryTable.retry, style: style) : MarkdownTable.render(RetryTable.retry)).utf8)
+        case "dot", "gv":
+            data = Data(DOTChart.render(RetryTable.retry, style: style, overlay: overlay).utf8)
+        default:
+            let available = Graphviz.availableFormats
+            guard available.contains(format) else {
+                throw UsageError("unknown --format \"\(format)\"; use dot, mermaid, markdown or one of: \(available.joined(separator: ", "))")
+            }
+            if output == nil && Console.stdoutIsTerminal && ["png", "pdf", "gif", "jpg", "jpeg", "bmp", "ico", "webp", "tif", "tiff"].contains(format) {
+                throw UsageError("refusing to write binary \(format.uppercased()) to a terminal; use -o FILE or redirect stdout")
+            }
+            do {
+                data = try Graphviz.render(dot: DOTChart.render(RetryTable.retry, style: style, overlay: overlay), format: format)
+            } catch {
+                throw OperationFailed("rendering failed: \(error)")
+            }
+        }
+        if let output { try AtomicFile.write(data, to: output) } else { Console.output(data) }
+        return 0
+    }
+}

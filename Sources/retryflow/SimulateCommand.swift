@@ -1,0 +1,70 @@
+import Foundation
+import RetryFlow
+import RetryFlowHTTP
+import RetryFlowTesting
+
+/// `retryflow simulate`: the real machine on a virtual clock against scripted outcomes.
+enum SimulateCommand {
+    static let specs = PolicyOptions.specs + [
+        OptionSpec("--outcomes"), OptionSpec("--seed"), OptionSpec("-X", "--request"),
+        OptionSpec("-H", "--header", repeatable: true), OptionSpec("--trace"), OptionSpec("--trace-chart"),
+        OptionSpec("-h", "--help", value: false),
+    ]
+
+    static let help = """
+        usage: retryflow simulate --outcomes LIST [policy options] [--seed N] [--trace FILE.json] [--trace-chart FILE.svg]
+
+        Runs the real retry machine, engine and HTTP rules on a virtual clock against scripted
+        outcomes and prints the timeline at once: what does this policy do when...
+
+          --outcomes LIST        what each attempt gets, comma-separated; the last repeats:
+                                 a status (200, 503:retry-after=2), reset, close, truncated, timeout,
+                                 refused, dns, or hang (needs --timeout or --deadline);
+                                 add :after=SECONDS for an attempt that takes time
+          --seed N               seed for jitter, so runs replay exactly (default 1)
+          -X, --request METHOD   the method (POST shows the idempotency rule)
+          -H, --header 'N: v'    a request header (e.g. 'Idempotency-Key: 42')
+          --trace FILE.json      write the run's trace
+          --trace-chart FILE.svg write the flowchart with the run drawn over it
+
+        """ + PolicyOptions.help
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try CommandLineArguments(arguments, specs: specs, command: "simulate")
+        if args.has("--help") {
+            Console.output(help + "\n")
+            return 0
+        }
+        guard args.positionals.isEmpty else { throw UsageError("simulate takes no arguments, got \"\(args.positionals[0])\"") }
+        guard let list = args.value("--outcomes") else { throw UsageError("simulate needs --outcomes, e.g. --outcomes reset,503,200") }
+        let outcomes: [ScriptedOutcome]
+        do { outcomes = try ScriptedOutcome.parseList(list) } catch { throw UsageError(error.description) }
+        let (policy, rules) = try PolicyOptions.make(from: args)
+        let seed: UInt64
+        if let text = args.value("--seed") {
+            guard let value = UInt64(text) else { throw UsageError("--seed needs a whole number from 0, got \"\(text)\"") }
+            seed = value
+        } else {
+            seed = 1
+        }
+        let request = try FetchCommand.makeRequest(url: Simulation.url.absoluteString, args: args)
+        for option in ["--trace", "--trace-chart"] {
+            if let path = args.value(option) { try AtomicFile.checkWritable(path, option: option) }
+        }
+        let chartFormat = try args.value("--trace-chart").map { path throws(UsageError) in try TraceFiles.chartFormat(for: path, option: "--trace-chart") }
+        var headers: [String: String] = [:]
+        for (name, value) in request.allHTTPHeaderFields ?? [:] { headers[name] = value }
+
+        let outcome: RetryOutcome<HTTPResponse>
+        do {
+            outcome = try await Simulation.run(
+                outcomes: outcomes, policy: policy, rules: rules, method: request.httpMethod ?? "GET", headers: headers, seed: seed)
+        } catch let error as ScriptedOutcomeError {
+            throw UsageError(error.description)
+        }
+        Console.output(Timeline.render(outcome.trace, reason: outcome.reason))
+        if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
+        if let path = args.value("--trace-chart"), let chartFormat { try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat) }
+        return 0
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// Bad usage and bad input: exit status 2, a message naming the problem, never a crash.
+@Suite struct BadInputTests {
+    static let cases: [(arguments: [String], message: String)] = [
+        ([], "usage: retryflow"),
+        (["frobnicate"], "unknown command \"frobnicate\""),
+        (["fetch"], "fetch needs a URL"),
+        (["fetch", "http://127.0.0.1:9/", "--bogus"], "unknown option --bogus"),
+        (["fetch", "http://127.0.0.1:9/", "--delay"], "option --delay needs a value"),
+        (["fetch", "http://127.0.0.1:9/", "--delay", "-1"], "--delay must not be negative"),
+        (["fetch", "http://127.0.0.1:9/", "--delay", "nan"], "--delay needs a number of seconds, got \"nan\""),
+        (["fetch", "http://127.0.0.1:9/", "--timeout", "inf"], "--timeout needs a number of seconds"),
+        (["fetch", "http://127.0.0.1:9/", "--attempts", "0"], "--attempts must be from 1"),
+        (["fetch", "http://127.0.0.1:9/", "--attempts", "three"], "--attempts needs a whole number, got \"three\""),
+        (["fetch", "http://127.0.0.1:9/", "--attempts", "2", "--retry", "1"], "not both"),
+        (["fetch", "not a url"], "bad URL \"not a url\""),
+        (["fetch", "ftp://127.0.0.1/x"], "bad URL \"ftp://127.0.0.1/x\""),
+        (["fetch", "http://127.0.0.1:9/", "-H", "NoColon"], "bad header \"NoColon\""),
+        (["fetch", "http://127.0.0.1:9/", "-H", "Bad Name: x"], "is not a header name"),
+        (["fetch", "http://127.0.0.1:9/", "--jitter", "wild"], "--jitter must be one of none, full, equal, decorrelated"),
+        (["fetch", "http://127.0.0.1:9/", "--backoff", "fibonacci"], "--backoff must be one of constant, linear, exponential"),
+        (["fetch", "http://127.0.0.1:9/", "--delay", "30", "--max-delay", "5"], "maxDelay must not be below"),
+        (["fetch", "http://127.0.0.1:9/", "--retry-on-status", "503,abc"], "\"abc\" is not a status"),
+        (["fetch", "http://127.0.0.1:9/", "-o", "/nonexistent-folder/out"], "folder /nonexistent-folder does not exist"),
+        (["fetch", "http://127.0.0.1:9/", "--policy", "/nonexistent.json"], "--policy /nonexistent.json: cannot read"),
+        (["fetch", "http://127.0.0.1:9/", "--trace-chart", "/tmp/chart.txt"], "use a .svg, .png, .pdf or .dot"),
+        (["fetch", "http://127.0.0.1:9/", "--multiplier", "2", "--backoff", "linear"], "--multiplier goes with --backoff exponential"),
+        (["render", "--style", "cubist"], "--style must be one of state, flowchart"),
+        (["render", "--format", "nonsense"], "unknown --format \"nonsense\""),
+        (["render", "--trace", "/nonexistent.json"], "--trace /nonexistent.json: cannot read"),
+        (["render", "--format", "mermaid", "--trace", "/etc/hostname"], "not a RetryFlow trace"),
+        (["render", "extra"], "render takes no arguments"),
+        (["simulate"], "simulate needs --outcomes"),
+        (["simulate", "--outcomes", ""], "--outcomes is empty"),
+        (["simulate", "--outcomes", "503,teapot"], "unknown \"teapot\""),
+        (["simulate", "--outcomes", "999"], "status 999 is not 100-599"),
+        (["simulate", "--outcomes", "reset:retry-after=2"], "retry-after goes with a status"),
+        (["simulate", "--outcomes", "200:after=-1"], "after=-1 is not a number of seconds"),
+        (["simulate", "--outcomes", "200,,503"], "empty outcome in the list"),
+        (["simulate", "--outcomes", "hang"], "\"hang\" outcome needs --timeout or --deadline"),
+        (["simulate", "--outcomes", "200", "--seed", "-4"], "--seed needs a whole number"),
+        (["demo", "extra"], "demo takes no arguments"),
+    ]
+
+    @Test(arguments: cases.indices)
+    func exitsTwoNamingTheProblem(index: Int) async throws {
+        let (arguments, message) = Self.cases[index]
+        let result = try await Tool.run(arguments)
+        #expect(result.status == 2, "\(arguments): status \(result.status), stderr \(result.stderr)")
+        #expect((result.stderr + result.stdout).contains(message), "\(arguments): \(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error"), "crashed: \(result.stderr)")
+    }
+
+    @Test func badPolicyFileIsNamed() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"maxAttempts": 0}"#.utf8).write(to: file)
+        let result = try await Tool.run(["fetch", "http://127.0.0.1:9/", "--policy", file.path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("maxAttempts must be at least 1"))
+        try Data(#"{"maxAttempts": 2, "backoff": {"kind": "constant", "delay": 0.01}, "jitter": "none"}"#.utf8).write(to: file)
+        let simulated = try await Tool.run(["simulate", "--outcomes", "503", "--policy", file.path])
+        #expect(simulated.status == 0)
+        #expect(simulated.stdout.contains("wait 10 ms"))
+    }
+
+    @Test func helpForEveryCommand() async throws {
+        for command in ["render", "fetch", "simulate", "demo"] {
+            let result = try await Tool.run([command, "--help"])
+            #expect(result.status == 0)
+            #expect(result.stdout.hasPrefix("usage: retryflow \(command)"))
+        }
+        let top = try await Tool.run(["--help"])
+        #expect(top.status == 0)
+        #expect(top.stdout.contains("simulate"))
+    }
+}

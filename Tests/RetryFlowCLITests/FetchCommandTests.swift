@@ -1,0 +1,85 @@
+import Foundation
+import RetryFlowTesting
+import Testing
+
+@Suite(.timeLimit(.minutes(2))) struct FetchCommandTests {
+    static let fast = ["--delay", "0.02", "--jitter", "none"]
+
+    @Test func flakyURLSucceedsWithTheRightNumberOfRequests() async throws {
+        let server = try FlakyServer(scripts: ["/flaky": [.reset, .status(503), .status(200, body: "hello\n")]])
+        defer { server.stop() }
+        let result = try await Tool.run(["fetch", server.url("/flaky").absoluteString] + Self.fast)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "hello\n", "only the final body")
+        #expect(server.requests(to: "/flaky").count == 3)
+        #expect(result.stderr.contains("attempt 1 of 3"))
+        #expect(result.stderr.contains("networkConnectionLost"))
+        #expect(result.stderr.contains("HTTP 200, 6 bytes after 3 attempt(s)"))
+    }
+
+    @Test func postAnswered503IsNotRetried() async throws {
+        let server = try FlakyServer(scripts: ["/orders": [.status(503, body: "busy"), .status(201)], "/keyed": [.status(503), .status(201)]])
+        defer { server.stop() }
+        let result = try await Tool.run(["fetch", server.url("/orders").absoluteString, "-d", "{}"] + Self.fast)
+        #expect(server.requests(to: "/orders").count == 1)
+        #expect(server.requests.first?.method == "POST")
+        #expect(result.stderr.contains("POST is not idempotent"))
+        #expect(result.stdout == "busy", "the server's final answer")
+        #expect(result.status == 0)
+
+        let keyed = try await Tool.run(
+            ["fetch", server.url("/keyed").absoluteString, "-d", "{}", "-H", "Idempotency-Key: 7"] + Self.fast)
+        #expect(keyed.status == 0)
+        #expect(server.requests(to: "/keyed").count == 2, "with a key, the 503 is retried")
+    }
+
+    @Test func retryAfterIsHonoured() async throws {
+        let server = try FlakyServer(scripts: ["/busy": [.status(503, headers: ["Retry-After": "1"]), .status(200, body: "ok")]])
+        defer { server.stop() }
+        let result = try await Tool.run(["fetch", server.url("/busy").absoluteString] + Self.fast)
+        #expect(result.status == 0)
+        let seen = server.requests(to: "/busy")
+        #expect(seen.count == 2)
+        #expect(seen[1].arrival - (seen[0].answered ?? seen[0].arrival) >= .seconds(1))
+        #expect(result.stderr.contains("waiting 1 s"))
+    }
+
+    @Test func deadlineStopsItInTime() async throws {
+        let server = try FlakyServer(scripts: ["/slow": [.hang]])
+        defer { server.stop() }
+        let result = try await Tool.run(
+            ["fetch", server.url("/slow").absoluteString, "--retry", "20", "--timeout", "0.2", "--deadline", "0.6"] + Self.fast)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("gave up (deadline exceeded)"))
+        #expect(result.elapsed < .seconds(3))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func outputFileGetsOnlyTheFinalBody() async throws {
+        let server = try FlakyServer(scripts: ["/f": [.status(500, body: "first"), .status(503, body: "second"), .status(200, body: "final")]])
+        defer { server.stop() }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let trace = file.appendingPathExtension("json")
+        let chart = file.appendingPathExtension("svg")
+        defer { try? FileManager.default.removeItem(at: trace); try? FileManager.default.removeItem(at: chart) }
+        let result = try await Tool.run(
+            ["fetch", server.url("/f").absoluteString, "-o", file.path, "--trace", trace.path, "--trace-chart", chart.path] + Self.fast)
+        #expect(result.status == 0)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "final")
+        #expect(result.stdout.isEmpty)
+        #expect(try String(contentsOf: trace, encoding: .utf8).contains("\"delay elapsed\""))
+        #expect(try String(contentsOf: chart, encoding: .utf8).contains("<svg"))
+    }
+
+    @Test func givingUpExitsOneWithEveryAttempt() async throws {
+        let server = try FlakyServer(scripts: ["/down": [.status(503)]])
+        defer { server.stop() }
+        let result = try await Tool.run(["fetch", server.url("/down").absoluteString, "--attempts", "2"] + Self.fast)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("gave up (attempts exhausted) after 2 attempts"))
+        #expect(result.stderr.contains("#1 at "))
+        #expect(result.stderr.contains("not retried: no attempts left"))
+        #expect(result.stderr.contains("#2 at"))
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import RetryFlow
+import Testing
+
+@Suite(.timeLimit(.minutes(2))) struct SimulateAndRenderTests {
+    @Test func simulatePrintsTheTimeline() async throws {
+        let result = try await Tool.run(["simulate", "--outcomes", "reset,503,503:retry-after=2,200", "--attempts", "4", "--jitter", "none"])
+        #expect(result.status == 0)
+        #expect(result.stdout == """
+              time    attempt  event          move               delay / detail
+              0 s     1        start          idle → request
+              0 s     1        failed         request → retry    URLError -1005 networkConnectionLost
+              0 s     1        [else]         retry → wait       wait 500 ms
+              500 ms  2        delay elapsed  wait → request
+              500 ms  2        failed         request → retry    HTTP 503 Service Unavailable
+              500 ms  2        [else]         retry → wait       wait 1 s
+              1.5 s   3        delay elapsed  wait → request
+              1.5 s   3        failed         request → retry    HTTP 503 Service Unavailable; Retry-After 2 asks for 2 s
+              1.5 s   3        [else]         retry → wait       wait 2 s
+              3.5 s   4        delay elapsed  wait → request
+              3.5 s   4        succeeded      request → success
+              total 3.5 s, final state: success (succeeded)
+
+            """)
+    }
+
+    @Test func simulateShowsTheIdempotencyRuleAndTheDeadline() async throws {
+        let post = try await Tool.run(["simulate", "--outcomes", "503", "-X", "POST"])
+        #expect(post.stdout.hasSuffix("  total 0 s, final state: failure (not retryable)\n"))
+        #expect(post.stdout.contains("[not retryable]  retry → failure"))
+        let deadline = try await Tool.run(
+            ["simulate", "--outcomes", "hang", "--timeout", "2", "--deadline", "5", "--backoff", "constant", "--delay", "0", "--attempts", "5"])
+        #expect(deadline.stdout.contains("5 s   3        deadline exceeded    request → failure  deadline of 5 s exceeded"))
+        #expect(deadline.stdout.hasSuffix("  total 5 s, final state: failure (deadline exceeded)\n"))
+    }
+
+    @Test func simulateReplaysJitterBySeed() async throws {
+        let first = try await Tool.run(["simulate", "--outcomes", "503,503,200", "--seed", "7"])
+        let again = try await Tool.run(["simulate", "--outcomes", "503,503,200", "--seed", "7"])
+        let other = try await Tool.run(["simulate", "--outcomes", "503,503,200", "--seed", "8"])
+        #expect(first.stdout == again.stdout)
+        #expect(first.stdout != other.stdout)
+    }
+
+    @Test func renderWritesTheTablesCharts() async throws {
+        let dot = try await Tool.run(["render", "--style", "state"])
+        #expect(dot.status == 0)
+        #expect(dot.stdout == DOTChart.render(RetryTable.retry, style: .state))
+        let mermaid = try await Tool.run(["render", "--format", "mermaid"])
+        #expect(mermaid.stdout == MermaidChart.render(RetryTable.retry, style: .flowchart))
+        let svg = try await Tool.run(["render", "--format", "svg"])
+        #expect(svg.stdout.contains("<svg"))
+    }
+
+    @Test func renderDrawsATraceFromSimulate() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let trace = folder.appendingPathComponent("run.json").path
+        _ = try await Tool.run(["simulate", "--outcomes", "reset,200", "--trace", trace])
+        let drawn = try await Tool.run(["render", "--trace", trace])
+        #expect(drawn.status == 0)
+        #expect(drawn.stdout.contains("failed ×1"))
+        #expect(drawn.stdout.contains("attempts: 2"))
+        let png = folder.appendingPathComponent("run.png").path
+        let written = try await Tool.run(["render", "--trace", trace, "-o", png])
+        #expect(written.status == 0)
+        #expect(FileManager.default.contents(atPath: png)?.starts(with: [0x89, 0x50, 0x4E, 0x47]) == true)
+    }
+
+    @Test func demoRunsEveryScenarioAndWritesItsFiles() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await Tool.run(["demo", "-o", folder.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = result.stdout.split(separator: "\n").map(String.init)
+        #expect(files.count == 14)
+        for file in files { #expect(FileManager.default.fileExists(atPath: file), "\(file)") }
+        for scenario in ["flaky-then-ok", "retry-after", "post-not-retried", "deadline"] {
+            #expect(result.stderr.contains("\(scenario):"))
+        }
+        #expect(!result.stderr.contains("unexpected"))
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Runs the built `retryflow` binary as a child process and collects what it printed.
+struct ToolResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var elapsed: Duration
+}
+
+enum Tool {
+    /// The `retryflow` built beside this test bundle.
+    static let binary: URL = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("retryflow")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: ".build/debug/retryflow")
+    }()
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> ToolResult {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("stdout")
+        let err = folder.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        let started = ContinuousClock.now
+        // terminationHandler, not waitUntilExit: the latter adds ~50 ms per child on Linux.
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        let elapsed = started.duration(to: .now)
+        return ToolResult(
+            status: status, stdout: try String(contentsOf: out, encoding: .utf8), stderr: try String(contentsOf: err, encoding: .utf8),
+            elapsed: elapsed)
+    }
+}
