@@ -1,2 +1,80 @@
-// The benchmarks arrive with issue 6; this placeholder measures nothing and says so.
-print("retryflow-bench: no benchmarks yet")
+import Foundation
+import RetryFlow
+
+/// `retryflow-bench [--quick] [--json FILE] [NAMES...]`: every figure is a ratio against its
+/// baseline measured in the same run, the median of several repetitions (machines here are shared).
+let all = ["machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "render-in-process", "wait-precision", "waiting-memory"]
+var arguments = Array(CommandLine.arguments.dropFirst())
+
+if arguments.first == "__machine-steps", arguments.count == 2, let runs = Int(arguments[1]) {
+    // Run under valgrind by the machine-step benchmark to count allocations.
+    print(MachineStepBenchmark.machineRuns(runs))
+    exit(0)
+}
+if arguments.contains("--help") || arguments.contains("-h") {
+    print("usage: retryflow-bench [--quick] [--json FILE] [NAMES...]\nbenchmarks: \(all.joined(separator: " "))")
+    exit(0)
+}
+var quick = false
+var jsonPath: String?
+var names: [String] = []
+while !arguments.isEmpty {
+    let argument = arguments.removeFirst()
+    switch argument {
+    case "--quick": quick = true
+    case "--json":
+        guard !arguments.isEmpty else {
+            FileHandle.standardError.write(Data("retryflow-bench: --json needs a file\n".utf8))
+            exit(2)
+        }
+        jsonPath = arguments.removeFirst()
+    default:
+        guard all.contains(argument) else {
+            FileHandle.standardError.write(Data("retryflow-bench: unknown benchmark \"\(argument)\" (use \(all.joined(separator: ", ")))\n".utf8))
+            exit(2)
+        }
+        names.append(argument)
+    }
+}
+if names.isEmpty { names = all }
+
+var results: [BenchmarkResult] = []
+for name in names {
+    FileHandle.standardError.write(Data("running \(name)\(quick ? " (quick)" : "")…\n".utf8))
+    do {
+        switch name {
+        case "machine-step": results += await MachineStepBenchmark.run(quick: quick)
+        case "concurrent-flaky": results.append(try await HTTPBenchmarks.concurrentFlaky(quick: quick))
+        case "seed-design": results.append(try await HTTPBenchmarks.seedDesign(quick: quick))
+        case "cli-startup": results.append(try await HTTPBenchmarks.cliStartup(quick: quick))
+        case "success-overhead": results.append(try await HTTPBenchmarks.successOverhead(quick: quick))
+        case "render-in-process": results.append(try await EngineBenchmarks.renderInProcess(quick: quick))
+        case "wait-precision": results += try await EngineBenchmarks.waitPrecision(quick: quick)
+        default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
+        }
+    } catch {
+        results.append(BenchmarkResult(name: name, value: .nan, unit: "-", baseline: "-", baselineValue: nil, ratio: nil, goal: "-", met: nil, note: "failed: \(error)"))
+    }
+}
+
+func format(_ value: Double?) -> String {
+    guard let value, value.isFinite else { return "-" }
+    return abs(value) >= 100 ? String(format: "%.0f", value) : String(format: "%.3g", value)
+}
+print("| name | value | unit | baseline | baseline value | ratio | goal | met | note |")
+print("|---|---|---|---|---|---|---|---|---|")
+for r in results {
+    let met = r.met.map { $0 ? "yes" : "**no**" } ?? "-"
+    print("| \(r.name) | \(format(r.value)) | \(r.unit) | \(r.baseline) | \(format(r.baselineValue)) | \(format(r.ratio)) | \(r.goal) | \(met) | \(r.note ?? "") |")
+}
+if let jsonPath {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    do {
+        try encoder.encode(results).write(to: URL(fileURLWithPath: jsonPath))
+    } catch {
+        FileHandle.standardError.write(Data("retryflow-bench: cannot write \(jsonPath): \(error)\n".utf8))
+        exit(1)
+    }
+}

@@ -103,7 +103,7 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
         func elapsed() -> Duration { start.duration(to: clock.now) }
 
         var trace = RetryTrace()
-        trace.steps.reserveCapacity(policy.maxAttempts * 3 + 1)
+        trace.steps.reserveCapacity(min(policy.maxAttempts, 8) * 3 + 1)
         var attempts: [AttemptRecord] = []
         var lastValue: Value?
         var lastError: (any Error)?
@@ -177,6 +177,7 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
                             errorDescription: detail))
                 case .cancelAttempt:
                     inFlight?.operationTask?.cancel()
+                    inFlight = nil
                 case .notifyRetry(let attempt, let delay):
                     if let onRetry = engine.onRetry, let lastError {
                         onRetry(
@@ -186,6 +187,7 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
                     }
                     delayBefore = delay
                 case .sleep(let delay):
+                    inFlight = nil  // a finished attempt's task is not kept through the wait
                     detail = nil
                     decision = .retry
                     do {

@@ -60,18 +60,18 @@ public struct RetryMachine: Sendable {
     ) throws(InvalidTransition) -> Step {
         now = time
         self.decision = decision
-        guard let index = table.rowIndex(from: state, on: event, evaluate: { _ in true }) else {
+        let before = facts
+        guard let index = table.rowIndex(from: state, on: event, evaluate: { before.holds($0) }) else {
             throw InvalidTransition(state: state, event: event, at: time)
         }
         var actions = RetryActions()
-        let row = table.rows[index]
-        let taken = take(row, actions: &actions, detail: detail)
+        let taken = take(table.rows[index], actions: &actions, detail: detail)
         var completion: RetryTrace.Step?
         // A decision state is left at once by its first completion row whose guard holds.
-        if table.isDecision(state) {
+        if !table.completionRows[index].isEmpty {
             computePendingDelay()
-            let guardHolds = holds
-            if let next = table.rowIndex(from: state, on: nil, evaluate: guardHolds) {
+            let decided = facts
+            if let next = table.completionRowIndex(after: index, evaluate: { decided.holds($0) }) {
                 completion = take(table.rows[next], actions: &actions, detail: nil)
             }
         }
@@ -114,21 +114,34 @@ public struct RetryMachine: Sendable {
         }
     }
 
-    /// Evaluates one guard against the machine's current knowledge.
-    private func holds(_ guardSymbol: RetryGuard) -> Bool {
+    /// The answers to every guard, from the machine's current knowledge: a small value, so the
+    /// lookup's guard closure captures no copy of the machine.
+    private var facts: GuardFacts {
+        var deadlineHolds = true
+        if let deadline = policy.deadline { deadlineHolds = now + pendingDelay < deadline }
+        var capHolds = true
+        if case .retryAfter(let asked) = decision { capHolds = asked <= policy.maxRetryAfter }
+        return GuardFacts(
+            retryable: decision.isRetryable, attemptsLeft: attempt < policy.maxAttempts, retryAfterWithinCap: capHolds,
+            withinDeadline: deadlineHolds, retryImmediately: pendingDelay == .zero)
+    }
+}
+
+/// Whether each ``RetryGuard`` holds, at one moment of a run.
+struct GuardFacts {
+    let retryable: Bool
+    let attemptsLeft: Bool
+    let retryAfterWithinCap: Bool
+    let withinDeadline: Bool
+    let retryImmediately: Bool
+
+    func holds(_ guardSymbol: RetryGuard) -> Bool {
         switch guardSymbol {
-        case .retryable:
-            return decision.isRetryable
-        case .attemptsLeft:
-            return attempt < policy.maxAttempts
-        case .retryAfterWithinCap:
-            if case .retryAfter(let asked) = decision { return asked <= policy.maxRetryAfter }
-            return true
-        case .withinDeadline:
-            guard let deadline = policy.deadline else { return true }
-            return now + pendingDelay < deadline
-        case .retryImmediately:
-            return pendingDelay == .zero
+        case .retryable: retryable
+        case .attemptsLeft: attemptsLeft
+        case .retryAfterWithinCap: retryAfterWithinCap
+        case .withinDeadline: withinDeadline
+        case .retryImmediately: retryImmediately
         }
     }
 }

@@ -24,6 +24,9 @@ public struct TransitionTable<State: TableSymbol, Event: TableSymbol, Guard: Tab
     public let terminals: [State]
     /// The rows, in lookup order.
     public let rows: [Row]
+    /// For each row, the completion rows of the state it enters (empty unless that state is a
+    /// decision), in lookup order: precomputed so a machine step scans only what can apply.
+    public let completionRows: [[Int]]
 
     /// Makes a table. It is not validated here; call ``validate()`` (tests do, for every shipped table).
     public init(name: String, initial: State, terminals: [State], rows: [Row]) {
@@ -31,6 +34,7 @@ public struct TransitionTable<State: TableSymbol, Event: TableSymbol, Guard: Tab
         self.initial = initial
         self.terminals = terminals
         self.rows = rows
+        self.completionRows = rows.map { row in rows.indices.filter { rows[$0].from == row.to && rows[$0].event == nil } }
     }
 
     /// Whether a run that reaches `state` is over.
@@ -54,6 +58,14 @@ public struct TransitionTable<State: TableSymbol, Event: TableSymbol, Guard: Tab
             let row = rows[index]
             if row.from == state, row.event == event, row.condition.holds(evaluate) { return index }
         }
+        return nil
+    }
+
+    /// After taking row `taken`, the index of the completion row that fires, if its target is a
+    /// decision: the first whose guard holds.
+    @inlinable
+    public func completionRowIndex(after taken: Int, evaluate: (Guard) -> Bool) -> Int? {
+        for index in completionRows[taken] where rows[index].condition.holds(evaluate) { return index }
         return nil
     }
 

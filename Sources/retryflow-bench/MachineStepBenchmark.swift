@@ -1,0 +1,126 @@
+import Foundation
+import RetryFlow
+
+/// `machine-step`: one transition of the pure machine (lookup + guards + effects), against a
+/// hand-written retry loop doing the same policy math. Also heap allocations per step, counted
+/// by valgrind over two run counts (the difference cancels start-up allocations).
+enum MachineStepBenchmark {
+    static let policy = RetryPolicy(maxAttempts: 5, deadline: .seconds(60))
+
+    /// Simulated runs: run `i` fails `i % 4` times, then succeeds. Returns the steps taken.
+    @inline(never)
+    static func machineRuns(_ runs: Int) -> Int {
+        var steps = 0
+        var random = SeededRandom(seed: 42)
+        for run in 0..<runs {
+            var machine = RetryMachine(policy: policy, random: random)
+            let failures = run % 4
+            var now = Duration.zero
+            _ = try! machine.handle(.start, at: now)
+            steps += 1
+            var failed = 0
+            while !machine.isFinished {
+                if failed < failures {
+                    failed += 1
+                    let step = try! machine.handle(.failed, at: now, decision: .retry)
+                    steps += 2  // the event's row, then the retry decision's completion row
+                    for action in step.actions { if case .sleep(let d) = action { now += d } }
+                    if machine.state == .wait {
+                        _ = try! machine.handle(.delayElapsed, at: now)
+                        steps += 1
+                    }
+                } else {
+                    _ = try! machine.handle(.succeeded, at: now)
+                    steps += 1
+                }
+            }
+            random = SeededRandom(seed: UInt64(run))
+        }
+        return steps
+    }
+
+    /// The same runs as a plain loop: attempts, the policy's delay math, the deadline check.
+    @inline(never)
+    static func loopRuns(_ runs: Int) -> Int {
+        var steps = 0
+        var random = SeededRandom(seed: 42)
+        for run in 0..<runs {
+            let failures = run % 4
+            var now = Duration.zero
+            var previous: Duration?
+            var attempt = 1
+            steps += 1
+            while true {
+                if attempt - 1 < failures {
+                    steps += 2
+                    guard attempt < policy.maxAttempts else { break }
+                    let delay = policy.delay(beforeRetry: attempt, previous: previous, using: &random)
+                    guard now + delay < policy.deadline! else { break }
+                    previous = delay
+                    now += delay
+                    attempt += 1
+                    steps += 1
+                } else {
+                    steps += 1
+                    break
+                }
+            }
+            random = SeededRandom(seed: UInt64(run))
+        }
+        return steps
+    }
+
+    static func run(quick: Bool) async -> [BenchmarkResult] {
+        let runs = quick ? 100_000 : 1_000_000
+        var machineTimes: [Double] = []
+        var loopTimes: [Double] = []
+        var checksum = 0
+        for _ in 0..<(quick ? 5 : 11) {
+            loopTimes.append(Measure.seconds { checksum &+= loopRuns(runs) })
+            machineTimes.append(Measure.seconds { checksum &+= machineRuns(runs) })
+        }
+        let machineSteps = machineRuns(runs)
+        let perStep = Measure.median(machineTimes) / Double(machineSteps) * 1e9
+        let loopPerStep = Measure.median(loopTimes) / Double(machineSteps) * 1e9
+        let ratio = perStep / loopPerStep
+        return [
+            BenchmarkResult(
+                name: "machine-step", value: perStep, unit: "ns/step", baseline: "hand-written retry loop, same policy math",
+                baselineValue: loopPerStep, ratio: ratio, goal: "ratio <= 1.5", met: ratio <= 1.5,
+                note: "median of \(machineTimes.count) interleaved runs of \(runs) simulated retry runs (\(machineSteps) steps; checksum \(checksum % 1000))"),
+            await allocations(),
+        ]
+    }
+
+    /// Heap allocations per step, from valgrind's "total heap usage" at two run counts.
+    static func allocations() async -> BenchmarkResult {
+        func skipped(_ why: String) -> BenchmarkResult {
+            BenchmarkResult(
+                name: "machine-step-allocations", value: .nan, unit: "allocs/step", baseline: "-", baselineValue: nil, ratio: nil,
+                goal: "0", met: nil, note: why)
+        }
+        guard let valgrind = Measure.which("valgrind") else { return skipped("skipped: valgrind not installed") }
+        let me = CommandLine.arguments[0]
+        func allocs(_ runs: Int) async -> Double? {
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-bench-\(runs)-\(UUID().uuidString).log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: log) }
+            guard (try? await Measure.run(valgrind, ["--tool=memcheck", "--leak-check=no", me, "__machine-steps", "\(runs)"], output: log)) != nil,
+                let text = try? String(contentsOf: log, encoding: .utf8),
+                let line = text.split(separator: "\n").first(where: { $0.contains("total heap usage") })
+            else { return nil }
+            // "total heap usage: 1,234 allocs, 1,200 frees, 56,789 bytes allocated"
+            let words = line.split(separator: " ")
+            guard let index = words.firstIndex(of: "allocs,"), index > 0 else { return nil }
+            return Double(words[index - 1].replacingOccurrences(of: ",", with: ""))
+        }
+        let small = 1_000
+        let large = 11_000
+        guard let a = await allocs(small), let b = await allocs(large) else { return skipped("valgrind run failed") }
+        let perStep = (b - a) / Double(machineRuns(large) - machineRuns(small))
+        return BenchmarkResult(
+            name: "machine-step-allocations", value: perStep, unit: "allocs/step", baseline: "-", baselineValue: nil,
+            ratio: nil, goal: "0", met: perStep < 0.001,
+            note: "valgrind: \(Int(a)) allocs for \(small) runs, \(Int(b)) for \(large) runs")
+    }
+}
