@@ -95,120 +95,46 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
         self.operation = operation
     }
 
+    /// The loop: deliver the next event, perform the actions the machine returns. The bookkeeping
+    /// lives in a ``RunBook`` on the heap, so the async frame kept through every wait stays small
+    /// (10,000 parked retries are 10,000 such frames).
     func drive() async -> RetryOutcome<Value> {
         let clock = engine.clock
-        let policy = engine.policy
-        var machine = RetryMachine(policy: policy, random: AnyRandom(engine.random))
         let start = clock.now
-        func elapsed() -> Duration { start.duration(to: clock.now) }
-
-        var trace = RetryTrace()
-        trace.steps.reserveCapacity(min(policy.maxAttempts, 8) * 3 + 1)
-        var attempts: [AttemptRecord] = []
-        var lastValue: Value?
-        var lastError: (any Error)?
-        var delayBefore: Duration = .zero
-        var inFlight: AttemptRace<Value>?
-
-        // The next event to deliver, with the classifier's verdict and words for the trace.
-        var event: RetryEvent = Task.isCancelled ? .cancelled : .start
-        var decision: RetryDecision = .retry
-        var detail: String?
-
+        let book = RunBook<Value>(engine: engine, transitions: transitions, cancelled: Task.isCancelled)
         while true {
-            let step: RetryMachine.Step
-            do {
-                step = try machine.handle(event, at: elapsed(), decision: decision, detail: detail)
-            } catch {
-                trace.rejections.append(error)
-                return RetryOutcome(
-                    finalState: machine.state, reason: .invalidTransition, value: lastValue, attempts: attempts,
-                    trace: trace, duration: elapsed())
+            guard let actions = book.deliver(at: start.duration(to: clock.now)) else {
+                return book.outcome(state: book.machine.state, reason: .invalidTransition, at: start.duration(to: clock.now))
             }
-            record(step.transition, in: &trace)
-            if let completion = step.completion { record(completion, in: &trace) }
-
-            for action in step.actions {
+            for action in actions {
                 switch action {
                 case .startAttempt(let number):
-                    let info = RetryAttempt(number: number, maxAttempts: policy.maxAttempts, previousError: lastError)
-                    let attemptStart = elapsed()
-                    let (timerAt, timerEvent, timerError) = timer(start: start, clock: clock, policy: policy)
+                    let attemptStart = start.duration(to: clock.now)
+                    let (timerAt, timerEvent, timerError) = timer(start: start, clock: clock, policy: engine.policy)
                     let (end, race) = await AttemptRace.run(
-                        clock: clock, timerAt: timerAt, attempt: info, operation: operation)
-                    inFlight = race
-                    let error: (any Error)?
-                    switch end {
-                    case .returned(let value):
-                        lastValue = value
-                        if let verdict = classifyResult?(value) {
-                            event = .failed
-                            decision = verdict.decision
-                            error = RejectedResult(verdict.description)
-                        } else {
-                            event = .succeeded
-                            decision = .retry
-                            error = nil
-                        }
-                    case .threw(let thrown):
-                        if RetryClassifier.isCancellation(thrown) && Task.isCancelled {
-                            event = .cancelled
-                            decision = .fail
-                        } else {
-                            event = .failed
-                            decision = policy.retryIf.decision(for: thrown)
-                        }
-                        error = thrown
-                    case .timerFired:
-                        event = timerEvent
-                        error = timerError
-                        decision = timerEvent == .attemptTimedOut ? policy.retryIf.decision(for: timerError) : .fail
-                    case .cancelled:
-                        event = .cancelled
-                        decision = .fail
-                        error = CancellationError()
-                    }
-                    detail = error.map(engine.describeError)
-                    lastError = error
-                    attempts.append(
-                        AttemptRecord(
-                            number: number, start: attemptStart, duration: elapsed() - attemptStart,
-                            delayBefore: delayBefore, error: error, decision: error == nil ? nil : decision,
-                            errorDescription: detail))
+                        clock: clock, timerAt: timerAt, attempt: book.attemptInfo(number), operation: operation)
+                    book.inFlight = race
+                    book.attemptEnded(
+                        number, end: end, timerEvent: timerEvent, timerError: timerError, classifyResult: classifyResult,
+                        started: attemptStart, now: start.duration(to: clock.now), cancelled: Task.isCancelled)
                 case .cancelAttempt:
-                    inFlight?.operationTask?.cancel()
-                    inFlight = nil
+                    book.inFlight?.operationTask?.cancel()
+                    book.inFlight = nil
                 case .notifyRetry(let attempt, let delay):
-                    if let onRetry = engine.onRetry, let lastError {
-                        onRetry(
-                            RetryNotice(
-                                attempt: attempt, error: lastError, delay: delay,
-                                remainingAttempts: policy.maxAttempts - attempt))
-                    }
-                    delayBefore = delay
+                    book.notifyRetry(attempt: attempt, delay: delay)
                 case .sleep(let delay):
-                    inFlight = nil  // a finished attempt's task is not kept through the wait
-                    detail = nil
-                    decision = .retry
+                    book.willSleep()
                     do {
                         try await clock.sleep(for: delay)
-                        event = .delayElapsed
+                        book.event = .delayElapsed
                     } catch {
-                        event = .cancelled
+                        book.event = .cancelled
                     }
                 case .finish(let state, let reason):
-                    return RetryOutcome(
-                        finalState: state, reason: reason, value: lastValue, attempts: attempts, trace: trace,
-                        duration: elapsed())
+                    return book.outcome(state: state, reason: reason, at: start.duration(to: clock.now))
                 }
             }
         }
-    }
-
-    private func record(_ step: RetryTrace.Step, in trace: inout RetryTrace) {
-        trace.steps.append(step)
-        engine.onTransition?(step)
-        transitions?.yield(step)
     }
 
     /// When the attempt's timer fires and what it means: the per-attempt timeout or the deadline,
@@ -230,4 +156,124 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
         }
         return (at, event, error)
     }
+}
+
+/// One run's bookkeeping: the machine, the trace, the attempt records and the next event. Used by
+/// one task only (the run's), never shared.
+private final class RunBook<Value: Sendable> {
+    let engine: EngineHooks
+    let policy: RetryPolicy
+    let transitions: AsyncStream<RetryTrace.Step>.Continuation?
+    var machine: RetryMachine
+    var trace = RetryTrace()
+    var attempts: [AttemptRecord] = []
+    var lastValue: Value?
+    var lastError: (any Error)?
+    var delayBefore: Duration = .zero
+    var inFlight: AttemptRace<Value>?
+    // The next event to deliver, with the classifier's verdict and words for the trace.
+    var event: RetryEvent
+    var decision: RetryDecision = .retry
+    var detail: String?
+
+    init<C: Clock<Duration>>(engine: Retry<C>, transitions: AsyncStream<RetryTrace.Step>.Continuation?, cancelled: Bool) {
+        self.engine = EngineHooks(
+            onRetry: engine.onRetry, onTransition: engine.onTransition, describeError: engine.describeError)
+        self.policy = engine.policy
+        self.transitions = transitions
+        self.machine = RetryMachine(policy: engine.policy, random: AnyRandom(engine.random))
+        self.event = cancelled ? .cancelled : .start
+        trace.steps.reserveCapacity(min(engine.policy.maxAttempts, 8) * 3 + 1)
+    }
+
+    /// Delivers the pending event; the actions to perform, or `nil` for an event with no row.
+    func deliver(at now: Duration) -> RetryActions? {
+        do {
+            let step = try machine.handle(event, at: now, decision: decision, detail: detail)
+            record(step.transition)
+            if let completion = step.completion { record(completion) }
+            return step.actions
+        } catch {
+            trace.rejections.append(error)
+            return nil
+        }
+    }
+
+    private func record(_ step: RetryTrace.Step) {
+        trace.steps.append(step)
+        engine.onTransition?(step)
+        transitions?.yield(step)
+    }
+
+    func attemptInfo(_ number: Int) -> RetryAttempt {
+        RetryAttempt(number: number, maxAttempts: policy.maxAttempts, previousError: lastError)
+    }
+
+    /// Turns how the attempt ended into the next event, its verdict and the attempt's record.
+    func attemptEnded(
+        _ number: Int, end: AttemptEnd<Value>, timerEvent: RetryEvent, timerError: any Error,
+        classifyResult: (@Sendable (Value) -> RetryVerdict?)?, started: Duration, now: Duration, cancelled: Bool
+    ) {
+        let error: (any Error)?
+        switch end {
+        case .returned(let value):
+            lastValue = value
+            if let verdict = classifyResult?(value) {
+                event = .failed
+                decision = verdict.decision
+                error = RejectedResult(verdict.description)
+            } else {
+                event = .succeeded
+                decision = .retry
+                error = nil
+            }
+        case .threw(let thrown):
+            if RetryClassifier.isCancellation(thrown) && cancelled {
+                event = .cancelled
+                decision = .fail
+            } else {
+                event = .failed
+                decision = policy.retryIf.decision(for: thrown)
+            }
+            error = thrown
+        case .timerFired:
+            event = timerEvent
+            error = timerError
+            decision = timerEvent == .attemptTimedOut ? policy.retryIf.decision(for: timerError) : .fail
+        case .cancelled:
+            event = .cancelled
+            decision = .fail
+            error = CancellationError()
+        }
+        detail = error.map { engine.describeError($0) }
+        lastError = error
+        attempts.append(
+            AttemptRecord(
+                number: number, start: started, duration: now - started, delayBefore: delayBefore, error: error,
+                decision: error == nil ? nil : decision, errorDescription: detail))
+    }
+
+    func notifyRetry(attempt: Int, delay: Duration) {
+        if let onRetry = engine.onRetry, let lastError {
+            onRetry(RetryNotice(attempt: attempt, error: lastError, delay: delay, remainingAttempts: policy.maxAttempts - attempt))
+        }
+        delayBefore = delay
+    }
+
+    func willSleep() {
+        inFlight = nil  // a finished attempt's task is not kept through the wait
+        detail = nil
+        decision = .retry
+    }
+
+    func outcome(state: RetryState, reason: StopReason, at now: Duration) -> RetryOutcome<Value> {
+        RetryOutcome(finalState: state, reason: reason, value: lastValue, attempts: attempts, trace: trace, duration: now)
+    }
+}
+
+/// The engine's hooks, without its clock type.
+private struct EngineHooks {
+    let onRetry: (@Sendable (RetryNotice) -> Void)?
+    let onTransition: (@Sendable (RetryTrace.Step) -> Void)?
+    let describeError: @Sendable (any Error) -> String
 }
