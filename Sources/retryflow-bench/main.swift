@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowTesting
 
 /// `retryflow-bench [--quick] [--json FILE] [NAMES...]`: every figure is a ratio against its
 /// baseline measured in the same run, the median of several repetitions (machines here are shared).
@@ -9,6 +10,14 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "__machine-steps", arguments.count == 2, let runs = Int(arguments[1]) {
     // Run under valgrind by the machine-step benchmark to count allocations.
     print(MachineStepBenchmark.machineRuns(runs))
+    exit(0)
+}
+if arguments.first == "__serve", arguments.count == 2, let seconds = Int(arguments[1]) {
+    // A FlakyServer answering 200 on /ok for `seconds`, to load it from another process (wrk).
+    let server = try FlakyServer(scripts: ["/ok": [.status(200, body: "ok")]])
+    FileHandle.standardOutput.write(Data((server.url("/ok").absoluteString + "\n").utf8))
+    try await Task.sleep(for: .seconds(seconds))
+    server.stop()
     exit(0)
 }
 if arguments.contains("--help") || arguments.contains("-h") {
