@@ -66,6 +66,22 @@ struct CommandLineArguments {
         }
     }
 
+    /// Parses a subcommand's arguments; `nil` when `--help` was asked for (and printed). A
+    /// subcommand that takes no positional arguments refuses them here.
+    static func forCommand(
+        _ arguments: [String], specs: [OptionSpec], command: String, help: String, positionals: Bool = false
+    ) throws(UsageError) -> CommandLineArguments? {
+        let parsed = try CommandLineArguments(arguments, specs: specs, command: command)
+        if parsed.has("--help") {
+            Console.output(help + "\n")
+            return nil
+        }
+        if !positionals, let extra = parsed.positionals.first {
+            throw UsageError("\(command) takes no arguments, got \"\(extra)\"")
+        }
+        return parsed
+    }
+
     func has(_ key: String) -> Bool { values[key] != nil }
     func value(_ key: String) -> String? { values[key]?.last }
     func all(_ key: String) -> [String] { values[key] ?? [] }

@@ -55,12 +55,7 @@ enum DemoCommand {
     ]
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try CommandLineArguments(arguments, specs: specs, command: "demo")
-        if args.has("--help") {
-            Console.output(help + "\n")
-            return 0
-        }
-        guard args.positionals.isEmpty else { throw UsageError("demo takes no arguments, got \"\(args.positionals[0])\"") }
+        guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "demo", help: help) else { return 0 }
         let folder = URL(fileURLWithPath: args.value("--output") ?? "retryflow-demo")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -33,11 +33,8 @@ enum FetchCommand {
         """ + PolicyOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try CommandLineArguments(arguments, specs: specs, command: "fetch")
-        if args.has("--help") {
-            Console.output(help + "\n")
-            return 0
-        }
+        guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "fetch", help: help, positionals: true)
+        else { return 0 }
         guard args.positionals.count == 1 else {
             throw UsageError(args.positionals.isEmpty ? "fetch needs a URL" : "fetch takes one URL, got \(args.positionals.count)")
         }

@@ -84,22 +84,10 @@ enum PolicyOptions {
         if let jitter = try arguments.choice("--jitter", Jitter.allCases.map(\.rawValue)) {
             policy.jitter = Jitter(rawValue: jitter)!
         }
-        if arguments.has("--timeout") && arguments.has("--max-time") {
-            throw UsageError("--max-time is curl's name for --timeout; give one")
-        }
-        let timeoutFlag = try arguments.seconds("--timeout")
-        let maxTimeFlag = try arguments.seconds("--max-time")
-        if let timeout = timeoutFlag ?? maxTimeFlag {
-            guard timeout > .zero else { throw UsageError("--timeout must be more than 0") }
+        if let timeout = try positiveSeconds("--timeout", curlName: "--max-time", in: arguments) {
             policy.perAttemptTimeout = timeout
         }
-        if arguments.has("--deadline") && arguments.has("--retry-max-time") {
-            throw UsageError("--retry-max-time is curl's name for --deadline; give one")
-        }
-        let deadlineFlag = try arguments.seconds("--deadline")
-        let retryMaxTimeFlag = try arguments.seconds("--retry-max-time")
-        if let deadline = deadlineFlag ?? retryMaxTimeFlag {
-            guard deadline > .zero else { throw UsageError("--deadline must be more than 0") }
+        if let deadline = try positiveSeconds("--deadline", curlName: "--retry-max-time", in: arguments) {
             policy.deadline = deadline
         }
         if let cap = try arguments.seconds("--max-retry-after") { policy.maxRetryAfter = cap }
@@ -123,6 +111,20 @@ enum PolicyOptions {
         if arguments.has("--no-retry-after") { rules.honorRetryAfter = false }
         if arguments.has("--retry-non-idempotent") { rules.retryNonIdempotent = true }
         return (policy, rules)
+    }
+
+    /// A duration given under our name or curl's, not both, and more than zero.
+    private static func positiveSeconds(
+        _ name: String, curlName: String, in arguments: CommandLineArguments
+    ) throws(UsageError) -> Duration? {
+        if arguments.has(name) && arguments.has(curlName) {
+            throw UsageError("\(curlName) is curl's name for \(name); give one")
+        }
+        let given = try arguments.seconds(name)
+        let alias = try arguments.seconds(curlName)
+        guard let value = given ?? alias else { return nil }
+        guard value > .zero else { throw UsageError("\(name) must be more than 0") }
+        return value
     }
 
     private static func kind(of backoff: Backoff) -> String {

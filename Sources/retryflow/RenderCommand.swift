@@ -22,12 +22,7 @@ enum RenderCommand {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        let args = try CommandLineArguments(arguments, specs: specs, command: "render")
-        if args.has("--help") {
-            Console.output(help + "\n")
-            return 0
-        }
-        guard args.positionals.isEmpty else { throw UsageError("render takes no arguments, got \"\(args.positionals[0])\"") }
+        guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "render", help: help) else { return 0 }
         let style = ChartStyle(rawValue: try args.choice("--style", ["state", "flowchart"]) ?? "flowchart")!
         let output = args.value("--output")
         if let output { try AtomicFile.checkWritable(output, option: "-o") }

@@ -30,12 +30,7 @@ enum SimulateCommand {
         """ + PolicyOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try CommandLineArguments(arguments, specs: specs, command: "simulate")
-        if args.has("--help") {
-            Console.output(help + "\n")
-            return 0
-        }
-        guard args.positionals.isEmpty else { throw UsageError("simulate takes no arguments, got \"\(args.positionals[0])\"") }
+        guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "simulate", help: help) else { return 0 }
         guard let list = args.value("--outcomes") else { throw UsageError("simulate needs --outcomes, e.g. --outcomes reset,503,200") }
         let outcomes: [ScriptedOutcome]
         do { outcomes = try ScriptedOutcome.parseList(list) } catch { throw UsageError(error.description) }
