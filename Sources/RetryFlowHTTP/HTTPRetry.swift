@@ -17,6 +17,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     var onRetry: (@Sendable (RetryNotice) -> Void)?
     var onTransition: (@Sendable (RetryTrace.Step) -> Void)?
     var random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    /// Whether `transport` throws at once when cancelled (ours does; a caller's may not).
+    var transportEndsOnCancel = false
 
     func outcome(
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
@@ -28,6 +30,7 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         policy.retryIf = RetryClassifier { rules.decision(for: $0, request: request) }
         var engine = Retry(policy, clock: clock, onRetry: onRetry)
         engine.random = random
+        engine.runsAttemptsInline = transportEndsOnCancel
         engine.describeError = { Redaction.describe($0) }
         engine.onTransition = onTransition
         return try await engine.outcome(
@@ -47,15 +50,77 @@ extension HTTPRetry {
         self.init(
             transport: { request in try await session.send(request) }, request: request, policy: policy, rules: rules,
             clock: clock, onRetry: onRetry)
+        transportEndsOnCancel = true
     }
 }
 
 extension URLSession {
-    /// One attempt: `data(for:)`, insisting on an HTTP response.
+    /// One attempt, insisting on an HTTP response. Unlike `data(for:)` on Linux, which reports a
+    /// cancellation ~200 ms later, it throws `CancellationError` the moment its task is cancelled
+    /// (and cancels the data task), so the engine can run it without a racing child task.
     func send(_ request: URLRequest) async throws -> HTTPResponse {
-        let (data, response) = try await data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        return HTTPResponse(data: data, response: http)
+        let answer = OneShot<HTTPResponse>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                let task = dataTask(with: request) { data, response, error in
+                    if let error {
+                        answer.finish(.failure(error))
+                    } else if let http = response as? HTTPURLResponse {
+                        answer.finish(.success(HTTPResponse(data: data ?? Data(), response: http)))
+                    } else {
+                        answer.finish(.failure(URLError(.badServerResponse)))
+                    }
+                }
+                answer.start(continuation, task: task)
+            }
+        } onCancel: {
+            answer.finish(.failure(CancellationError()))
+        }
+    }
+}
+
+/// Resumes a continuation exactly once, with whichever comes first: the data task's answer or
+/// the cancellation (which also cancels the data task).
+private final class OneShot<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Value, any Error>?
+    private var task: URLSessionDataTask?
+    private var early: Result<Value, any Error>?
+    private var done = false
+
+    func start(_ continuation: CheckedContinuation<Value, any Error>, task: URLSessionDataTask) {
+        lock.lock()
+        if let early {
+            done = true
+            lock.unlock()
+            task.cancel()
+            continuation.resume(with: early)
+            return
+        }
+        self.continuation = continuation
+        self.task = task
+        lock.unlock()
+        task.resume()
+    }
+
+    func finish(_ result: Result<Value, any Error>) {
+        lock.lock()
+        guard !done else {
+            lock.unlock()
+            return
+        }
+        guard let continuation else {
+            if early == nil { early = result }  // cancelled before the task started
+            lock.unlock()
+            return
+        }
+        done = true
+        self.continuation = nil
+        let task = self.task
+        self.task = nil
+        lock.unlock()
+        if case .failure(let error) = result, error is CancellationError { task?.cancel() }
+        continuation.resume(with: result)
     }
 }
 

@@ -245,6 +245,46 @@ import Testing
         await #expect(throws: CancellationError.self) { try await thrower.value }
     }
 
+    @Test func inlineAttemptsStillEndPromptlyOnCancellation() async throws {
+        let clock = ManualClock()
+        var engine = Retry(constant, clock: clock)
+        engine.runsAttemptsInline = true
+        let task = Task { [engine] in
+            try await engine.outcome { _ -> Int in
+                try await clock.sleep(for: .seconds(3600))
+                return 1
+            }
+        }
+        await clock.waitForSleepers(1)
+        task.cancel()
+        let outcome = try await task.value
+        #expect(outcome.finalState == .cancelled)
+        #expect(outcome.attempts.count == 1)
+        expectConsistent(outcome.trace)
+    }
+
+    /// Inline attempts are only for attempts without a timer: a timeout still cuts a hung attempt.
+    @Test func inlineAttemptsKeepTheirTimeouts() async throws {
+        let clock = ManualClock()
+        var policy = constant
+        policy.perAttemptTimeout = .seconds(1)
+        policy.maxAttempts = 1
+        var engine = Retry(policy, clock: clock)
+        engine.runsAttemptsInline = true
+        let task = Task { [engine] in
+            try await engine.outcome { _ -> Int in
+                try await clock.sleep(for: .seconds(3600))
+                return 1
+            }
+        }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(1))
+        let outcome = try await task.value
+        #expect(outcome.reason == .attemptsExhausted)
+        #expect(outcome.attempts.first?.error is AttemptTimeout)
+        expectConsistent(outcome.trace)
+    }
+
     @Test func cancelledBeforeStartingMakesNoAttempt() async throws {
         let clock = ManualClock()
         let calls = Counter()

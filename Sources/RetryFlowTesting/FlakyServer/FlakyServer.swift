@@ -199,11 +199,12 @@ public final class FlakyServer: @unchecked Sendable {
             switch step.action {
             case .respond(let status, let headers, let body):
                 let keepAlive = !request.wantsClose
+                // Recorded before the bytes go out, so a client that has the answer always finds it recorded.
+                markAnswered()
                 connection.send(
                     Self.head(status: status, headers: headers, contentLength: body.count, keepAlive: keepAlive)
                         + (request.method == "HEAD" ? [] : body)
                 ) {
-                    markAnswered()
                     if keepAlive { connection.finishedAnswer() } else { connection.close(reset: false) }
                 }
             case .reset:
@@ -213,8 +214,8 @@ public final class FlakyServer: @unchecked Sendable {
                 markAnswered()
                 connection.close(reset: false)
             case .truncatedBody(let status, let declared, let sent):
+                markAnswered()
                 connection.send(Self.head(status: status, headers: [], contentLength: declared, keepAlive: true) + sent) {
-                    markAnswered()
                     connection.close(reset: false)
                 }
             case .hang:

@@ -21,8 +21,9 @@ extension FlakyServer {
         public let connection: Int
         /// Which scripted step answered it (0-based), or `nil` for an unscripted path.
         public let step: Int?
-        /// When the server finished sending its answer (or reset, or closed), since it started;
-        /// `nil` while it is still pending or for a hang.
+        /// When the server sent its answer (or reset, or closed), since it started; `nil` while it
+        /// is still pending, or for a hang. Set before the bytes leave, so it is never after the
+        /// client could have seen them.
         public internal(set) var answered: Duration?
 
         /// The first value of header `name` (case-insensitive).
