@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Output files are written to a temporary file beside the target and renamed over it, so a
 /// failure never leaves a half-written file.
 enum AtomicFile {
@@ -26,14 +32,14 @@ enum AtomicFile {
             .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
         do {
             try data.write(to: temporary)
-            if FileManager.default.fileExists(atPath: target.path) {
-                _ = try FileManager.default.replaceItemAt(target, withItemAt: temporary)
-            } else {
-                try FileManager.default.moveItem(at: temporary, to: target)
-            }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
             throw OperationFailed("cannot write \(path): \(error.localizedDescription)")
+        }
+        // rename(2) replaces an existing file atomically (FileManager.replaceItemAt fails on Linux here).
+        guard rename(temporary.path, target.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw OperationFailed("cannot write \(path): \(reason)")
         }
     }
 }

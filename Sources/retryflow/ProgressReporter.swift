@@ -2,10 +2,12 @@ import Foundation
 import RetryFlow
 
 /// Tells a person on stderr what a live run is doing, from the engine's transition hook: each
-/// attempt, its outcome, each wait, and why the run stopped.
+/// attempt, its outcome, each wait, and why the run stopped. On a terminal, a wait of a second or
+/// more counts down in place; elsewhere (a pipe, a CI log) each line is printed once.
 final class ProgressReporter: @unchecked Sendable {
     private let lock = NSLock()
     private var attemptStarted: Duration = .zero
+    private var countdown: (task: Task<Void, Never>, line: String)?
     private let label: String
     private let maxAttempts: Int
 
@@ -17,6 +19,11 @@ final class ProgressReporter: @unchecked Sendable {
     func record(_ step: RetryTrace.Step) {
         lock.lock()
         defer { lock.unlock() }
+        if let running = countdown {
+            running.task.cancel()
+            countdown = nil
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(running.line)\n".utf8))  // the countdown becomes a plain line
+        }
         let prefix = Console.paint(label, .strong)
         switch (step.from, step.to) {
         case (_, .request):
@@ -28,11 +35,31 @@ final class ProgressReporter: @unchecked Sendable {
             let what = step.detail ?? step.event?.label ?? ""
             Console.error("\(prefix)   " + Console.paint("\(step.event?.label ?? "") after \((step.at - attemptStarted).shortDescription): \(what)", .bad))
         case (.retry, .wait):
-            Console.error("\(prefix)   " + Console.paint("waiting \(step.delay?.shortDescription ?? "") before the next attempt", .quiet))
+            let delay = step.delay ?? .zero
+            let line = "\(prefix)   " + Console.paint("waiting \(delay.shortDescription) before the next attempt", .quiet)
+            if Console.stderrIsTerminal && delay >= .seconds(1) {
+                countdown = (Self.countDown(delay, prefix: prefix), line)
+            } else {
+                Console.error(line)
+            }
         case (.retry, .failure):
             Console.error("\(prefix)   " + Console.paint("not retried: \(step.condition.label)", .bad))
         default:
             break
+        }
+    }
+
+    /// Rewrites one line with the time left until the wait ends (or is cut short).
+    private static func countDown(_ delay: Duration, prefix: String) -> Task<Void, Never> {
+        Task {
+            let end = ContinuousClock.now.advanced(by: delay)
+            while !Task.isCancelled {
+                let left = ContinuousClock.now.duration(to: end)
+                guard left > .zero else { break }
+                let text = "\r\u{1B}[K\(prefix)   " + Console.paint("waiting \(left.shortDescription) before the next attempt", .quiet)
+                FileHandle.standardError.write(Data(text.utf8))
+                try? await Task.sleep(for: min(left, .milliseconds(250)))
+            }
         }
     }
 }

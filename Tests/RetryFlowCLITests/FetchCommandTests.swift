@@ -70,6 +70,13 @@ import Testing
         #expect(result.stdout.isEmpty)
         #expect(try String(contentsOf: trace, encoding: .utf8).contains("\"delay elapsed\""))
         #expect(try String(contentsOf: chart, encoding: .utf8).contains("<svg"))
+        // Again over the same files: each is replaced whole.
+        let again = try await Tool.run(
+            ["fetch", server.url("/f").absoluteString, "-o", file.path, "--trace", trace.path, "--trace-chart", chart.path] + Self.fast)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try String(contentsOf: file, encoding: .utf8) == "final")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.isEmpty, "no temporary files left behind")
     }
 
     @Test func givingUpExitsOneWithEveryAttempt() async throws {
