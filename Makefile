@@ -1,7 +1,7 @@
 # RetryFlow: `make run` and `make test` work on a fresh Debian machine with the Swift toolchain.
 SWIFT ?= swift
 
-.PHONY: deps build run test test-tsan diagrams clean
+.PHONY: deps build run test test-tsan diagrams docs docs-regenerate clean
 
 deps:
 	@scripts/install-deps.sh
@@ -18,10 +18,20 @@ run: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+	scripts/build-docs.sh
+
+# The DocC sites of RetryFlow and RetryFlowHTTP, built offline with warnings as errors, in .build/docs.
+docs: deps
+	scripts/build-docs.sh
 
 # Regenerates diagrams/ from the transition table (the drift test compares them byte for byte).
 diagrams: deps
 	RETRYFLOW_REGENERATE_DIAGRAMS=1 $(SWIFT) test --filter DiagramDriftTests
+
+# Regenerates the tool outputs embedded in README.md and docs/ (a test compares them with the tool's).
+docs-regenerate: deps
+	$(SWIFT) build --build-tests
+	RETRYFLOW_REGENERATE_DOCS=1 $(SWIFT) test --skip-build --filter DocsDriftTests
 
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread

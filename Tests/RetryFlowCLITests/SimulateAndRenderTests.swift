@@ -24,16 +24,6 @@ import Testing
             """)
     }
 
-    /// The README shows this run's output; it must be what the tool prints.
-    @Test func readmeShowsRealSimulateOutput() async throws {
-        let result = try await Tool.run(["simulate", "--outcomes", "reset,503,503:retry-after=2,200", "--attempts", "4", "--jitter", "none"])
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        #expect(text.contains("simulate --outcomes reset,503,503:retry-after=2,200 --attempts 4 --jitter none"))
-        #expect(text.contains("```\n" + result.stdout + "```"), "README's simulate output has drifted from the tool's")
-    }
-
     @Test func simulateShowsTheIdempotencyRuleAndTheDeadline() async throws {
         let post = try await Tool.run(["simulate", "--outcomes", "503", "-X", "POST"])
         #expect(post.stdout.hasSuffix("  total 0 s, final state: failure (not retryable)\n"))

@@ -47,6 +47,8 @@ enum ShippedDiagrams {
             ("retryflow-table.md", MarkdownTable.render(table)),
             ("example-fail-fail-succeed.trace.json", traceJSON),
             ("example-fail-fail-succeed.dot", DOTChart.render(table, style: .flowchart, overlay: overlay)),
+            ("swift-snippet-flowchart.dot", DOTChart.render(TransitionTable.swiftSnippet, style: .flowchart)),
+            ("objc-snippet-flowchart.dot", DOTChart.render(TransitionTable.objcSnippet, style: .flowchart)),
         ]
     }
 
@@ -58,6 +60,8 @@ enum ShippedDiagrams {
         ("retryflow-flowchart.png", "retryflow-flowchart.dot", "png"),
         ("example-fail-fail-succeed.svg", "example-fail-fail-succeed.dot", "svg"),
         ("example-fail-fail-succeed.png", "example-fail-fail-succeed.dot", "png"),
+        ("swift-snippet-flowchart.svg", "swift-snippet-flowchart.dot", "svg"),
+        ("objc-snippet-flowchart.svg", "objc-snippet-flowchart.dot", "svg"),
     ]
 
     /// Writes every file (used by `make diagrams`).

@@ -7,6 +7,15 @@ import Testing
         #expect(RetryTable.retry.problems.isEmpty)
     }
 
+    /// The teaching tables that retell the original snippets are sound tables too.
+    @Test func snippetTablesAreValid() throws {
+        try TransitionTable.swiftSnippet.validate()
+        try TransitionTable.objcSnippet.validate()
+        // The Objective-C snippet retries without any wait; the Swift one waits by blocking a thread.
+        #expect(TransitionTable.objcSnippet.rows.contains { $0.from == .retry && $0.to == .request })
+        #expect(TransitionTable.swiftSnippet.rows.contains { $0.effects.contains(.usleep) })
+    }
+
     @Test func everyStateEventPairHasARowOrIsInvalid() throws {
         let table = RetryTable.retry
         let invalid = table.invalidPairs

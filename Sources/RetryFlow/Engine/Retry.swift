@@ -44,7 +44,9 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Runs `operation` until it succeeds or the policy gives up, and returns its value.
     ///
-    /// - Parameter classifyResult: returns `nil` to accept a value, or a ``RetryVerdict`` to retry it (or fail).
+    /// - Parameters:
+    ///   - classifyResult: returns `nil` to accept a value, or a ``RetryVerdict`` to retry it (or fail).
+    ///   - operation: one attempt; it is called again for each retry.
     /// - Throws: ``RetryPolicyError`` for an invalid policy; `CancellationError` when cancelled;
     ///   otherwise a ``RetryError`` carrying every attempt.
     public func run<Value: Sendable>(
@@ -58,7 +60,10 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Runs `operation` and returns the whole ``RetryOutcome``: state, reason, value, attempts, trace.
     ///
-    /// - Parameter transitions: receives every transition as it is taken, then is finished.
+    /// - Parameters:
+    ///   - classifyResult: returns `nil` to accept a value, or a ``RetryVerdict`` to retry it (or fail).
+    ///   - transitions: receives every transition as it is taken, then is finished.
+    ///   - operation: one attempt; it is called again for each retry.
     /// - Throws: only ``RetryPolicyError``, before any attempt, for an invalid policy.
     public func outcome<Value: Sendable>(
         classifyResult: (@Sendable (Value) -> RetryVerdict?)? = nil,

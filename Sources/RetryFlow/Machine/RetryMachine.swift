@@ -51,6 +51,8 @@ public struct RetryMachine: Sendable {
     /// Delivers `event`, which happened `at` (time since the run started), and moves by the table.
     ///
     /// - Parameters:
+    ///   - event: what happened.
+    ///   - time: when, since the run started (the machine reads no clock).
     ///   - decision: for `failed` and `attemptTimedOut`, the classifier's verdict on the failure.
     ///   - detail: words for the trace (e.g. the error), already redacted.
     /// - Throws: ``InvalidTransition`` when the table has no row for `event` in the current state;

@@ -1,0 +1,127 @@
+/// The two original snippets that started RetryFlow, retold as transition tables so their charts
+/// can be drawn beside RetryFlow's and compared row by row. Teaching material: nothing runs them.
+
+/// The Swift snippet's states: it has no wait state of its own, it blocks a thread instead.
+public enum SwiftSnippetState: String, TableSymbol {
+    /// Not started.
+    case idle
+    /// `dataTask(with:)` in flight.
+    case request
+    /// The completion handler got an error; it decides.
+    case retry
+    /// `usleep(wait)` inside the completion handler: the session's delegate queue is blocked.
+    case usleepOnDelegateQueue = "usleep on the delegate queue"
+    /// The completion handler was called with data (any HTTP status counts).
+    case success
+    /// The completion handler was called with the last error.
+    case failure
+}
+
+/// The Swift snippet's events.
+public enum SwiftSnippetEvent: String, TableSymbol {
+    /// `resume()`.
+    case start
+    /// The data task completed without an error.
+    case completed
+    /// The data task completed with an error (cancellation included).
+    case failed
+    /// `usleep` returned.
+    case woke
+}
+
+/// The Swift snippet's one question.
+public enum SwiftSnippetGuard: String, TableSymbol {
+    /// `times > 0`.
+    case timesLeft = "times > 0"
+}
+
+/// What the Swift snippet does.
+public enum SwiftSnippetEffect: String, TableSymbol {
+    /// `dataTask(with:).resume()`.
+    case resumeDataTask = "dataTask.resume()"
+    /// `errorHandler(times, error)`.
+    case errorHandler = "errorHandler(times, error)"
+    /// `usleep(wait)`.
+    case usleep = "usleep(wait)"
+    /// `retryDataTask(times: times - 1)`: it calls itself.
+    case recurse = "retryDataTask(times - 1)"
+    /// `completionHandler(data, response, error)`.
+    case completionHandler = "completionHandler"
+}
+
+/// The Objective-C snippet's states: no wait at all.
+public enum ObjCSnippetState: String, TableSymbol {
+    /// Not started.
+    case idle
+    /// The download in flight.
+    case request
+    /// The download failed; it decides.
+    case retry
+    /// `completion(response, data)` was called.
+    case success
+    /// `failure()` was called, with no word of why.
+    case failure
+}
+
+/// The Objective-C snippet's events.
+public enum ObjCSnippetEvent: String, TableSymbol {
+    /// The first call.
+    case start
+    /// The download succeeded.
+    case completed
+    /// The download failed.
+    case failed
+}
+
+/// The Objective-C snippet's one question.
+public enum ObjCSnippetGuard: String, TableSymbol {
+    /// `retryCount > 0`.
+    case retriesLeft = "retryCount > 0"
+}
+
+/// What the Objective-C snippet does.
+public enum ObjCSnippetEffect: String, TableSymbol {
+    /// Starts the download (reload ignoring cache, 5 s timeout).
+    case download
+    /// Calls itself at once with `retryCount - 1`: no wait.
+    case recurse = "downloadAndRetry(retryCount - 1)"
+    /// `completion(response, data)`.
+    case completion
+    /// `failure()`.
+    case failure = "failure()"
+}
+
+extension TransitionTable where State == SwiftSnippetState, Event == SwiftSnippetEvent, Guard == SwiftSnippetGuard,
+    Effect == SwiftSnippetEffect
+{
+    /// `retryDataTask(times:wait:errorHandler:completionHandler:)` as it was written.
+    public static let swiftSnippet = TransitionTable(
+        name: "retryDataTask (original)",
+        initial: .idle,
+        terminals: [.success, .failure],
+        rows: [
+            .init(from: .idle, event: .start, to: .request, effects: [.resumeDataTask]),
+            .init(from: .request, event: .completed, to: .success, effects: [.completionHandler]),
+            .init(from: .request, event: .failed, to: .retry),
+            .init(from: .retry, event: nil, condition: .unless(.timesLeft), to: .failure, effects: [.completionHandler]),
+            .init(from: .retry, event: nil, to: .usleepOnDelegateQueue, effects: [.errorHandler, .usleep]),
+            .init(from: .usleepOnDelegateQueue, event: .woke, to: .request, effects: [.recurse, .resumeDataTask]),
+        ])
+}
+
+extension TransitionTable where State == ObjCSnippetState, Event == ObjCSnippetEvent, Guard == ObjCSnippetGuard,
+    Effect == ObjCSnippetEffect
+{
+    /// `downloadAndRetryWithURL:retryCount:completion:failure:` as it was written.
+    public static let objcSnippet = TransitionTable(
+        name: "downloadAndRetry (original)",
+        initial: .idle,
+        terminals: [.success, .failure],
+        rows: [
+            .init(from: .idle, event: .start, to: .request, effects: [.download]),
+            .init(from: .request, event: .completed, to: .success, effects: [.completion]),
+            .init(from: .request, event: .failed, to: .retry),
+            .init(from: .retry, event: nil, condition: .unless(.retriesLeft), to: .failure, effects: [.failure]),
+            .init(from: .retry, event: nil, to: .request, effects: [.recurse, .download]),
+        ])
+}
