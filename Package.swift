@@ -37,6 +37,9 @@ let package = Package(
         .testTarget(name: "RetryFlowTestingTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowHTTPTests", dependencies: ["RetryFlowHTTP", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowCLITests", dependencies: ["retryflow", "RetryFlowTesting"]),
+        // Every Swift sample of README.md and docs/, generated into one file: if a sample stops compiling, so does this.
+        .testTarget(
+            name: "RetryFlowDocSamplesTests", dependencies: ["RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowGraphvizTests", dependencies: ["RetryFlowGraphviz", "RetryFlowTesting"]),
     ],
     swiftLanguageModes: [.v6]

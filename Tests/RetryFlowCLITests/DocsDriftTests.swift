@@ -59,4 +59,12 @@ import Testing
         }
         #expect(checked >= 5, "the docs embed generated timelines")
     }
+
+    @Test func sampleFileMatchesTheDocs() throws {
+        let expected = try DocSamples.generate()
+        if Self.regenerate { try Data(expected.utf8).write(to: DocSamples.file) }
+        let committed = try? String(contentsOf: DocSamples.file, encoding: .utf8)
+        #expect(committed == expected, "a Swift sample in the docs changed; run make docs-regenerate so the build compiles it")
+        #expect(expected.components(separatedBy: "// ").count > 10)
+    }
 }

@@ -1,0 +1,230 @@
+// Generated from the ```swift samples of README.md and docs/ by `make docs-regenerate`; do not edit.
+// A test compares this file with the docs, and the build compiles it: every sample must compile.
+import Foundation
+import RetryFlow
+import RetryFlowGraphviz
+import RetryFlowHTTP
+import RetryFlowTesting
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// What the samples assume exists.
+private var url: URL { URL(string: "http://127.0.0.1:9/")! }
+private var request: URLRequest { URLRequest(url: url) }
+private var policy: RetryPolicy { .default }
+private var outcome: RetryOutcome<Int> { fatalError("samples are compiled, not run") }
+@Sendable private func loadSomething() async throws -> Data { Data() }
+@Sendable private func compute() async throws -> Int { 1 }
+@Sendable private func flaky() throws -> Int { 1 }
+
+// charts.md, sample 1
+private func sample1() async throws {
+    let state = DOTChart.render(RetryTable.retry, style: .state)          // UML: one edge per row, "event [guard] / effect"
+    let flow = DOTChart.render(RetryTable.retry, style: .flowchart)       // ovals, boxes, a diamond per guard
+    let mermaid = MermaidChart.render(RetryTable.retry, style: .state)    // stateDiagram-v2 or flowchart, for code hosts
+    let rows = MarkdownTable.render(RetryTable.retry)                      // the README's table
+
+    _ = state
+    _ = flow
+    _ = mermaid
+    _ = rows
+}
+
+// charts.md, sample 2
+private func sample2() async throws {
+    let overlay = TraceOverlay(trace: outcome.trace, table: .retry)
+    let dot = DOTChart.render(RetryTable.retry, style: .flowchart, overlay: overlay)
+
+    _ = overlay
+    _ = dot
+}
+
+// linear-iteration.md, sample 3
+// The original design, for study: do not use. (Retold in Swift 6: its closures now say @Sendable.)
+extension URLSession {
+    func originalRetryDataTask(
+        with request: URLRequest, times: Int = 50, wait: useconds_t = 200_000,
+        errorHandler: (@Sendable (Int, Error) -> Void)? = nil,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, Error?) -> Void
+    ) {
+        dataTask(with: request) { data, response, error in
+            if let error, times > 0 {
+                errorHandler?(times, error)
+                usleep(wait)                               // runs on the session's delegate queue
+                self.originalRetryDataTask(with: request, times: times - 1, wait: wait,
+                                           errorHandler: errorHandler, completionHandler: completionHandler)
+            } else {
+                completionHandler(data, response, error)
+            }
+        }.resume()
+    }
+}
+
+// linear-iteration.md, sample 4
+private func sample4() async throws {
+    func fetchWithRetries(_ request: URLRequest, attempts: Int, delay: Duration) async throws -> Data {
+        var attempt = 1
+        while true {
+            do {
+                return try await URLSession.shared.data(for: request).0
+            } catch where attempt < attempts && !(error is CancellationError) {
+                attempt += 1
+                try await Task.sleep(for: delay)     // suspends the task; no thread is blocked
+            }
+        }
+    }
+
+}
+
+// migrating.md, sample 5
+private func sample5() throws {
+
+    // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
+    // a POST is retried only when safe, and the returned task exposes state and trace.
+    let task = URLSession.shared.retryDataTask(withURL: url, times: 50, wait: 200_000, errorHandler: { remaining, error in
+        print("retrying, \(remaining) left: \(error)")
+    }) { data, response, error in
+        // called exactly once, on the session's delegate queue
+    }
+
+    // The blocking call, unchanged in shape; it refuses to run on its own delegate queue instead of deadlocking.
+    let (data, response, error) = URLSession.shared.synchronousDataTask(with: url)
+
+    _ = task
+    _ = data
+    _ = response
+    _ = error
+}
+
+// migrating.md, sample 6
+private func sample6() async throws {
+    let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .seedCompatible())
+
+    _ = data
+    _ = response
+}
+
+// migrating.md, sample 7
+private func sample7() async throws {
+    URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
+        // the final answer
+    }, failure: { error, attempts in
+        // every attempt, each with its error (the original said nothing)
+    })
+
+}
+
+// migrating.md, sample 8
+private func sample8() async throws {
+    let policy = RetryPolicy(maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
+    var rules = HTTPRetryRules.default
+    rules.retryableStatuses.remove(429)          // to match exactly; RetryFlow also retries 429 and honours Retry-After
+    let (data, response) = try await URLSession.shared.data(for: request, retry: policy, rules: rules)
+
+    _ = policy
+    _ = rules
+    _ = data
+    _ = response
+}
+
+// migrating.md, sample 9
+private func sample9() async throws {
+    let value = try await Retry(policy).run { attempt in
+        try await compute()
+    }
+
+    _ = value
+}
+
+// policies.md, sample 10
+private func sample10() async throws {
+    var policy = RetryPolicy.default      // 3 attempts; exponential 0.5 s × 2; cap 20 s; full jitter; Retry-After ≤ 300 s
+    policy.maxAttempts = 5
+    policy.deadline = .seconds(30)
+    policy.perAttemptTimeout = .seconds(5)
+
+    _ = policy
+}
+
+// README.md, sample 11
+private func sample11() async throws {
+
+    var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
+    policy.deadline = .seconds(10)            // never sleeps past it
+    let value = try await Retry(policy).run { attempt in
+        try await loadSomething()             // thrown errors are retried; cancellation never is
+    }
+
+    _ = policy
+    _ = value
+}
+
+// README.md, sample 12
+private func sample12() async throws {
+    let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
+    print(outcome.reason, outcome.attempts.count)
+    assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
+
+    _ = outcome
+}
+
+// README.md, sample 13
+private func sample13() async throws {
+    let clock = ManualClock()
+    let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
+    await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
+    clock.advance(by: .milliseconds(500))
+
+    _ = clock
+    _ = run
+}
+
+// README.md, sample 14
+private func sample14() async throws {
+
+    // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws HTTPRetryError with every attempt
+    let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
+    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: .default)   // state, reason, attempts, trace
+
+    // completion handler: runs exactly once, on the session's delegate queue
+    let task = try URLSession.shared.retryDataTask(with: request, policy: .default) { outcome in
+        print(outcome.httpResult)
+    }
+    task.resume()                       // task.state, task.trace, task.cancel()
+
+    _ = data
+    _ = response
+    _ = outcome
+    _ = task
+}
+
+// README.md, sample 15
+private func sample15() throws {
+    // synchronous: refuses to run on its own delegate queue instead of deadlocking
+    let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
+
+    // the original snippets' call shapes, now on the machine (waits block no thread)
+    URLSession.shared.retryDataTask(withURL: url, times: 50, wait: 200_000) { data, response, error in }
+    URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in }, failure: {})
+
+    _ = body
+    _ = head
+    _ = error
+}
+
+// README.md, sample 16
+private func sample16() async throws {
+    let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
+    let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
+    let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart
+    let svg = try Graphviz.render(dot: DOTChart.render(.retry, style: .flowchart, overlay: overlay), format: "svg")
+
+    _ = dot
+    _ = mermaid
+    _ = overlay
+    _ = svg
+}
