@@ -68,7 +68,7 @@ import FoundationNetworking
         let now = Date()
         let asked = rules.verdict(for: response(503, headers: ["Retry-After": "2"]), request: request("GET"), now: now)
         #expect(asked?.decision == .retryAfter(.seconds(2)))
-        #expect(asked?.description == "HTTP 503 service unavailable; Retry-After 2 asks for 2 s" || asked?.description.contains("Retry-After 2 asks for 2 s") == true)
+        #expect(asked?.description.hasSuffix("; Retry-After 2 asks for 2 s") == true)
         #expect(rules.verdict(for: response(429, headers: ["Retry-After": "1"]), request: request("GET"), now: now)?.decision == .retryAfter(.seconds(1)))
         #expect(rules.verdict(for: response(500, headers: ["Retry-After": "1"]), request: request("GET"), now: now)?.decision == .retry)
         let malformed = rules.verdict(for: response(503, headers: ["Retry-After": "soon"]), request: request("GET"), now: now)

@@ -243,7 +243,6 @@ import FoundationNetworking
         }
         #expect(attempts.count == 3)
         #expect(server.requests(to: "/dl").count == 3)
-        #expect(server.requests(to: "/dl").allSatisfy { $0.header("Cache-Control") == nil || true })
     }
 
     @Test func tracesAndErrorsCarryNoSecrets() async throws {
