@@ -200,7 +200,7 @@ private final class RunBook<Value: Sendable> {
         self.transitions = transitions
         self.machine = RetryMachine(policy: engine.policy, random: AnyRandom(engine.random))
         self.event = cancelled ? .cancelled : .start
-        trace.steps.reserveCapacity(min(engine.policy.maxAttempts, 8) * 3 + 1)
+        // No reserve: a parked run should hold only the steps it took (10,000 parked runs add up).
     }
 
     /// Delivers the pending event; the actions to perform, or `nil` for an event with no row.
