@@ -29,7 +29,9 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     public var retryNonIdempotent: Bool
     /// A request carrying this header is safe to repeat whatever its method.
     public var idempotencyKeyHeader: String
-    /// Honour Retry-After (seconds or an HTTP-date) on these statuses (429, 503, and redirects).
+    /// Honour Retry-After (seconds or an HTTP-date) on these statuses when they are retried: 429, 503,
+    /// and the redirects (URLSession follows redirects itself; they matter only if you add them to
+    /// ``retryableStatuses``).
     public var retryAfterStatuses: Set<Int>
     /// Whether Retry-After is honoured at all (`retryflow fetch --no-retry-after` turns it off).
     public var honorRetryAfter: Bool

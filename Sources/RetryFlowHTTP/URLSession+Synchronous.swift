@@ -35,9 +35,8 @@ extension URLSession {
     }
 
     /// The retrying synchronous variant: blocks until the run is over and returns its whole
-    /// ``RetryOutcome``. Waits between attempts do not block any other thread. Refused (a
-    /// `cancelled`-free failure outcome is impossible without running, so it throws) on this
-    /// session's delegate queue.
+    /// ``RetryOutcome``. Waits between attempts do not block any other thread. On this session's
+    /// delegate queue it throws at once instead of deadlocking.
     ///
     /// - Throws: ``SynchronousCallError`` where it would deadlock; ``RetryPolicyError`` for an invalid policy.
     @available(*, noasync, message: "blocks a thread; use retryOutcome(for:retry:) in async code")

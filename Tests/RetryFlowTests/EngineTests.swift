@@ -245,16 +245,21 @@ import Testing
         await #expect(throws: CancellationError.self) { try await thrower.value }
     }
 
-    @Test func inlineAttemptsStillEndPromptlyOnCancellation() async throws {
-        let clock = ManualClock()
-        var engine = Retry(constant, clock: clock)
+    /// A run with inline attempts whose operation hangs on the manual clock.
+    static func inlineRunThatHangs(_ policy: RetryPolicy, clock: ManualClock) -> Task<RetryOutcome<Int>, any Error> {
+        var engine = Retry(policy, clock: clock)
         engine.runsAttemptsInline = true
-        let task = Task { [engine] in
+        return Task { [engine] in
             try await engine.outcome { _ -> Int in
                 try await clock.sleep(for: .seconds(3600))
                 return 1
             }
         }
+    }
+
+    @Test func inlineAttemptsStillEndPromptlyOnCancellation() async throws {
+        let clock = ManualClock()
+        let task = Self.inlineRunThatHangs(constant, clock: clock)
         await clock.waitForSleepers(1)
         task.cancel()
         let outcome = try await task.value
@@ -269,14 +274,7 @@ import Testing
         var policy = constant
         policy.perAttemptTimeout = .seconds(1)
         policy.maxAttempts = 1
-        var engine = Retry(policy, clock: clock)
-        engine.runsAttemptsInline = true
-        let task = Task { [engine] in
-            try await engine.outcome { _ -> Int in
-                try await clock.sleep(for: .seconds(3600))
-                return 1
-            }
-        }
+        let task = Self.inlineRunThatHangs(policy, clock: clock)
         await clock.waitForSleepers(2)
         clock.advance(by: .seconds(1))
         let outcome = try await task.value

@@ -18,9 +18,7 @@ public struct TraceOverlay: Hashable, Sendable {
         for step in trace.steps {
             visited.insert(step.from.rawValue)
             visited.insert(step.to.rawValue)
-            if let index = table.rows.firstIndex(where: {
-                $0.from == step.from && $0.event == step.event && $0.condition == step.condition && $0.to == step.to
-            }) {
+            if let index = table.index(from: step.from, event: step.event, condition: step.condition, to: step.to) {
                 counts[index] += 1
             }
         }

@@ -99,6 +99,12 @@ public struct TransitionTable<State: TableSymbol, Event: TableSymbol, Guard: Tab
 
     /// Whether `(from, event, condition, to)` is a row of this table (effects are not compared).
     public func contains(from: State, event: Event?, condition: GuardCondition<Guard>, to: State) -> Bool {
-        rows.contains { $0.from == from && $0.event == event && $0.condition == condition && $0.to == to }
+        index(from: from, event: event, condition: condition, to: to) != nil
+    }
+
+    /// The index of the row `(from, event, condition, to)`, if the table has it (how a trace step is
+    /// matched to its row).
+    public func index(from: State, event: Event?, condition: GuardCondition<Guard>, to: State) -> Int? {
+        rows.firstIndex { $0.from == from && $0.event == event && $0.condition == condition && $0.to == to }
     }
 }
