@@ -36,8 +36,13 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         return try await engine.outcome(
             classifyResult: { rules.verdict(for: $0.response, request: request, now: Date()) },
             transitions: transitions
-        ) { _ in
-            try await transport(request)
+        ) { attempt in
+            guard let header = rules.attemptHeader, let value = header.value(forAttempt: attempt.number) else {
+                return try await transport(request)
+            }
+            var numbered = request
+            numbered.setValue(value, forHTTPHeaderField: header.name)
+            return try await transport(numbered)
         }
     }
 }

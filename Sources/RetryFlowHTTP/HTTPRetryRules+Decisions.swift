@@ -29,7 +29,8 @@ extension HTTPRetryRules {
     }
 
     /// The verdict on a response to `request` received at `now`: `nil` accepts it; otherwise why
-    /// it is retried (after its Retry-After, if honoured) or why it is not.
+    /// it is retried (after the wait its Retry-After or rate-limit headers ask for, if honoured) or
+    /// why it is not.
     public func verdict(for response: HTTPURLResponse, request: URLRequest, now: Date) -> RetryVerdict? {
         let status = response.statusCode
         guard retryableStatuses.contains(status) else { return nil }
@@ -39,14 +40,6 @@ extension HTTPRetryRules {
             return RetryVerdict(
                 .fail, "\(what); \(method) is not idempotent, so it is not sent again (add \(idempotencyKeyHeader) or opt in)")
         }
-        guard honorRetryAfter, retryAfterStatuses.contains(status),
-            let value = response.value(forHTTPHeaderField: "Retry-After")
-        else { return RetryVerdict(.retry, what) }
-        switch RetryAfter.parse(value, now: now) {
-        case .delay(let delay):
-            return RetryVerdict(.retryAfter(delay), "\(what); Retry-After \(value) asks for \(delay.shortDescription)")
-        case .malformed:
-            return RetryVerdict(.retry, "\(what); Retry-After \"\(value)\" ignored (malformed), backoff applies")
-        }
+        return pushbackVerdict(for: response, what: what, now: now)
     }
 }

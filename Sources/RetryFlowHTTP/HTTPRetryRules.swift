@@ -35,6 +35,14 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     public var retryAfterStatuses: Set<Int>
     /// Whether Retry-After is honoured at all (`retryflow fetch --no-retry-after` turns it off).
     public var honorRetryAfter: Bool
+    /// Whether the rate-limit headers are honoured on the ``retryAfterStatuses`` too: the
+    /// ``rateLimitResetHeaders`` and the IETF `RateLimit`/`RateLimit-Policy` fields (see
+    /// ``RateLimitHeaders``). With Retry-After, the longest wait asked for wins, so no retry is early.
+    public var honorRateLimit: Bool
+    /// Headers giving the reset as delay-seconds or a Unix timestamp: `RateLimit-Reset`, `X-RateLimit-Reset`.
+    public var rateLimitResetHeaders: [String]
+    /// A header telling the server the attempt number (none by default): see ``AttemptHeader``.
+    public var attemptHeader: AttemptHeader?
 
     /// RFC 9110's defaults, as listed on each field.
     public init(
@@ -45,7 +53,10 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         retryNonIdempotent: Bool = false,
         idempotencyKeyHeader: String = "Idempotency-Key",
         retryAfterStatuses: Set<Int> = [429, 503, 301, 302, 303, 307, 308],
-        honorRetryAfter: Bool = true
+        honorRetryAfter: Bool = true,
+        honorRateLimit: Bool = true,
+        rateLimitResetHeaders: [String] = ["RateLimit-Reset", "X-RateLimit-Reset"],
+        attemptHeader: AttemptHeader? = nil
     ) {
         self.retryableStatuses = retryableStatuses
         self.retryableErrorCodes = retryableErrorCodes
@@ -55,6 +66,35 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         self.idempotencyKeyHeader = idempotencyKeyHeader
         self.retryAfterStatuses = retryAfterStatuses
         self.honorRetryAfter = honorRetryAfter
+        self.honorRateLimit = honorRateLimit
+        self.rateLimitResetHeaders = rateLimitResetHeaders
+        self.attemptHeader = attemptHeader
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case retryableStatuses, retryableErrorCodes, neverSentErrorCodes, idempotentMethods, retryNonIdempotent
+        case idempotencyKeyHeader, retryAfterStatuses, honorRetryAfter, honorRateLimit, rateLimitResetHeaders
+        case attemptHeader
+    }
+
+    /// Decodes rules; fields added later (the rate-limit ones, the attempt header) may be absent,
+    /// so JSON written by earlier versions still reads, with those fields at their defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = HTTPRetryRules()
+        self.init(
+            retryableStatuses: try c.decode(Set<Int>.self, forKey: .retryableStatuses),
+            retryableErrorCodes: try c.decode(Set<Int>.self, forKey: .retryableErrorCodes),
+            neverSentErrorCodes: try c.decode(Set<Int>.self, forKey: .neverSentErrorCodes),
+            idempotentMethods: try c.decode(Set<String>.self, forKey: .idempotentMethods),
+            retryNonIdempotent: try c.decode(Bool.self, forKey: .retryNonIdempotent),
+            idempotencyKeyHeader: try c.decode(String.self, forKey: .idempotencyKeyHeader),
+            retryAfterStatuses: try c.decode(Set<Int>.self, forKey: .retryAfterStatuses),
+            honorRetryAfter: try c.decode(Bool.self, forKey: .honorRetryAfter),
+            honorRateLimit: try c.decodeIfPresent(Bool.self, forKey: .honorRateLimit) ?? defaults.honorRateLimit,
+            rateLimitResetHeaders: try c.decodeIfPresent([String].self, forKey: .rateLimitResetHeaders)
+                ?? defaults.rateLimitResetHeaders,
+            attemptHeader: try c.decodeIfPresent(AttemptHeader.self, forKey: .attemptHeader))
     }
 
     /// The defaults.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One option a subcommand accepts.
+/// One option a subcommand accepts: a row of the command's option table.
 struct OptionSpec {
     /// Every spelling, e.g. `["-o", "--output"]`; the first long one is its key.
     let names: [String]
@@ -8,11 +8,14 @@ struct OptionSpec {
     let takesValue: Bool
     /// Whether it may be given more than once (`-H`).
     let repeatable: Bool
+    /// Set for a flag the tool knows but will not take (curl's `-k`): the reason, printed with exit 2.
+    let refusal: String?
 
-    init(_ names: String..., value: Bool = true, repeatable: Bool = false) {
+    init(_ names: String..., value: Bool = true, repeatable: Bool = false, refused refusal: String? = nil) {
         self.names = names
         self.takesValue = value
         self.repeatable = repeatable
+        self.refusal = refusal
     }
 
     var key: String { names.first { $0.hasPrefix("--") } ?? names[0] }
@@ -39,31 +42,76 @@ struct CommandLineArguments {
                 optionsEnded = true
                 continue
             }
+            if !argument.hasPrefix("--") && argument.count > 2 {
+                index = try parseCluster(argument, arguments: arguments, next: index, specs: specs, command: command)
+                continue
+            }
             var name = argument
             var inline: String?
             if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
                 name = String(argument[..<equals])
                 inline = String(argument[argument.index(after: equals)...])
             }
-            guard let spec = specs.first(where: { $0.names.contains(name) }) else {
-                throw UsageError("unknown option \(name) for 'retryflow \(command)' (see 'retryflow \(command) --help')")
-            }
-            if values[spec.key] != nil && !spec.repeatable {
-                throw UsageError("option \(name) is given more than once")
-            }
+            let spec = try Self.spec(named: name, in: specs, command: command)
             if spec.takesValue {
                 if let inline {
-                    values[spec.key, default: []].append(inline)
+                    try record(spec, name: name, value: inline)
                 } else {
                     guard index < arguments.count else { throw UsageError("option \(name) needs a value") }
-                    values[spec.key, default: []].append(arguments[index])
+                    try record(spec, name: name, value: arguments[index])
                     index += 1
                 }
             } else {
                 guard inline == nil else { throw UsageError("option \(name) takes no value") }
-                values[spec.key, default: []].append("")
+                try record(spec, name: name, value: "")
             }
         }
+    }
+
+    /// Short flags written together, as curl and getopt take them: `-fsSL` is `-f -s -S -L`; a
+    /// flag that takes a value ends the cluster, its value being the rest (`-ofile`) or the next argument.
+    private mutating func parseCluster(
+        _ argument: String, arguments: [String], next: Int, specs: [OptionSpec], command: String
+    ) throws(UsageError) -> Int {
+        var rest = Substring(argument.dropFirst())
+        var index = next
+        while let letter = rest.first {
+            rest = rest.dropFirst()
+            let name = "-\(letter)"
+            let spec = try Self.spec(named: name, in: specs, command: command)
+            guard spec.takesValue else {
+                try record(spec, name: name, value: "")
+                continue
+            }
+            if !rest.isEmpty {
+                try record(spec, name: name, value: String(rest))
+            } else {
+                guard index < arguments.count else { throw UsageError("option \(name) needs a value") }
+                try record(spec, name: name, value: arguments[index])
+                index += 1
+            }
+            break
+        }
+        return index
+    }
+
+    /// The row for `name`; unknown names and refused flags are usage errors that say so.
+    private static func spec(named name: String, in specs: [OptionSpec], command: String) throws(UsageError) -> OptionSpec {
+        guard let spec = specs.first(where: { $0.names.contains(name) }) else {
+            throw UsageError("unknown option \(name) for 'retryflow \(command)' (see 'retryflow \(command) --help')")
+        }
+        if let refusal = spec.refusal { throw UsageError("\(name): \(refusal)") }
+        return spec
+    }
+
+    /// Keeps one occurrence. A flag without a value may repeat harmlessly (`-s -s`, `-fsS -s`); a
+    /// value given twice is refused unless the option collects values (`-H`).
+    private mutating func record(_ spec: OptionSpec, name: String, value: String) throws(UsageError) {
+        if values[spec.key] != nil && !spec.repeatable {
+            guard !spec.takesValue else { throw UsageError("option \(name) is given more than once") }
+            return
+        }
+        values[spec.key, default: []].append(value)
     }
 
     /// Parses a subcommand's arguments; `nil` when `--help` was asked for (and printed). A

@@ -8,7 +8,7 @@ import FoundationNetworking
 
 /// `retryflow fetch`: a better `curl --retry`.
 enum FetchCommand {
-    static let specs = PolicyOptions.specs + [
+    static let specs = PolicyOptions.specs + CurlOptions.specs + [
         OptionSpec("-X", "--request"), OptionSpec("-H", "--header", repeatable: true), OptionSpec("-d", "--data"),
         OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("--trace-chart"),
         OptionSpec("-v", "--verbose", value: false), OptionSpec("-h", "--help", value: false),
@@ -19,8 +19,12 @@ enum FetchCommand {
 
         Fetches URL, retrying by RetryFlow's rules: transport errors (resets included) and 408, 429,
         500, 502, 503, 504; POST and PATCH only with an Idempotency-Key header or
-        --retry-non-idempotent; Retry-After honoured up to a cap. Prints only the final attempt's
-        body. Progress goes to stderr. Exit 0 with an answer, 1 when it gives up, 2 for bad usage.
+        --retry-non-idempotent; Retry-After and the RateLimit-Reset, X-RateLimit-Reset and IETF
+        RateLimit headers honoured (the longest wait asked for) up to a cap. Prints only the final
+        attempt's body. Progress and a summary go to stderr; the summary says which rule chose the
+        exit status: 0 only when the run ended in success (a 404 is a final answer: 0, as in curl,
+        unless -f), 1 when it ended in failure (a POST's 503 not retried included) or was
+        cancelled, 2 for bad usage.
 
           -X, --request METHOD    the method (default GET, or POST with -d)
           -H, --header 'N: v'     a request header (repeatable)
@@ -30,7 +34,7 @@ enum FetchCommand {
           --trace-chart FILE.svg  write the flowchart with the run drawn over it (.svg, .png, .pdf, .dot)
           -v, --verbose           print the full timeline at the end
 
-        """ + PolicyOptions.help
+        """ + CurlOptions.help + PolicyOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "fetch", help: help, positionals: true)
@@ -39,33 +43,118 @@ enum FetchCommand {
             throw UsageError(args.positionals.isEmpty ? "fetch needs a URL" : "fetch takes one URL, got \(args.positionals.count)")
         }
         let request = try makeRequest(url: args.positionals[0], args: args)
-        let (policy, rules) = try PolicyOptions.make(from: args)
-        for option in ["--output", "--trace", "--trace-chart"] {
-            if let path = args.value(option) { try AtomicFile.checkWritable(path, option: option) }
+        let (policy, policyRules) = try PolicyOptions.make(from: args)
+        var rules = policyRules
+        let failOnError = args.has("--fail") || args.has("--fail-with-body")
+        try applyCurlRules(args, failOnError: failOnError, to: &rules)
+        let writeOut = try args.value("--write-out").map { format throws(UsageError) in try WriteOut(format) }
+        let maxFileSize = try CurlOptions.byteCount("--max-filesize", in: args)
+        let connectTimeout = try args.seconds("--connect-timeout")
+        if let connectTimeout, connectTimeout <= .zero { throw UsageError("--connect-timeout must be more than 0") }
+        let output = try outputPath(args, url: request.url!)
+        for (option, path) in [("--output", output), ("--trace", args.value("--trace")), ("--trace-chart", args.value("--trace-chart"))] {
+            if let path { try AtomicFile.checkWritable(path, option: option) }
         }
         let chartFormat = try args.value("--trace-chart").map { path throws(UsageError) in try TraceFiles.chartFormat(for: path, option: "--trace-chart") }
+        let silent = args.has("--silent")
+        let showErrors = !silent || args.has("--show-error")
 
         let configuration = URLSessionConfiguration.ephemeral
         // Linux's URLSession ignores a request's own timeout; the engine enforces --timeout itself.
-        configuration.timeoutIntervalForRequest = policy.perAttemptTimeout.map { $0.inSeconds + 1 } ?? 60
+        // --connect-timeout can only be this idle timeout (URLSession has no connect-only one).
+        var idle = policy.perAttemptTimeout.map { $0.inSeconds + 1 } ?? 60
+        if let connectTimeout { idle = min(idle, connectTimeout.inSeconds) }
+        configuration.timeoutIntervalForRequest = idle
         let session = URLSession(configuration: configuration)
-        let reporter = ProgressReporter(label: "fetch", maxAttempts: policy.maxAttempts)
+        let reporter = silent ? nil : ProgressReporter(label: "fetch", maxAttempts: policy.maxAttempts)
         let outcome = try await session.retryOutcome(
-            for: request, retry: policy, rules: rules, clock: ContinuousClock(), onTransition: reporter.record)
+            for: request, retry: policy, rules: rules, clock: ContinuousClock(), onTransition: reporter.map { $0.record })
         if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
         if let path = args.value("--trace-chart"), let chartFormat { try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat) }
         if args.has("--verbose") { Console.error(Timeline.render(outcome.trace, reason: outcome.reason)) }
 
-        switch outcome.httpResult {
-        case .success(let answer):
-            if let path = args.value("--output") { try AtomicFile.write(answer.data, to: path) } else { Console.output(answer.data) }
-            let note = outcome.succeeded ? "" : " (\(outcome.reason.rawValue): not retried)"
-            Console.error("fetch: HTTP \(answer.statusCode), \(answer.data.count) bytes after \(outcome.attempts.count) attempt(s) in \(outcome.duration.shortDescription)\(note)")
-            return 0
-        case .failure(let error):
-            Console.error(Console.paint("fetch: \(error.description)", .bad))
-            return 1
+        let answer = outcome.value
+        let verdict = FetchExit(
+            outcome: outcome, failOnError: failOnError, bodyWithFailure: args.has("--fail-with-body"),
+            maxFileSize: maxFileSize)
+        if let answer, verdict.writesBody {
+            var data = Data()
+            if args.has("--include") || args.has("--head") { data += Data(head(of: answer.response).utf8) }
+            if !args.has("--head") { data += answer.data }
+            if let output { try AtomicFile.write(data, to: output) } else { Console.output(data) }
         }
+        if showErrors, case .failure(let error) = outcome.httpResult {
+            Console.error(Console.paint("fetch: \(error.description)", .bad))
+        } else if showErrors, let problem = verdict.problem {
+            Console.error(Console.paint("fetch: \(problem)", .bad))
+        }
+        if !silent {
+            let what = answer.map { "HTTP \($0.statusCode), \($0.data.count) bytes" } ?? "no answer"
+            Console.error(
+                "fetch: \(what) after \(outcome.attempts.count) attempt(s) in \(outcome.duration.shortDescription); "
+                    + "exit \(verdict.status): \(verdict.rule)")
+        }
+        if let writeOut {
+            Console.output(
+                writeOut.render(
+                    WriteOut.Values(
+                        httpCode: answer?.statusCode, retries: max(0, outcome.attempts.count - 1), timeTotal: outcome.duration,
+                        sizeDownload: args.has("--head") ? 0 : answer?.data.count ?? 0,
+                        urlEffective: Redaction.redact(answer?.response.url ?? request.url!), exitCode: verdict.status,
+                        finalState: outcome.finalState.label, stopReason: outcome.reason.rawValue)))
+        }
+        return verdict.status
+    }
+
+    /// The rules the curl flags change: every transport error (and with -f every status >= 400)
+    /// for --retry-all-errors; the attempt header.
+    static func applyCurlRules(_ args: CommandLineArguments, failOnError: Bool, to rules: inout HTTPRetryRules) throws(UsageError) {
+        if args.has("--retry-all-errors") {
+            // Every URLError code but cancellation (never retried anyway), and with -f every error status.
+            rules.retryableErrorCodes = Set((-3100)...(-1)).subtracting([URLError.Code.cancelled.rawValue])
+            if failOnError { rules.retryableStatuses.formUnion(400...599) }
+        }
+        if let name = args.value("--attempt-header") {
+            let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+            guard !name.isEmpty, name.allSatisfy({ tokenCharacters.contains($0) }) else {
+                throw UsageError("--attempt-header needs a header name, got \"\(name)\"")
+            }
+            rules.attemptHeader =
+                name.lowercased() == AttemptHeader.grpcPreviousAttempts.name ? .grpcPreviousAttempts : AttemptHeader(name: name)
+        }
+    }
+
+    /// Where the body goes: -o FILE, -O (the URL's last path segment), or stdout (`nil`);
+    /// --create-dirs makes the folders first.
+    static func outputPath(_ args: CommandLineArguments, url: URL) throws(UsageError) -> String? {
+        if args.has("--output") && args.has("--remote-name") { throw UsageError("give -o FILE or -O, not both") }
+        var path = args.value("--output")
+        if args.has("--remote-name") {
+            let name = url.lastPathComponent
+            guard !name.isEmpty, name != "/", name != ".", name != ".." else {
+                throw UsageError("-O: the URL \(Redaction.redact(url)) has no file name in its path; use -o FILE")
+            }
+            path = name
+        }
+        if let path, args.has("--create-dirs") {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw UsageError("--create-dirs: cannot create \(folder.path): \(error.localizedDescription)")
+            }
+        }
+        return path
+    }
+
+    /// The response head as -i and -I print it: status line, headers (sorted: URLSession keeps no
+    /// order), blank line.
+    static func head(of response: HTTPURLResponse) -> String {
+        let reason = HTTPURLResponse.localizedString(forStatusCode: response.statusCode)
+        var text = "HTTP/1.1 \(response.statusCode) \(reason)\r\n"
+        let fields = response.allHeaderFields.compactMap { key, value in (key as? String).map { ($0, "\(value)") } }
+        for (name, value) in fields.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) { text += "\(name): \(value)\r\n" }
+        return text + "\r\n"
     }
 
     static func makeRequest(url text: String, args: CommandLineArguments) throws(UsageError) -> URLRequest {
@@ -89,6 +178,24 @@ enum FetchCommand {
                 throw UsageError("bad header \"\(name)\": a value cannot contain line breaks")
             }
             request.addValue(value, forHTTPHeaderField: name)
+        }
+        if let credentials = args.value("--user") {
+            // Sent as a header, which is never written to traces, charts or progress lines.
+            guard credentials.contains(":") else {
+                throw UsageError("-u/--user needs USER:PASSWORD (retryflow does not prompt for a password)")
+            }
+            request.setValue("Basic " + Data(credentials.utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+        }
+        for (option, header) in [("--user-agent", "User-Agent"), ("--referer", "Referer")] {
+            guard let value = args.value(option) else { continue }
+            guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                throw UsageError("\(option): a header value cannot contain line breaks")
+            }
+            request.setValue(value, forHTTPHeaderField: header)
+        }
+        if args.has("--head") {
+            guard !args.has("--data") else { throw UsageError("-I/--head sends HEAD; it cannot go with -d/--data") }
+            request.httpMethod = "HEAD"
         }
         if let data = args.value("--data") {
             if data.hasPrefix("@") {

@@ -27,7 +27,7 @@ enum PolicyOptions {
           --deadline SECONDS      time for all attempts and waits (curl's --retry-max-time is accepted)
           --max-retry-after S     longest Retry-After honoured; more ends the run (default 300)
           --retry-on-status LIST  statuses to retry, e.g. 429,503 (default 408,429,500,502,503,504)
-          --no-retry-after        ignore Retry-After (use the backoff)
+          --no-retry-after        ignore Retry-After and the rate-limit headers (use the backoff)
           --retry-non-idempotent  retry POST and PATCH too
           --policy FILE.json      start from a RetryPolicy in its JSON form; flags override it
     """
@@ -108,7 +108,10 @@ enum PolicyOptions {
             }
             rules.retryableStatuses = statuses
         }
-        if arguments.has("--no-retry-after") { rules.honorRetryAfter = false }
+        if arguments.has("--no-retry-after") {
+            rules.honorRetryAfter = false
+            rules.honorRateLimit = false
+        }
         if arguments.has("--retry-non-idempotent") { rules.retryNonIdempotent = true }
         return (policy, rules)
     }

@@ -1,13 +1,13 @@
 import Foundation
 import RetryFlow
 import RetryFlowGraphviz
+import RetryFlowHTTP
 
 /// Writes a run's trace (JSON) and its chart (the flowchart with the run drawn over it).
 enum TraceFiles {
     static func writeTrace(_ trace: RetryTrace, to path: String) throws(OperationFailed) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(trace) else { throw OperationFailed("cannot encode the trace") }
+        // The HTTP form: the trace plus OpenTelemetry's http.request.resend_count on later attempts.
+        guard let data = try? HTTPTraceJSON.encode(trace) else { throw OperationFailed("cannot encode the trace") }
         try AtomicFile.write(data + Data("\n".utf8), to: path)
     }
 
