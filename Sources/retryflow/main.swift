@@ -10,24 +10,29 @@ let usage = """
       fetch      fetch a URL with retries: a better curl --retry
       simulate   run a policy against scripted outcomes on a virtual clock, instantly
       demo       live retries against an in-process flaky server, with traces and charts
+      completion print a shell completion script (bash or zsh)
 
-    'retryflow <command> --help' tells more. Exit status: 0 success, 1 the operation failed,
-    2 bad usage or bad input.
+    'retryflow <command> --help' tells more; 'retryflow help --man' prints the man page.
+    Exit status: 0 success, 1 the operation failed, 2 bad usage or bad input.
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32
 do {
     switch arguments.first {
+    case "help" where arguments.dropFirst().first == "--man":
+        Console.output(ManPage.render(usage: usage))
+        status = 0
     case nil, "-h", "--help", "help":
         Console.output(usage + "\n")
         status = arguments.isEmpty ? 2 : 0
+    case "completion": status = try CompletionCommand.run(Array(arguments.dropFirst()))
     case "render": status = try RenderCommand.run(Array(arguments.dropFirst()))
     case "fetch": status = try await FetchCommand.run(Array(arguments.dropFirst()))
     case "simulate": status = try await SimulateCommand.run(Array(arguments.dropFirst()))
     case "demo": status = try await DemoCommand.run(Array(arguments.dropFirst()))
     case let other?:
-        throw UsageError("unknown command \"\(other)\" (use render, fetch, simulate or demo)")
+        throw UsageError("unknown command \"\(other)\" (use render, fetch, simulate, demo or completion)")
     }
 } catch let error as UsageError {
     Console.error("retryflow: \(error)")
