@@ -1,0 +1,170 @@
+import Foundation
+import RetryFlow
+import RetryFlowHTTP
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Server pushback beyond Retry-After: the reset headers (seconds or Unix time) and the IETF fields.
+@Suite struct RateLimitTests {
+    let url = URL(string: "http://127.0.0.1:9/x")!
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
+
+    func verdict(_ status: Int, _ headers: [String: String], rules: HTTPRetryRules = .default) -> RetryVerdict? {
+        let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+        return rules.verdict(for: response, request: URLRequest(url: url), now: now)
+    }
+
+    @Test func resetIsSecondsOrATimestampToldApartBySize() {
+        #expect(RateLimitHeaders.parseReset("30", now: now) == .delay(.seconds(30), timestamp: false))
+        #expect(RateLimitHeaders.parseReset(" 0 ", now: now) == .delay(.zero, timestamp: false))
+        #expect(RateLimitHeaders.parseReset("1.5", now: now) == .delay(.milliseconds(1500), timestamp: false))
+        // Just under ten years is still a (capped) delay; ten years or more is a Unix time.
+        #expect(RateLimitHeaders.parseReset("315359999", now: now) == .delay(.seconds(315_359_999), timestamp: false))
+        #expect(RateLimitHeaders.parseReset("1790000012", now: now) == .delay(.seconds(12), timestamp: true))
+        #expect(RateLimitHeaders.parseReset("1790000000.25", now: now) == .delay(.milliseconds(250), timestamp: true))
+        // A timestamp in the past means now.
+        #expect(RateLimitHeaders.parseReset("1700000000", now: now) == .delay(.zero, timestamp: true))
+        #expect(RateLimitHeaders.parseReset("315360000", now: now) == .delay(.zero, timestamp: true))
+        for bad in ["", "soon", "-5", "1e3", "12.", ".5", "0x10", "1 2", "1.2.3"] {
+            #expect(RateLimitHeaders.parseReset(bad, now: now) == .malformed, "\(bad)")
+        }
+    }
+
+    @Test func absurdValuesNeverOverflow() {
+        let huge = String(repeating: "9", count: 40)
+        guard case .delay(let delay, _) = RateLimitHeaders.parseReset(huge, now: now) else {
+            Issue.record("a huge number is still an ask")
+            return
+        }
+        #expect(delay > .seconds(1_000_000_000), "beyond any cap, so the policy ends the run")
+        #expect(RateLimitHeaders.parseReset("999999999999999", now: now) != .malformed)
+        #expect(RateLimitHeaders.parseField("\"q\";r=0;t=999999999999999", policy: nil)! > .seconds(1_000_000_000))
+        #expect(RateLimitHeaders.parseField("\"q\";r=0;t=9999999999999999999999", policy: nil) == nil, "not an sf-integer")
+    }
+
+    @Test func ietfFields() {
+        #expect(RateLimitHeaders.parseField("\"default\";r=0;t=12", policy: nil) == .seconds(12))
+        #expect(RateLimitHeaders.parseField("\"default\";r=5;t=12", policy: nil) == nil, "quota left: no wait")
+        #expect(RateLimitHeaders.parseField("\"a\";r=0;t=5, \"b\";r=0;t=40, \"c\";r=3;t=90", policy: nil) == .seconds(40))
+        // The older draft's dictionary form.
+        #expect(RateLimitHeaders.parseField("limit=100, remaining=0, reset=30", policy: nil) == .seconds(30))
+        #expect(RateLimitHeaders.parseField("limit=100, remaining=7, reset=30", policy: nil) == nil)
+        // Spent, no reset: the policy's window bounds the wait.
+        #expect(RateLimitHeaders.parseField("\"hour\";r=0", policy: "\"minute\";q=10;w=60, \"hour\";q=100;w=3600") == .seconds(3600))
+        #expect(RateLimitHeaders.parseField("garbage;;;", policy: "also garbage") == nil)
+    }
+
+    @Test func theLongestAskDecidesAndTheTraceSaysWhich() {
+        let both = verdict(429, ["Retry-After": "2", "X-RateLimit-Reset": "1790000030"])
+        #expect(both?.decision == .retryAfter(.seconds(30)))
+        #expect(
+            both?.description.hasSuffix(
+                "; Retry-After 2 asks for 2 s; X-RateLimit-Reset 1790000030 (a Unix time) asks for 30 s; "
+                    + "the longest decides: X-RateLimit-Reset") == true, "\(both?.description ?? "")")
+        let alone = verdict(503, ["RateLimit-Reset": "7"])
+        #expect(alone?.decision == .retryAfter(.seconds(7)))
+        #expect(alone?.description.hasSuffix("; RateLimit-Reset 7 asks for 7 s") == true)
+        let ietf = verdict(429, ["RateLimit": "\"default\";r=0;t=9", "Retry-After": "3"])
+        #expect(ietf?.decision == .retryAfter(.seconds(9)))
+        #expect(ietf?.description.hasSuffix("the longest decides: RateLimit") == true)
+        // A malformed one is named and ignored; the good one still counts.
+        let mixed = verdict(429, ["Retry-After": "soon", "X-RateLimit-Reset": "4"])
+        #expect(mixed?.decision == .retryAfter(.seconds(4)))
+        #expect(mixed?.description.contains("Retry-After \"soon\" ignored (malformed)") == true)
+        let junk = verdict(429, ["X-RateLimit-Reset": "later"])
+        #expect(junk?.decision == .retry)
+        #expect(junk?.description.hasSuffix("X-RateLimit-Reset \"later\" ignored (malformed), backoff applies") == true)
+    }
+
+    @Test func onlyOnPushbackStatusesAndOnlyWhenHonoured() {
+        #expect(verdict(500, ["X-RateLimit-Reset": "5"])?.decision == .retry)
+        var off = HTTPRetryRules.default
+        off.honorRateLimit = false
+        #expect(verdict(429, ["X-RateLimit-Reset": "5"], rules: off)?.decision == .retry)
+        #expect(verdict(429, ["Retry-After": "1", "X-RateLimit-Reset": "5"], rules: off)?.decision == .retryAfter(.seconds(1)))
+        var custom = HTTPRetryRules.default
+        custom.rateLimitResetHeaders = ["X-Quota-Reset"]
+        #expect(verdict(429, ["X-Quota-Reset": "6", "X-RateLimit-Reset": "60"], rules: custom)?.decision == .retryAfter(.seconds(6)))
+    }
+
+    @Test func aResetBeyondTheCapEndsTheRunLikeRetryAfter() async throws {
+        var policy = RetryPolicy.default
+        policy.maxRetryAfter = .seconds(10)
+        let calls = CallCounter()
+        let outcome = try await HTTPRetryRun.outcome(
+            for: URLRequest(url: url), policy: policy, clock: ContinuousClock()
+        ) { request in
+            calls.hit()
+            return HTTPResponse(
+                data: Data(),
+                response: HTTPURLResponse(url: request.url!, statusCode: 429, httpVersion: nil, headerFields: ["X-RateLimit-Reset": "3600"])!)
+        }
+        #expect(outcome.finalState == .failure)
+        #expect(outcome.reason == .retryAfterBeyondCap)
+        #expect(calls.count == 1)
+        #expect(outcome.trace.steps.contains { $0.detail?.contains("X-RateLimit-Reset 3600 asks for") == true })
+    }
+
+    @Test func oldRulesJSONStillDecodes() throws {
+        var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(HTTPRetryRules.default)) as! [String: Any]
+        for key in ["honorRateLimit", "rateLimitResetHeaders", "attemptHeader"] { object.removeValue(forKey: key) }
+        let back = try JSONDecoder().decode(HTTPRetryRules.self, from: JSONSerialization.data(withJSONObject: object))
+        #expect(back == .default)
+        var custom = HTTPRetryRules.default
+        custom.attemptHeader = .grpcPreviousAttempts
+        custom.rateLimitResetHeaders = ["X-Reset"]
+        #expect(try JSONDecoder().decode(HTTPRetryRules.self, from: JSONEncoder().encode(custom)) == custom)
+    }
+}
+
+/// The opt-in attempt header and the OpenTelemetry resend count.
+@Suite struct AttemptHeaderTests {
+    let url = URL(string: "http://127.0.0.1:9/x")!
+
+    func run(_ header: AttemptHeader?) async throws -> [String?] {
+        var rules = HTTPRetryRules.default
+        rules.attemptHeader = header
+        let seen = Seen()
+        let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none)
+        let outcome = try await HTTPRetryRun.outcome(for: URLRequest(url: url), policy: policy, rules: rules, clock: ContinuousClock()) { request in
+            seen.add(request.value(forHTTPHeaderField: header?.name ?? "RetryFlow-Attempt"))
+            return HTTPResponse(data: Data(), response: HTTPURLResponse(url: request.url!, statusCode: 503, httpVersion: nil, headerFields: nil)!)
+        }
+        #expect(outcome.attempts.count == 3)
+        return seen.values
+    }
+
+    @Test func numbersEachAttemptWhenAskedOnly() async throws {
+        #expect(try await run(nil) == [nil, nil, nil])
+        #expect(try await run(.retryFlow) == ["1", "2", "3"])
+        #expect(try await run(.grpcPreviousAttempts) == [nil, "1", "2"])
+    }
+
+    @Test func traceJSONCarriesTheResendCount() throws {
+        var trace = RetryTrace()
+        trace.steps = [
+            .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1),
+            .init(from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(1), attempt: 1),
+            .init(from: .wait, event: .delayElapsed, condition: .always, to: .request, at: .milliseconds(2), attempt: 2),
+        ]
+        let steps = try #require(
+            (try JSONSerialization.jsonObject(with: HTTPTraceJSON.encode(trace)) as? [String: Any])?["steps"] as? [[String: Any]])
+        #expect(steps.count == 3)
+        #expect(steps[0][HTTPTraceJSON.resendCountKey] == nil)
+        #expect(steps[1][HTTPTraceJSON.resendCountKey] == nil)
+        #expect(steps[2][HTTPTraceJSON.resendCountKey] as? Int == 1)
+        #expect(steps[2]["attempt"] as? Int == 2, "the trace's own keys are kept")
+        // It still reads back as a trace.
+        #expect(try JSONDecoder().decode(RetryTrace.self, from: HTTPTraceJSON.encode(trace)) == trace)
+    }
+}
+
+private final class Seen: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String?] = []
+    func add(_ value: String?) { lock.lock(); list.append(value); lock.unlock() }
+    var values: [String?] { lock.lock(); defer { lock.unlock() }; return list }
+}
