@@ -20,7 +20,9 @@ enum Tool {
         return URL(fileURLWithPath: ".build/debug/retryflow")
     }()
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> ToolResult {
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], executable: URL = binary, in directory: URL? = nil
+    ) async throws -> ToolResult {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -29,7 +31,8 @@ enum Tool {
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
+        if let directory { process.currentDirectoryURL = directory }
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
