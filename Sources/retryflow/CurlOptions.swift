@@ -37,6 +37,7 @@ enum CurlOptions {
     ]
 
     static let help = """
+
         curl's flags (same meaning unless said):
           -f, --fail              an HTTP status of 400 or more exits 1 and writes no body (curl exits 22)
           --fail-with-body        the same, but the body is written
@@ -61,13 +62,15 @@ enum CurlOptions {
           --connect-timeout S     URLSession has no connect-only timeout: this sets its idle
                                   timeout, so an attempt also fails when S seconds pass without a
                                   byte (connecting, a slow answer, a stalled body); retried
-          --compressed            accepted: gzip and deflate are always asked for and decoded
+          --compressed            accepted: URLSession always asks for compressed bodies and decodes them
           --max-filesize BYTES    a body larger than BYTES (k, M, G suffixes) fails with exit 1,
                                   and nothing is written
           --attempt-header NAME   send the attempt number (1, 2 …) in header NAME, e.g.
                                   RetryFlow-Attempt; grpc-previous-rpc-attempts counts previous ones
           -k, --insecure          refused: retryflow never weakens TLS checks
         Other curl flags say "not supported by retryflow".
+
+        retry policy (curl's names accepted):
 
         """
 

@@ -30,7 +30,7 @@ enum PolicyOptions {
           --no-retry-after        ignore Retry-After and the rate-limit headers (use the backoff)
           --retry-non-idempotent  retry POST and PATCH too
           --policy FILE.json      start from a RetryPolicy in its JSON form; flags override it
-    """
+        """
 
     /// The policy and HTTP rules the flags describe.
     static func make(from arguments: CommandLineArguments) throws(UsageError) -> (RetryPolicy, HTTPRetryRules) {
