@@ -61,7 +61,8 @@ enum CurlOptions {
           --retry-connrefused     accepted: refused connections are always retried
           --connect-timeout S     URLSession has no connect-only timeout: this sets its idle
                                   timeout, so an attempt also fails when S seconds pass without a
-                                  byte (connecting, a slow answer, a stalled body); retried
+                                  byte (connecting, a slow answer, a stalled body); retried;
+                                  whole seconds, rounded up
           --compressed            accepted: URLSession always asks for compressed bodies and decodes them
           --max-filesize BYTES    a body larger than BYTES (k, M, G suffixes) fails with exit 1,
                                   and nothing is written

@@ -61,9 +61,10 @@ enum FetchCommand {
 
         let configuration = URLSessionConfiguration.ephemeral
         // Linux's URLSession ignores a request's own timeout; the engine enforces --timeout itself.
-        // --connect-timeout can only be this idle timeout (URLSession has no connect-only one).
+        // --connect-timeout can only be this idle timeout (URLSession has no connect-only one). On
+        // Linux it counts whole seconds (1.5 acts as 1, 0.3 fails at once: measured), so round up.
         var idle = policy.perAttemptTimeout.map { $0.inSeconds + 1 } ?? 60
-        if let connectTimeout { idle = min(idle, connectTimeout.inSeconds) }
+        if let connectTimeout { idle = min(idle, max(1, connectTimeout.inSeconds.rounded(.up))) }
         configuration.timeoutIntervalForRequest = idle
         let session = URLSession(configuration: configuration)
         let reporter = silent ? nil : ProgressReporter(label: "fetch", maxAttempts: policy.maxAttempts)

@@ -133,6 +133,17 @@ import Testing
         #expect(seen.map { $0.header("RetryFlow-Attempt") } == ["1", "2"])
     }
 
+    @Test func connectTimeoutIsAnIdleTimeout() async throws {
+        let server = try FlakyServer(scripts: ["/silent": [.hang]])
+        defer { server.stop() }
+        let result = try await Tool.run(["fetch", "--connect-timeout", "0.3", "--retry", "1", server.url("/silent").absoluteString] + Self.fast)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("timedOut"), "\(result.stderr)")
+        #expect(server.requests(to: "/silent").count == 2, "a timeout is retried")
+        // Rounded up to 1 s (URLSession on Linux counts whole seconds; 0.3 would fail at once).
+        #expect(result.elapsed >= .seconds(2) && result.elapsed < .seconds(10), "\(result.elapsed): not URLSession's 60 s default")
+    }
+
     @Test func completionScriptsOfferEveryFlag() async throws {
         let bash = try await Tool.run(["completion", "bash"])
         #expect(bash.status == 0)
