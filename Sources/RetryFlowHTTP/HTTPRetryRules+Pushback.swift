@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension HTTPRetryRules {
@@ -21,7 +21,10 @@ extension HTTPRetryRules {
         if honorRetryAfter, let value = response.value(forHTTPHeaderField: "Retry-After") {
             switch RetryAfter.parse(value, now: now) {
             case .delay(let delay):
-                asks.append(PushbackAsk(header: "Retry-After", words: "Retry-After \(value) asks for \(delay.shortDescription)", delay: delay))
+                asks.append(
+                    PushbackAsk(
+                        header: "Retry-After", words: "Retry-After \(value) asks for \(delay.shortDescription)",
+                        delay: delay))
             case .malformed:
                 ignored.append("Retry-After \"\(value)\" ignored (malformed)")
             }
@@ -32,15 +35,21 @@ extension HTTPRetryRules {
             switch RateLimitHeaders.parseReset(value, now: now) {
             case .delay(let delay, let timestamp):
                 let kind = timestamp ? " (a Unix time)" : ""
-                asks.append(PushbackAsk(header: header, words: "\(header) \(value)\(kind) asks for \(delay.shortDescription)", delay: delay))
+                asks.append(
+                    PushbackAsk(
+                        header: header, words: "\(header) \(value)\(kind) asks for \(delay.shortDescription)",
+                        delay: delay))
             case .malformed:
                 ignored.append("\(header) \"\(value)\" ignored (malformed)")
             }
         }
         if let field = response.value(forHTTPHeaderField: "RateLimit"),
-            let delay = RateLimitHeaders.parseField(field, policy: response.value(forHTTPHeaderField: "RateLimit-Policy"))
+            let delay = RateLimitHeaders.parseField(
+                field, policy: response.value(forHTTPHeaderField: "RateLimit-Policy"))
         {
-            asks.append(PushbackAsk(header: "RateLimit", words: "RateLimit \(field) asks for \(delay.shortDescription)", delay: delay))
+            asks.append(
+                PushbackAsk(
+                    header: "RateLimit", words: "RateLimit \(field) asks for \(delay.shortDescription)", delay: delay))
         }
         return (asks, ignored)
     }

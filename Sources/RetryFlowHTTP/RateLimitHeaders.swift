@@ -39,7 +39,9 @@ public enum RateLimitHeaders {
         // More digits than any real timestamp: a clear ask to wait "forever" (the policy's cap ends the run).
         guard parts[0].count <= 15, let whole = Int64(parts[0]) else { return .delay(longest, timestamp: true) }
         let fraction = parts.count == 2 ? Double("0." + parts[1]) ?? 0 : 0
-        guard whole >= timestampThreshold else { return .delay(checkedDuration(seconds: Double(whole) + fraction), timestamp: false) }
+        guard whole >= timestampThreshold else {
+            return .delay(checkedDuration(seconds: Double(whole) + fraction), timestamp: false)
+        }
         let seconds = Double(whole) + fraction - now.timeIntervalSince1970
         return .delay(seconds > 0 ? checkedDuration(seconds: seconds, roundingUp: true) : .zero, timestamp: true)
     }
@@ -55,7 +57,11 @@ public enum RateLimitHeaders {
         // The older draft: one quota spread over dictionary members (limit=…, remaining=…, reset=…).
         if parsed.contains(where: { ["limit", "remaining", "reset"].contains($0.name) }) {
             var merged: [String: Int64] = [:]
-            for item in parsed { if let value = item.value { merged[item.name == "remaining" ? "r" : item.name == "reset" ? "t" : item.name] = value } }
+            for item in parsed {
+                if let value = item.value {
+                    merged[item.name == "remaining" ? "r" : item.name == "reset" ? "t" : item.name] = value
+                }
+            }
             parsed = [Item(name: "", value: nil, params: merged)]
         }
         var longest: Duration?

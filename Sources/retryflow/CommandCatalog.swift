@@ -10,7 +10,8 @@ enum CommandCatalog {
 
     static let commands: [Command] = [
         Command(
-            name: "render", summary: "draw the retry machine (DOT, Mermaid, SVG, PNG, PDF …), optionally with a run over it",
+            name: "render",
+            summary: "draw the retry machine (DOT, Mermaid, SVG, PNG, PDF …), optionally with a run over it",
             specs: RenderCommand.specs, help: RenderCommand.help),
         Command(
             name: "fetch", summary: "fetch a URL with retries: a better curl --retry", specs: FetchCommand.specs,
@@ -22,7 +23,8 @@ enum CommandCatalog {
             name: "demo", summary: "live retries against an in-process flaky server, with traces and charts",
             specs: DemoCommand.specs, help: DemoCommand.help),
         Command(
-            name: "completion", summary: "print a shell completion script (bash or zsh)", specs: CompletionCommand.specs,
+            name: "completion", summary: "print a shell completion script (bash or zsh)",
+            specs: CompletionCommand.specs,
             help: CompletionCommand.help),
     ]
 

@@ -12,6 +12,11 @@ struct OptionSpec {
     let refusal: String?
 
     init(_ names: String..., value: Bool = true, repeatable: Bool = false, refused refusal: String? = nil) {
+        self.init(names: names, value: value, repeatable: repeatable, refused: refusal)
+    }
+
+    /// A row from a list of spellings (for tables built from data).
+    init(names: [String], value: Bool, repeatable: Bool = false, refused refusal: String?) {
         self.names = names
         self.takesValue = value
         self.repeatable = repeatable

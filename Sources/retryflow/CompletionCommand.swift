@@ -11,7 +11,9 @@ enum CompletionCommand {
         """
 
     static func run(_ arguments: [String]) throws(UsageError) -> Int32 {
-        guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "completion", help: help, positionals: true)
+        guard
+            let args = try CommandLineArguments.forCommand(
+                arguments, specs: specs, command: "completion", help: help, positionals: true)
         else { return 0 }
         guard args.positionals.count == 1 else { throw UsageError("completion needs one shell: bash or zsh") }
         switch args.positionals[0] {
@@ -51,10 +53,12 @@ enum CompletionCommand {
     }
 
     static func zsh() -> String {
-        let described = CommandCatalog.commands.map { "'\($0.name):\($0.summary.replacingOccurrences(of: "'", with: ""))'" }
+        let described =
+            CommandCatalog.commands.map { "'\($0.name):\($0.summary.replacingOccurrences(of: "'", with: ""))'" }
             + ["'help:print the usage, or the man page with --man'"]
         let cases = CommandCatalog.commands.map { command in
-            "        \(command.name)) opts=(\(CommandCatalog.offeredOptions(of: command).map { "'\($0)'" }.joined(separator: " "))) ;;"
+            let options = CommandCatalog.offeredOptions(of: command).map { "'\($0)'" }.joined(separator: " ")
+            return "        \(command.name)) opts=(\(options)) ;;"
         }.joined(separator: "\n")
         return """
             #compdef retryflow

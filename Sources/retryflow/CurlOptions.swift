@@ -4,20 +4,24 @@ import Foundation
 /// flags it refuses (`-k`) and curl flags it does not support are rows too, so they get a clear
 /// message instead of "unknown option". Add a flag here (and a line to `help`) to support it.
 enum CurlOptions {
-    static let specs: [OptionSpec] = [
-        OptionSpec("-f", "--fail", value: false), OptionSpec("--fail-with-body", value: false),
-        OptionSpec("-s", "--silent", value: false), OptionSpec("-S", "--show-error", value: false),
-        OptionSpec("-L", "--location", value: false), OptionSpec("-i", "--include", value: false),
-        OptionSpec("-I", "--head", value: false), OptionSpec("-O", "--remote-name", value: false),
-        OptionSpec("--create-dirs", value: false), OptionSpec("-w", "--write-out"), OptionSpec("-u", "--user"),
-        OptionSpec("-A", "--user-agent"), OptionSpec("-e", "--referer"),
-        OptionSpec("--retry-all-errors", value: false), OptionSpec("--retry-connrefused", value: false),
-        OptionSpec("--connect-timeout"), OptionSpec("--compressed", value: false), OptionSpec("--max-filesize"),
-        OptionSpec("--attempt-header"),
-        OptionSpec(
-            "-k", "--insecure", value: false,
-            refused: "refused: retryflow never weakens TLS checks (fix the certificate, or trust its CA in the system store)"),
-    ] + unsupported.map { OptionSpec($0.names, value: $0.value, refused: "a curl option not supported by retryflow") }
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec("-f", "--fail", value: false), OptionSpec("--fail-with-body", value: false),
+            OptionSpec("-s", "--silent", value: false), OptionSpec("-S", "--show-error", value: false),
+            OptionSpec("-L", "--location", value: false), OptionSpec("-i", "--include", value: false),
+            OptionSpec("-I", "--head", value: false), OptionSpec("-O", "--remote-name", value: false),
+            OptionSpec("--create-dirs", value: false), OptionSpec("-w", "--write-out"), OptionSpec("-u", "--user"),
+            OptionSpec("-A", "--user-agent"), OptionSpec("-e", "--referer"),
+            OptionSpec("--retry-all-errors", value: false), OptionSpec("--retry-connrefused", value: false),
+            OptionSpec("--connect-timeout"), OptionSpec("--compressed", value: false), OptionSpec("--max-filesize"),
+            OptionSpec("--attempt-header"),
+            OptionSpec(
+                "-k", "--insecure", value: false,
+                refused: "refused: retryflow never weakens TLS checks (fix the certificate, or trust its CA)"),
+        ]
+        + unsupported.map {
+            OptionSpec(names: $0.names, value: $0.value, refused: "a curl option not supported by retryflow")
+        }
 
     /// curl flags scripts use that fetch does not take (with whether each takes a value, so the
     /// message names the flag and not its value).
@@ -32,7 +36,8 @@ enum CurlOptions {
         (["--max-redirs"], true), (["--proto"], true), (["--tlsv1.2"], false), (["--tlsv1.3"], false),
         (["-4", "--ipv4"], false), (["-6", "--ipv6"], false), (["--interface"], true), (["-n", "--netrc"], false),
         (["--digest"], false), (["--ntlm"], false), (["--negotiate"], false), (["--anyauth"], false),
-        (["-j", "--junk-session-cookies"], false), (["-R", "--remote-time"], false), (["-J", "--remote-header-name"], false),
+        (["-j", "--junk-session-cookies"], false), (["-R", "--remote-time"], false),
+        (["-J", "--remote-header-name"], false),
         (["-D", "--dump-header"], true), (["--trace-ascii"], true), (["--stderr"], true), (["-q", "--disable"], false),
     ]
 
@@ -93,15 +98,5 @@ enum CurlOptions {
         let (bytes, overflow) = number.multipliedReportingOverflow(by: scale)
         guard !overflow else { throw UsageError("\(key) is too large: \(text)") }
         return bytes
-    }
-}
-
-extension OptionSpec {
-    /// A row from a list of spellings (for the tables built from data).
-    init(_ names: [String], value: Bool, refused: String?) {
-        self.names = names
-        self.takesValue = value
-        self.repeatable = false
-        self.refusal = refused
     }
 }

@@ -116,8 +116,7 @@ enum FetchCommand {
             if failOnError { rules.retryableStatuses.formUnion(400...599) }
         }
         if let name = args.value("--attempt-header") {
-            let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-            guard !name.isEmpty, name.allSatisfy({ tokenCharacters.contains($0) }) else {
+            guard isToken(name) else {
                 throw UsageError("--attempt-header needs a header name, got \"\(name)\"")
             }
             rules.attemptHeader =
@@ -165,17 +164,16 @@ enum FetchCommand {
             throw UsageError("bad URL \"\(text)\": give an http:// or https:// URL with a host")
         }
         var request = URLRequest(url: url)
-        let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
         for header in args.all("--header") {
             guard let colon = header.firstIndex(of: ":") else {
                 throw UsageError("bad header \"\(header)\": write it as 'Name: value'")
             }
             let name = header[..<colon].trimmingCharacters(in: .whitespaces)
             let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, name.allSatisfy({ tokenCharacters.contains($0) }) else {
+            guard isToken(name) else {
                 throw UsageError("bad header \"\(header)\": \"\(name)\" is not a header name")
             }
-            guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            guard !hasLineBreak(value) else {
                 throw UsageError("bad header \"\(name)\": a value cannot contain line breaks")
             }
             request.addValue(value, forHTTPHeaderField: name)
@@ -189,7 +187,7 @@ enum FetchCommand {
         }
         for (option, header) in [("--user-agent", "User-Agent"), ("--referer", "Referer")] {
             guard let value = args.value(option) else { continue }
-            guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            guard !hasLineBreak(value) else {
                 throw UsageError("\(option): a header value cannot contain line breaks")
             }
             request.setValue(value, forHTTPHeaderField: header)
@@ -209,11 +207,21 @@ enum FetchCommand {
             request.httpMethod = "POST"
         }
         if let method = args.value("--request") {
-            guard !method.isEmpty, method.allSatisfy({ tokenCharacters.contains($0) }) else {
+            guard isToken(method) else {
                 throw UsageError("bad method \"\(method)\"")
             }
             request.httpMethod = method.uppercased()
         }
         return request
+    }
+
+    private static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+    /// Whether `text` is an HTTP token (RFC 9110 §5.6.2): a header name or a method.
+    static func isToken(_ text: String) -> Bool { !text.isEmpty && text.allSatisfy { tokenCharacters.contains($0) } }
+
+    /// Whether `value` would break out of its header line.
+    static func hasLineBreak(_ value: String) -> Bool {
+        value.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" }
     }
 }

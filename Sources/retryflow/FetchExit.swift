@@ -32,7 +32,8 @@ struct FetchExit {
             problem = "the server answered HTTP \(answer?.statusCode ?? 0) (\(flag))"
         case .success:
             status = 0
-            rule = errorStatus
+            rule =
+                errorStatus
                 ? "the run ended in success: HTTP \(answer?.statusCode ?? 0) is a final answer (-f makes it exit 1)"
                 : "the run ended in success"
             problem = nil

@@ -40,8 +40,8 @@ struct WriteOut {
                 }
                 let name = String(rest[rest.index(rest.startIndex, offsetBy: 2)..<close])
                 guard Self.variables.contains(name) else {
-                    throw UsageError(
-                        "\(option): unknown variable %{\(name)} (known: \(Self.variables.map { "%{\($0)}" }.joined(separator: " ")))")
+                    let known = Self.variables.map { "%{\($0)}" }.joined(separator: " ")
+                    throw UsageError("\(option): unknown variable %{\(name)} (known: \(known))")
                 }
                 pieces.append(.text(text))
                 text = ""

@@ -35,7 +35,8 @@ import Testing
         func run(_ executable: URL?, _ extra: [String]) async throws -> (ToolResult, [FlakyServer.RecordedRequest]) {
             let server = try FlakyServer(scripts: scripts)
             defer { server.stop() }
-            let args = arguments.map { $0.replacingOccurrences(of: "{base}", with: server.baseURL.absoluteString) }
+            let args =
+                arguments.map { $0.replacingOccurrences(of: "{base}", with: server.baseURL.absoluteString) }
                 + (path.map { [server.url($0).absoluteString] } ?? [])
             let result: ToolResult
             if let executable {
@@ -53,8 +54,10 @@ import Testing
     /// Same stdout, both zero or both non-zero.
     static func expectSame(_ pair: Pair, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(pair.ours.stdout == pair.curl.stdout, "\(what): stdout", sourceLocation: sourceLocation)
-        #expect((pair.ours.status == 0) == (pair.curl.status == 0),
-                "\(what): exit \(pair.ours.status) vs curl's \(pair.curl.status); \(pair.ours.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            (pair.ours.status == 0) == (pair.curl.status == 0),
+            "\(what): exit \(pair.ours.status) vs curl's \(pair.curl.status); \(pair.ours.stderr)",
+            sourceLocation: sourceLocation)
         #expect(pair.ours.status <= 1, "\(what): never a usage error", sourceLocation: sourceLocation)
     }
 
@@ -107,10 +110,14 @@ import Testing
 
     @Test func requestsCarryTheSameCredentialsAndIdentity() async throws {
         let pair = try await Self.both(
-            ["-s", "-u", "alice:s3cret", "-A", "agent/1.0", "-e", "http://ref.test/", "-H", "X-Custom: 7", "-X", "PUT", "-d", "a=1"],
+            [
+                "-s", "-u", "alice:s3cret", "-A", "agent/1.0", "-e", "http://ref.test/", "-H", "X-Custom: 7", "-X",
+                "PUT", "-d", "a=1",
+            ],
             path: "/echo")
         Self.expectSame(pair, "identity flags")
-        let sent = try #require(pair.curlRequests.first), ours = try #require(pair.ourRequests.first)
+        let sent = try #require(pair.curlRequests.first)
+        let ours = try #require(pair.ourRequests.first)
         for name in ["Authorization", "User-Agent", "Referer", "X-Custom"] {
             #expect(ours.header(name) == sent.header(name), "\(name)")
         }
@@ -119,9 +126,11 @@ import Testing
     }
 
     @Test func outputFilesMatch() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-curl-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "retryflow-curl-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let curlFile = folder.appendingPathComponent("curl/sub/out.txt"), ourFile = folder.appendingPathComponent("ours/sub/out.txt")
+        let curlFile = folder.appendingPathComponent("curl/sub/out.txt")
+        let ourFile = folder.appendingPathComponent("ours/sub/out.txt")
         let curlRun = try await Self.both(["-s", "--create-dirs", "-o", curlFile.path])
         let ourRun = try await Self.both(["-s", "--create-dirs", "-o", ourFile.path])
         #expect(curlRun.curl.status == 0 && ourRun.ours.status == 0, "\(ourRun.ours.stderr)")
@@ -133,7 +142,9 @@ import Testing
         // Same status line and body; the header lines differ on purpose (URLSession gives no
         // wire order, and sorted names are what retryflow prints).
         let head = try await Self.both(["-sI"])
-        Self.expectSame(Pair(curl: firstLine(head.curl), ours: firstLine(head.ours), curlRequests: [], ourRequests: []), "-I status line")
+        Self.expectSame(
+            Pair(curl: firstLine(head.curl), ours: firstLine(head.ours), curlRequests: [], ourRequests: []),
+            "-I status line")
         #expect(head.ours.stdout.hasPrefix("HTTP/1.1 200 ") && head.ours.stdout.hasSuffix("\r\n\r\n"))
         #expect(head.curlRequests.first?.method == "HEAD" && head.ourRequests.first?.method == "HEAD")
         let include = try await Self.both(["-si"])
@@ -164,19 +175,22 @@ import Testing
         let moved = try await Self.both(["-s"], path: "/moved")
         #expect(moved.curl.stdout == "moved\n" && moved.ours.stdout == "hello\n")
         // Retries: curl prints every attempt's body; retryflow only the final one. -w agrees.
-        let flaky = try await Self.both(["-s", "--retry", "2", "--retry-delay", "1", "-w", "%{http_code} %{num_retries}"], path: "/flaky")
+        let flaky = try await Self.both(
+            ["-s", "--retry", "2", "--retry-delay", "1", "-w", "%{http_code} %{num_retries}"], path: "/flaky")
         #expect(flaky.curl.stdout == "busy\nok\n200 1" || flaky.curl.stdout == "busy\nok\n200 ", "\(flaky.curl.stdout)")
         #expect(flaky.ours.stdout == "ok\n200 1")
         #expect(flaky.curl.status == 0 && flaky.ours.status == 0)
         // Giving up: curl exits 0 with the last 503 (no -f); retryflow's run ended in failure: exit 1.
-        let down = try await Self.both(["-s", "--retry", "1", "--retry-delay", "1", "-w", "%{http_code}"], path: "/down")
+        let down = try await Self.both(
+            ["-s", "--retry", "1", "--retry-delay", "1", "-w", "%{http_code}"], path: "/down")
         #expect(down.curl.stdout == "down\ndown\n503" && down.curl.status == 0)
         #expect(down.ours.stdout == "down\n503" && down.ours.status == 1)
     }
 
     private func firstLine(_ result: ToolResult) -> ToolResult {
         var copy = result
-        copy.stdout = String(result.stdout.prefix { $0 != "\r" && $0 != "\n" }.split(separator: " ").prefix(2).joined(separator: " "))
+        copy.stdout = String(
+            result.stdout.prefix { $0 != "\r" && $0 != "\n" }.split(separator: " ").prefix(2).joined(separator: " "))
         return copy
     }
 }

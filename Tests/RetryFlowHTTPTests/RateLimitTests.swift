@@ -4,7 +4,7 @@ import RetryFlowHTTP
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Server pushback beyond Retry-After: the reset headers (seconds or Unix time) and the IETF fields.
@@ -42,18 +42,22 @@ import FoundationNetworking
         #expect(delay > .seconds(1_000_000_000), "beyond any cap, so the policy ends the run")
         #expect(RateLimitHeaders.parseReset("999999999999999", now: now) != .malformed)
         #expect(RateLimitHeaders.parseField("\"q\";r=0;t=999999999999999", policy: nil)! > .seconds(1_000_000_000))
-        #expect(RateLimitHeaders.parseField("\"q\";r=0;t=9999999999999999999999", policy: nil) == nil, "not an sf-integer")
+        #expect(
+            RateLimitHeaders.parseField("\"q\";r=0;t=9999999999999999999999", policy: nil) == nil, "not an sf-integer")
     }
 
     @Test func ietfFields() {
         #expect(RateLimitHeaders.parseField("\"default\";r=0;t=12", policy: nil) == .seconds(12))
         #expect(RateLimitHeaders.parseField("\"default\";r=5;t=12", policy: nil) == nil, "quota left: no wait")
-        #expect(RateLimitHeaders.parseField("\"a\";r=0;t=5, \"b\";r=0;t=40, \"c\";r=3;t=90", policy: nil) == .seconds(40))
+        #expect(
+            RateLimitHeaders.parseField("\"a\";r=0;t=5, \"b\";r=0;t=40, \"c\";r=3;t=90", policy: nil) == .seconds(40))
         // The older draft's dictionary form.
         #expect(RateLimitHeaders.parseField("limit=100, remaining=0, reset=30", policy: nil) == .seconds(30))
         #expect(RateLimitHeaders.parseField("limit=100, remaining=7, reset=30", policy: nil) == nil)
         // Spent, no reset: the policy's window bounds the wait.
-        #expect(RateLimitHeaders.parseField("\"hour\";r=0", policy: "\"minute\";q=10;w=60, \"hour\";q=100;w=3600") == .seconds(3600))
+        #expect(
+            RateLimitHeaders.parseField("\"hour\";r=0", policy: "\"minute\";q=10;w=60, \"hour\";q=100;w=3600")
+                == .seconds(3600))
         #expect(RateLimitHeaders.parseField("garbage;;;", policy: "also garbage") == nil)
     }
 
@@ -84,10 +88,14 @@ import FoundationNetworking
         var off = HTTPRetryRules.default
         off.honorRateLimit = false
         #expect(verdict(429, ["X-RateLimit-Reset": "5"], rules: off)?.decision == .retry)
-        #expect(verdict(429, ["Retry-After": "1", "X-RateLimit-Reset": "5"], rules: off)?.decision == .retryAfter(.seconds(1)))
+        #expect(
+            verdict(429, ["Retry-After": "1", "X-RateLimit-Reset": "5"], rules: off)?.decision
+                == .retryAfter(.seconds(1)))
         var custom = HTTPRetryRules.default
         custom.rateLimitResetHeaders = ["X-Quota-Reset"]
-        #expect(verdict(429, ["X-Quota-Reset": "6", "X-RateLimit-Reset": "60"], rules: custom)?.decision == .retryAfter(.seconds(6)))
+        #expect(
+            verdict(429, ["X-Quota-Reset": "6", "X-RateLimit-Reset": "60"], rules: custom)?.decision
+                == .retryAfter(.seconds(6)))
     }
 
     @Test func aResetBeyondTheCapEndsTheRunLikeRetryAfter() async throws {
@@ -100,7 +108,8 @@ import FoundationNetworking
             calls.hit()
             return HTTPResponse(
                 data: Data(),
-                response: HTTPURLResponse(url: request.url!, statusCode: 429, httpVersion: nil, headerFields: ["X-RateLimit-Reset": "3600"])!)
+                response: HTTPURLResponse(
+                    url: request.url!, statusCode: 429, httpVersion: nil, headerFields: ["X-RateLimit-Reset": "3600"])!)
         }
         #expect(outcome.finalState == .failure)
         #expect(outcome.reason == .retryAfterBeyondCap)
@@ -109,7 +118,8 @@ import FoundationNetworking
     }
 
     @Test func oldRulesJSONStillDecodes() throws {
-        var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(HTTPRetryRules.default)) as! [String: Any]
+        var object =
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(HTTPRetryRules.default)) as! [String: Any]
         for key in ["honorRateLimit", "rateLimitResetHeaders", "attemptHeader"] { object.removeValue(forKey: key) }
         let back = try JSONDecoder().decode(HTTPRetryRules.self, from: JSONSerialization.data(withJSONObject: object))
         #expect(back == .default)
@@ -129,9 +139,13 @@ import FoundationNetworking
         rules.attemptHeader = header
         let seen = Seen()
         let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none)
-        let outcome = try await HTTPRetryRun.outcome(for: URLRequest(url: url), policy: policy, rules: rules, clock: ContinuousClock()) { request in
+        let outcome = try await HTTPRetryRun.outcome(
+            for: URLRequest(url: url), policy: policy, rules: rules, clock: ContinuousClock()
+        ) { request in
             seen.add(request.value(forHTTPHeaderField: header?.name ?? "RetryFlow-Attempt"))
-            return HTTPResponse(data: Data(), response: HTTPURLResponse(url: request.url!, statusCode: 503, httpVersion: nil, headerFields: nil)!)
+            return HTTPResponse(
+                data: Data(),
+                response: HTTPURLResponse(url: request.url!, statusCode: 503, httpVersion: nil, headerFields: nil)!)
         }
         #expect(outcome.attempts.count == 3)
         return seen.values
@@ -148,10 +162,12 @@ import FoundationNetworking
         trace.steps = [
             .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1),
             .init(from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(1), attempt: 1),
-            .init(from: .wait, event: .delayElapsed, condition: .always, to: .request, at: .milliseconds(2), attempt: 2),
+            .init(
+                from: .wait, event: .delayElapsed, condition: .always, to: .request, at: .milliseconds(2), attempt: 2),
         ]
         let steps = try #require(
-            (try JSONSerialization.jsonObject(with: HTTPTraceJSON.encode(trace)) as? [String: Any])?["steps"] as? [[String: Any]])
+            (try JSONSerialization.jsonObject(with: HTTPTraceJSON.encode(trace)) as? [String: Any])?["steps"]
+                as? [[String: Any]])
         #expect(steps.count == 3)
         #expect(steps[0][HTTPTraceJSON.resendCountKey] == nil)
         #expect(steps[1][HTTPTraceJSON.resendCountKey] == nil)
@@ -165,6 +181,14 @@ import FoundationNetworking
 private final class Seen: @unchecked Sendable {
     private let lock = NSLock()
     private var list: [String?] = []
-    func add(_ value: String?) { lock.lock(); list.append(value); lock.unlock() }
-    var values: [String?] { lock.lock(); defer { lock.unlock() }; return list }
+    func add(_ value: String?) {
+        lock.lock()
+        list.append(value)
+        lock.unlock()
+    }
+    var values: [String?] {
+        lock.lock()
+        defer { lock.unlock() }
+        return list
+    }
 }
