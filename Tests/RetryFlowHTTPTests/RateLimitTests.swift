@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
+import RetryFlowTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -190,5 +191,25 @@ private final class Seen: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return list
+    }
+}
+
+/// Every HTTP surface that retries statuses goes through the same rules, so every one waits for
+/// the reset (the original shapes keep the original snippets' rule: transport errors only).
+@Suite(.timeLimit(.minutes(1))) struct RateLimitSurfaceTests {
+    @Test(arguments: Surface.allCases.filter { $0 != .originalShape })
+    func everySurfaceWaitsForTheReset(surface: Surface) async throws {
+        let server = try FlakyServer(scripts: [
+            "/limited": [.status(429, headers: ["RateLimit": "\"default\";r=0;t=1"]), .status(200, body: "ok")]
+        ])
+        defer { server.stop() }
+        let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(10)), jitter: .none)
+        let run = try await Runner.run(surface, URLRequest(url: server.url("/limited")), policy: policy)
+        #expect(run.outcome.finalState == .success)
+        let seen = server.requests(to: "/limited")
+        try #require(seen.count == 2)
+        #expect(seen[1].arrival - (seen[0].answered ?? seen[0].arrival) >= .seconds(1), "never early")
+        #expect(run.outcome.trace.steps.contains { $0.delay == .seconds(1) })
+        expectConsistent(run.outcome.trace)
     }
 }
