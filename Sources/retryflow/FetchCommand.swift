@@ -131,7 +131,8 @@ enum FetchCommand {
         var path = args.value("--output")
         if args.has("--remote-name") {
             let name = url.lastPathComponent
-            guard !name.isEmpty, name != "/", name != ".", name != ".." else {
+            // lastPathComponent decodes %2F: a name with a slash in it would write elsewhere.
+            guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
                 throw UsageError("-O: the URL \(Redaction.redact(url)) has no file name in its path; use -o FILE")
             }
             path = name

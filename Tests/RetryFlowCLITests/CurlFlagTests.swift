@@ -50,6 +50,8 @@ import Testing
         let result = try await Tool.run(["fetch", "http://127.0.0.1:9/", "-O"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("-O: the URL http://127.0.0.1:9/ has no file name"))
+        let sneaky = try await Tool.run(["fetch", "http://127.0.0.1:9/x/..%2F..%2Fetc%2Fpasswd", "-O"])
+        #expect(sneaky.status == 2 && sneaky.stderr.contains("has no file name"), "\(sneaky.stderr)")
     }
 
     @Test func remoteNameWritesIntoTheCurrentFolder() async throws {
