@@ -88,6 +88,9 @@ enum FetchCommand {
             Console.error(Console.paint("fetch: \(error.description)", .bad))
         } else if showErrors, let problem = verdict.problem {
             Console.error(Console.paint("fetch: \(problem)", .bad))
+        } else if silent && showErrors && verdict.status != 0 {
+            // -sS hides the summary, which was the only line saying why (a POST's 503 not retried).
+            Console.error(Console.paint("fetch: exit \(verdict.status): \(verdict.rule)", .bad))
         }
         if !silent {
             let what = answer.map { "HTTP \($0.statusCode), \($0.data.count) bytes" } ?? "no answer"
