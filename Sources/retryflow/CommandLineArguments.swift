@@ -33,7 +33,7 @@ struct CommandLineArguments {
 
     /// Parses `arguments` against `specs`: `--name value`, `--name=value`, `-o value`, `--` ends
     /// options. Unknown options, missing values and repeats are usage errors naming the option.
-    init(_ arguments: [String], specs: [OptionSpec], command: String) throws(UsageError) {
+    init(_ arguments: [String], specs: [OptionSpec], command: String, unknownNote: String? = nil) throws(UsageError) {
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
@@ -48,7 +48,8 @@ struct CommandLineArguments {
                 continue
             }
             if !argument.hasPrefix("--") && argument.count > 2 {
-                index = try parseCluster(argument, arguments: arguments, next: index, specs: specs, command: command)
+                index = try parseCluster(
+                    argument, arguments: arguments, next: index, specs: specs, command: command, unknownNote: unknownNote)
                 continue
             }
             var name = argument
@@ -57,7 +58,7 @@ struct CommandLineArguments {
                 name = String(argument[..<equals])
                 inline = String(argument[argument.index(after: equals)...])
             }
-            let spec = try Self.spec(named: name, in: specs, command: command)
+            let spec = try Self.spec(named: name, in: specs, command: command, unknownNote: unknownNote)
             if spec.takesValue {
                 if let inline {
                     try record(spec, name: name, value: inline)
@@ -76,14 +77,14 @@ struct CommandLineArguments {
     /// Short flags written together, as curl and getopt take them: `-fsSL` is `-f -s -S -L`; a
     /// flag that takes a value ends the cluster, its value being the rest (`-ofile`) or the next argument.
     private mutating func parseCluster(
-        _ argument: String, arguments: [String], next: Int, specs: [OptionSpec], command: String
+        _ argument: String, arguments: [String], next: Int, specs: [OptionSpec], command: String, unknownNote: String?
     ) throws(UsageError) -> Int {
         var rest = Substring(argument.dropFirst())
         var index = next
         while let letter = rest.first {
             rest = rest.dropFirst()
             let name = "-\(letter)"
-            let spec = try Self.spec(named: name, in: specs, command: command)
+            let spec = try Self.spec(named: name, in: specs, command: command, unknownNote: unknownNote)
             guard spec.takesValue else {
                 try record(spec, name: name, value: "")
                 continue
@@ -101,9 +102,12 @@ struct CommandLineArguments {
     }
 
     /// The row for `name`; unknown names and refused flags are usage errors that say so.
-    private static func spec(named name: String, in specs: [OptionSpec], command: String) throws(UsageError) -> OptionSpec {
+    private static func spec(
+        named name: String, in specs: [OptionSpec], command: String, unknownNote: String?
+    ) throws(UsageError) -> OptionSpec {
         guard let spec = specs.first(where: { $0.names.contains(name) }) else {
-            throw UsageError("unknown option \(name) for 'retryflow \(command)' (see 'retryflow \(command) --help')")
+            let note = unknownNote.map { "; \($0)" } ?? ""
+            throw UsageError("unknown option \(name) for 'retryflow \(command)' (see 'retryflow \(command) --help'\(note))")
         }
         if let refusal = spec.refusal { throw UsageError("\(name): \(refusal)") }
         return spec
@@ -122,9 +126,10 @@ struct CommandLineArguments {
     /// Parses a subcommand's arguments; `nil` when `--help` was asked for (and printed). A
     /// subcommand that takes no positional arguments refuses them here.
     static func forCommand(
-        _ arguments: [String], specs: [OptionSpec], command: String, help: String, positionals: Bool = false
+        _ arguments: [String], specs: [OptionSpec], command: String, help: String, positionals: Bool = false,
+        unknownNote: String? = nil
     ) throws(UsageError) -> CommandLineArguments? {
-        let parsed = try CommandLineArguments(arguments, specs: specs, command: command)
+        let parsed = try CommandLineArguments(arguments, specs: specs, command: command, unknownNote: unknownNote)
         if parsed.has("--help") {
             Console.output(help + "\n")
             return nil

@@ -37,7 +37,10 @@ enum FetchCommand {
         """ + CurlOptions.help + PolicyOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "fetch", help: help, positionals: true)
+        guard
+            let args = try CommandLineArguments.forCommand(
+                arguments, specs: specs, command: "fetch", help: help, positionals: true,
+                unknownNote: "a curl option not listed there is not supported by retryflow")
         else { return 0 }
         guard args.positionals.count == 1 else {
             throw UsageError(args.positionals.isEmpty ? "fetch needs a URL" : "fetch takes one URL, got \(args.positionals.count)")

@@ -32,6 +32,7 @@ import Testing
         (["-b", "a=b"], "-b: a curl option not supported by retryflow"),
         (["-sx", "proxy:1"], "-x: a curl option not supported by retryflow"),
         (["-fsZ"], "unknown option -Z"),
+        (["--doh-url", "x"], "unknown option --doh-url for 'retryflow fetch' (see 'retryflow fetch --help'; a curl option not listed there is not supported by retryflow)"),
         (["-I", "-d", "x"], "-I/--head sends HEAD; it cannot go with -d/--data"),
         (["-o", "/tmp/x", "-O"], "give -o FILE or -O, not both"),
         (["-o", "a", "-o", "b"], "option -o is given more than once"),
