@@ -20,7 +20,8 @@ enum SimulateCommand {
           --outcomes LIST        what each attempt gets, comma-separated; the last repeats:
                                  a status (200, 503:retry-after=2), reset, close, truncated, timeout,
                                  refused, dns, or hang (needs --timeout or --deadline);
-                                 add :after=SECONDS for an attempt that takes time
+                                 add :after=SECONDS for an attempt that takes time; a status may add
+                                 :x-ratelimit-reset=S, :ratelimit-reset=S, :ratelimit=FIELD
           --seed N               seed for jitter, so runs replay exactly (default 1)
           -X, --request METHOD   the method (POST shows the idempotency rule)
           -H, --header 'N: v'    a request header (e.g. 'Idempotency-Key: 42')

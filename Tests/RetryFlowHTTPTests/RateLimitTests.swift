@@ -194,6 +194,26 @@ private final class Seen: @unchecked Sendable {
     }
 }
 
+/// Simulations script the rate-limit headers too (`retryflow simulate --outcomes 429:x-ratelimit-reset=5`).
+@Suite struct ScriptedRateLimitTests {
+    @Test func outcomesCarryTheHeadersAndPrintThemBack() throws {
+        let outcome = try ScriptedOutcome.parse("429:x-ratelimit-reset=5:ratelimit=\"q\";r=0;t=7")
+        #expect(outcome.result == .status(429, retryAfter: nil))
+        #expect(outcome.headers == ["X-RateLimit-Reset": "5", "RateLimit": "\"q\";r=0;t=7"])
+        #expect(try ScriptedOutcome.parse(outcome.description) == outcome)
+        #expect(throws: ScriptedOutcomeError.self) { try ScriptedOutcome.parse("reset:ratelimit-reset=5") }
+    }
+
+    @Test func aSimulationWaitsForTheLongestAsk() async throws {
+        let outcome = try await Simulation.run(
+            outcomes: ScriptedOutcome.parseList("429:retry-after=1:ratelimit-reset=3,200"),
+            policy: RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(10)), jitter: .none))
+        #expect(outcome.finalState == .success)
+        #expect(outcome.trace.steps.contains { $0.delay == .seconds(3) })
+        #expect(outcome.trace.steps.contains { $0.detail?.hasSuffix("the longest decides: RateLimit-Reset") == true })
+    }
+}
+
 /// Every HTTP surface that retries statuses goes through the same rules, so every one waits for
 /// the reset (the original shapes keep the original snippets' rule: transport errors only).
 @Suite(.timeLimit(.minutes(1))) struct RateLimitSurfaceTests {

@@ -10,7 +10,9 @@ import FoundationNetworking
 ///
 /// The text form, as `retryflow simulate --outcomes` takes it: `200`, `503:retry-after=2`,
 /// `reset`, `close`, `truncated`, `timeout`, `refused`, `dns`, `hang`, each optionally with
-/// `:after=SECONDS` (how long the attempt takes), e.g. `reset,503:retry-after=2,200:after=0.1`.
+/// `:after=SECONDS` (how long the attempt takes), e.g. `reset,503:retry-after=2,200:after=0.1`; a
+/// status may also carry the rate-limit headers: `429:x-ratelimit-reset=5`, `429:ratelimit-reset=5`,
+/// `429:ratelimit="default";r=0;t=5`.
 public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
     /// What the attempt produces.
     public enum Result: Hashable, Sendable {
@@ -26,6 +28,14 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
     public var result: Result
     /// Virtual time the attempt takes before producing it.
     public var duration: Duration
+    /// Further response headers of a status (the rate-limit ones), by name.
+    public var headers: [String: String] = [:]
+
+    /// The rate-limit headers an outcome may carry: option name → header name.
+    public static let headerOptions: [(option: String, header: String)] = [
+        ("x-ratelimit-reset", "X-RateLimit-Reset"), ("ratelimit-reset", "RateLimit-Reset"), ("ratelimit", "RateLimit"),
+        ("ratelimit-policy", "RateLimit-Policy"),
+    ]
 
     /// Makes one.
     public init(_ result: Result, duration: Duration = .zero) {
@@ -81,8 +91,14 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
                     throw ScriptedOutcomeError("outcome \"\(item)\": after=\(pair[1]) is not a number of seconds")
                 }
                 outcome.duration = .nanoseconds(Int64((seconds * 1e9).rounded()))
+            case let name where headerOptions.contains { $0.option == name }:
+                guard case .status = outcome.result else {
+                    throw ScriptedOutcomeError("outcome \"\(item)\": \(name) goes with a status")
+                }
+                outcome.headers[headerOptions.first { $0.option == name }!.header] = pair[1]
             default:
-                throw ScriptedOutcomeError("outcome \"\(item)\": unknown option \"\(pair[0])\" (use retry-after= or after=)")
+                let options = (["retry-after=", "after="] + headerOptions.map { $0.option + "=" }).joined(separator: ", ")
+                throw ScriptedOutcomeError("outcome \"\(item)\": unknown option \"\(pair[0])\" (use \(options))")
             }
         }
         return outcome
@@ -92,7 +108,9 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         var text: String
         switch result {
-        case .status(let status, let retryAfter): text = "\(status)" + (retryAfter.map { ":retry-after=\($0)" } ?? "")
+        case .status(let status, let retryAfter):
+            text = "\(status)" + (retryAfter.map { ":retry-after=\($0)" } ?? "")
+            for (option, header) in Self.headerOptions { if let value = headers[header] { text += ":\(option)=\(value)" } }
         case .error(let code): text = Self.faults.first { $0.code == code }?.name ?? "error \(code.rawValue)"
         case .hang: text = "hang"
         }

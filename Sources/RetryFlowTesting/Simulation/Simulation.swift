@@ -57,7 +57,7 @@ public enum Simulation {
                 case .status(let status, let retryAfter):
                     let response = HTTPURLResponse(
                         url: url, statusCode: status, httpVersion: "HTTP/1.1",
-                        headerFields: retryAfter.map { ["Retry-After": $0] } ?? [:])!
+                        headerFields: scripted.headers.merging(retryAfter.map { ["Retry-After": $0] } ?? [:]) { $1 })!
                     return HTTPResponse(data: Data(), response: response)
                 case .error(let code):
                     throw URLError(code)
