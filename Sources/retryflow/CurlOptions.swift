@@ -58,7 +58,8 @@ enum CurlOptions {
           -w, --write-out FORMAT  print FORMAT after the transfer: %{http_code} %{num_retries}
                                   %{time_total} %{size_download} %{url_effective} %{exitcode}
                                   %{final_state} %{stop_reason}, \\n \\t \\\\ %%
-          -u, --user USER:PASS    basic authentication (never in traces, charts or progress lines)
+          -u, --user USER:PASS    basic authentication (never in traces, charts or progress lines);
+                                  as in curl, not sent on when a redirect leaves the host and port
           -A, --user-agent NAME   the User-Agent header
           -e, --referer URL       the Referer header
           --retry-all-errors      retry every transport error, and with -f every status >= 400

@@ -69,7 +69,7 @@ enum FetchCommand {
         var idle = policy.perAttemptTimeout.map { $0.inSeconds + 1 } ?? 60
         if let connectTimeout { idle = min(idle, max(1, connectTimeout.inSeconds.rounded(.up))) }
         configuration.timeoutIntervalForRequest = idle
-        let session = URLSession(configuration: configuration)
+        let session = URLSession(configuration: configuration, delegate: CredentialSafeRedirects(), delegateQueue: nil)
         let reporter = silent ? nil : ProgressReporter(label: "fetch", maxAttempts: policy.maxAttempts)
         let outcome = try await session.retryOutcome(
             for: request, retry: policy, rules: rules, clock: ContinuousClock(), onTransition: reporter.map { $0.record })

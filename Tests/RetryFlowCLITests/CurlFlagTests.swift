@@ -137,6 +137,29 @@ import Testing
         #expect(steps.contains { $0["http.request.resend_count"] as? Int == 2 })
     }
 
+    @Test func credentialsStayWithTheirOriginAcrossRedirects() async throws {
+        // URLSession on Linux copies every header onto a redirect; curl drops credentials when
+        // the host or port changes. Two servers on 127.0.0.1 are two origins (ports differ).
+        let elsewhere = try FlakyServer(scripts: ["/landing": [.status(200, body: "elsewhere")]])
+        defer { elsewhere.stop() }
+        let server = try FlakyServer(scripts: [
+            "/away": [.status(302, headers: ["Location": elsewhere.url("/landing").absoluteString])],
+            "/here": [.status(302, headers: ["Location": "/landing"])], "/landing": [.status(200, body: "here")],
+        ])
+        defer { server.stop() }
+        let secrets = ["-u", "alice:s3cret", "-H", "Cookie: session=42"] + Self.fast
+        let away = try await Tool.run(["fetch", "-s", server.url("/away").absoluteString] + secrets)
+        #expect(away.status == 0 && away.stdout == "elsewhere", "\(away.stderr)")
+        let first = try #require(server.requests(to: "/away").first)
+        #expect(first.header("Authorization") == "Basic YWxpY2U6czNjcmV0" && first.header("Cookie") == "session=42")
+        let other = try #require(elsewhere.requests(to: "/landing").first, "the redirect was followed")
+        #expect(other.header("Authorization") == nil && other.header("Cookie") == nil, "another origin gets no secret")
+        let here = try await Tool.run(["fetch", "-s", server.url("/here").absoluteString] + secrets)
+        #expect(here.status == 0 && here.stdout == "here", "\(here.stderr)")
+        let same = try #require(server.requests(to: "/landing").first)
+        #expect(same.header("Authorization") == "Basic YWxpY2U6czNjcmV0", "the same origin keeps them")
+    }
+
     @Test func rateLimitResetIsWaitedForAndNamed() async throws {
         let server = try FlakyServer(scripts: [
             "/limited": [
