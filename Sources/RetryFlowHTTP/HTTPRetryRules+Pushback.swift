@@ -19,37 +19,38 @@ extension HTTPRetryRules {
         var asks: [PushbackAsk] = []
         var ignored: [String] = []
         if honorRetryAfter, let value = response.value(forHTTPHeaderField: "Retry-After") {
+            let shown = HeaderValueText.shown(value)
             switch RetryAfter.parse(value, now: now) {
             case .delay(let delay):
                 asks.append(
                     PushbackAsk(
-                        header: "Retry-After", words: "Retry-After \(value) asks for \(delay.shortDescription)",
+                        header: "Retry-After", words: "Retry-After \(shown) asks for \(delay.shortDescription)",
                         delay: delay))
             case .malformed:
-                ignored.append("Retry-After \"\(value)\" ignored (malformed)")
+                ignored.append("Retry-After \"\(shown)\" ignored (malformed)")
             }
         }
         guard honorRateLimit else { return (asks, ignored) }
         for header in rateLimitResetHeaders {
             guard let value = response.value(forHTTPHeaderField: header) else { continue }
+            let shown = HeaderValueText.shown(value)
             switch RateLimitHeaders.parseReset(value, now: now) {
             case .delay(let delay, let timestamp):
                 let kind = timestamp ? " (a Unix time)" : ""
                 asks.append(
                     PushbackAsk(
-                        header: header, words: "\(header) \(value)\(kind) asks for \(delay.shortDescription)",
+                        header: header, words: "\(header) \(shown)\(kind) asks for \(delay.shortDescription)",
                         delay: delay))
             case .malformed:
-                ignored.append("\(header) \"\(value)\" ignored (malformed)")
+                ignored.append("\(header) \"\(shown)\" ignored (malformed)")
             }
         }
         if let field = response.value(forHTTPHeaderField: "RateLimit"),
             let delay = RateLimitHeaders.parseField(
                 field, policy: response.value(forHTTPHeaderField: "RateLimit-Policy"))
         {
-            asks.append(
-                PushbackAsk(
-                    header: "RateLimit", words: "RateLimit \(field) asks for \(delay.shortDescription)", delay: delay))
+            let words = "RateLimit \(HeaderValueText.shown(field)) asks for \(delay.shortDescription)"
+            asks.append(PushbackAsk(header: "RateLimit", words: words, delay: delay))
         }
         return (asks, ignored)
     }

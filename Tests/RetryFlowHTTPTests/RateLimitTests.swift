@@ -47,6 +47,35 @@ import Testing
             RateLimitHeaders.parseField("\"q\";r=0;t=9999999999999999999999", policy: nil) == nil, "not an sf-integer")
     }
 
+    /// Hostile values: each is ignored or capped, and the words quoting it stay one short,
+    /// printable line (they reach terminals, traces and charts).
+    static let hostile: [(header: String, value: String, decision: RetryDecision)] = [
+        ("X-RateLimit-Reset", String(repeating: "x", count: 10_240), RetryDecision.retry),
+        ("X-RateLimit-Reset", String(repeating: "9", count: 10_240), .retryAfter(.seconds(999_999_999_999))),
+        ("RateLimit-Reset", "-5", .retry),
+        ("RateLimit-Reset", "-1790000000", .retry),
+        ("RateLimit-Reset", "99999999999999999999", .retryAfter(.seconds(999_999_999_999))),
+        ("RateLimit-Reset", "NaN", .retry),
+        ("RateLimit-Reset", "\u{1B}[31mRED\u{1B}[0m", .retry),
+        ("Retry-After", "\u{1B}]0;owned\u{07}" + String(repeating: "y", count: 10_240), .retry),
+        ("Retry-After", String(repeating: "9", count: 10_240), .retryAfter(.seconds(999_999_999_999))),
+        ("RateLimit", "\"q\";r=0;t=" + String(repeating: "9", count: 10_000), .retry),
+        ("RateLimit", "\"q\";r=0;t=-5", .retry),
+        ("RateLimit", "\"q\u{202E}\";r=0;t=3" + String(repeating: ",x", count: 5_000), .retryAfter(.seconds(3))),
+    ]
+
+    @Test(arguments: hostile.indices)
+    func hostileValuesAreIgnoredOrCappedAndQuotedShort(index: Int) {
+        let (header, value, decision) = Self.hostile[index]
+        let verdict = verdict(429, [header: value])
+        #expect(verdict?.decision == decision, "\(header): \(value.prefix(40))")
+        let words = verdict?.description ?? ""
+        #expect(words.count < 200, "\(header): \(words.count) characters")
+        #expect(
+            !words.unicodeScalars.contains { [.control, .format].contains($0.properties.generalCategory) },
+            "\(header): \(words.debugDescription)")
+    }
+
     @Test func ietfFields() {
         #expect(RateLimitHeaders.parseField("\"default\";r=0;t=12", policy: nil) == .seconds(12))
         #expect(RateLimitHeaders.parseField("\"default\";r=5;t=12", policy: nil) == nil, "quota left: no wait")
