@@ -1,7 +1,7 @@
 # RetryFlow: `make run` and `make test` work on a fresh Debian machine with the Swift toolchain.
 SWIFT ?= swift
 
-.PHONY: deps build run test test-tsan diagrams docs docs-regenerate clean
+.PHONY: deps build run test test-tsan diagrams docs docs-regenerate man clean
 
 deps:
 	@scripts/install-deps.sh
@@ -32,6 +32,14 @@ diagrams: deps
 docs-regenerate: deps
 	$(SWIFT) build --build-tests
 	RETRYFLOW_REGENERATE_DOCS=1 $(SWIFT) test --skip-build --filter DocsDriftTests
+
+# The man page, generated from the same texts as --help (`retryflow help --man`), in .build/man/retryflow.1
+# (read it with `man -l .build/man/retryflow.1`); written to a temporary file first, so a failed run leaves none.
+man: deps
+	$(SWIFT) build --product retryflow
+	mkdir -p .build/man
+	"$$($(SWIFT) build --show-bin-path)/retryflow" help --man > .build/man/retryflow.1.tmp
+	mv .build/man/retryflow.1.tmp .build/man/retryflow.1
 
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread
