@@ -30,11 +30,13 @@ extension HTTPRetryRules {
 
     /// The verdict on a response to `request` received at `now`: `nil` accepts it; otherwise why
     /// it is retried (after the wait its Retry-After or rate-limit headers ask for, if honoured) or
-    /// why it is not.
+    /// why it is not (not safe to repeat, or one of the ``failingStatuses``).
     public func verdict(for response: HTTPURLResponse, request: URLRequest, now: Date) -> RetryVerdict? {
         let status = response.statusCode
-        guard retryableStatuses.contains(status) else { return nil }
         let what = "HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status))"
+        guard retryableStatuses.contains(status) else {
+            return failingStatuses.contains(status) ? RetryVerdict(.fail, "\(what) is a failure (failing status)") : nil
+        }
         guard isSafeToRepeat(request) else {
             let method = (request.httpMethod ?? "GET").uppercased()
             return RetryVerdict(

@@ -43,6 +43,10 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     public var rateLimitResetHeaders: [String]
     /// A header telling the server the attempt number (none by default): see ``AttemptHeader``.
     public var attemptHeader: AttemptHeader?
+    /// Final statuses that end the run in `failure` rather than `success` (none by default: a 404
+    /// is an answer). `retryflow fetch -f` sets 400...599, as curl's `--fail`, so its exit status
+    /// and chart follow the machine. A status also in ``retryableStatuses`` is retried first.
+    public var failingStatuses: Set<Int>
 
     /// RFC 9110's defaults, as listed on each field.
     public init(
@@ -56,7 +60,8 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         honorRetryAfter: Bool = true,
         honorRateLimit: Bool = true,
         rateLimitResetHeaders: [String] = ["RateLimit-Reset", "X-RateLimit-Reset"],
-        attemptHeader: AttemptHeader? = nil
+        attemptHeader: AttemptHeader? = nil,
+        failingStatuses: Set<Int> = []
     ) {
         self.retryableStatuses = retryableStatuses
         self.retryableErrorCodes = retryableErrorCodes
@@ -69,16 +74,18 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         self.honorRateLimit = honorRateLimit
         self.rateLimitResetHeaders = rateLimitResetHeaders
         self.attemptHeader = attemptHeader
+        self.failingStatuses = failingStatuses
     }
 
     private enum CodingKeys: String, CodingKey {
         case retryableStatuses, retryableErrorCodes, neverSentErrorCodes, idempotentMethods, retryNonIdempotent
         case idempotencyKeyHeader, retryAfterStatuses, honorRetryAfter, honorRateLimit, rateLimitResetHeaders
-        case attemptHeader
+        case attemptHeader, failingStatuses
     }
 
-    /// Decodes rules; fields added later (the rate-limit ones, the attempt header) may be absent,
-    /// so JSON written by earlier versions still reads, with those fields at their defaults.
+    /// Decodes rules; fields added later (the rate-limit ones, the attempt header, the failing
+    /// statuses) may be absent, so JSON written by earlier versions still reads, with those fields
+    /// at their defaults.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = HTTPRetryRules()
@@ -94,7 +101,8 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
             honorRateLimit: try c.decodeIfPresent(Bool.self, forKey: .honorRateLimit) ?? defaults.honorRateLimit,
             rateLimitResetHeaders: try c.decodeIfPresent([String].self, forKey: .rateLimitResetHeaders)
                 ?? defaults.rateLimitResetHeaders,
-            attemptHeader: try c.decodeIfPresent(AttemptHeader.self, forKey: .attemptHeader))
+            attemptHeader: try c.decodeIfPresent(AttemptHeader.self, forKey: .attemptHeader),
+            failingStatuses: try c.decodeIfPresent(Set<Int>.self, forKey: .failingStatuses) ?? [])
     }
 
     /// The defaults.

@@ -113,9 +113,11 @@ enum FetchCommand {
         return verdict.status
     }
 
-    /// The rules the curl flags change: every transport error (and with -f every status >= 400)
-    /// for --retry-all-errors; the attempt header.
+    /// The rules the curl flags change: with -f every status >= 400 ends the run in failure (so the
+    /// machine, not a later check, decides the exit status); every transport error (and with -f
+    /// every status >= 400) for --retry-all-errors; the attempt header.
     static func applyCurlRules(_ args: CommandLineArguments, failOnError: Bool, to rules: inout HTTPRetryRules) throws(UsageError) {
+        if failOnError { rules.failingStatuses = Set(400...599) }
         if args.has("--retry-all-errors") {
             // Every URLError code but cancellation (never retried anyway), and with -f every error status.
             rules.retryableErrorCodes = Set((-3100)...(-1)).subtracting([URLError.Code.cancelled.rawValue])

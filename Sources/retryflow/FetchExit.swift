@@ -2,15 +2,16 @@ import RetryFlow
 import RetryFlowHTTP
 
 /// `fetch`'s exit status and the rule that chose it, from the machine's final state: 0 only for
-/// `success`; 1 for `failure` (a POST's 503 not retried included) and `cancelled`; and, as in curl,
-/// a final answer of 400 or more is a success unless -f/--fail-with-body asks for exit 1.
+/// `success`; 1 for `failure` (a POST's 503 not retried included; with -f/--fail-with-body, any
+/// status of 400 or more, which the rules make a failure) and `cancelled`. A final 404 without -f
+/// is an answer: success, 0, as in curl.
 struct FetchExit {
     let status: Int32
     /// The rule, in words, for the summary line.
     let rule: String
     /// Whether the final answer's body is written (not with -f on an error status, nor above --max-filesize).
     let writesBody: Bool
-    /// What went wrong when the machine itself succeeded (-f, --max-filesize), for stderr.
+    /// What went wrong, for stderr, when no error of the run says it (-f, --max-filesize).
     let problem: String?
 
     init(outcome: RetryOutcome<HTTPResponse>, failOnError: Bool, bodyWithFailure: Bool, maxFileSize: Int?) {
@@ -25,21 +26,22 @@ struct FetchExit {
         let errorStatus = answer.map { $0.statusCode >= 400 } ?? false
         let flag = bodyWithFailure ? "--fail-with-body" : "-f/--fail"
         writesBody = !(failOnError && errorStatus && !bodyWithFailure)
-        switch outcome.finalState {
-        case .success where failOnError && errorStatus:
-            status = 1
-            rule = "\(flag) and HTTP \(answer?.statusCode ?? 0)" + (bodyWithFailure ? "" : " (body not written)")
-            problem = "the server answered HTTP \(answer?.statusCode ?? 0) (\(flag))"
-        case .success:
-            status = 0
-            rule =
-                errorStatus
-                ? "the run ended in success: HTTP \(answer?.statusCode ?? 0) is a final answer (-f makes it exit 1)"
-                : "the run ended in success"
+        status = outcome.finalState == .success ? 0 : 1
+        let ended = "the run ended in \(outcome.finalState.label)"
+        switch (outcome.finalState, answer?.statusCode) {
+        case (.success, let code?) where code >= 400:
+            rule = "\(ended): HTTP \(code) is a final answer (-f makes it exit 1)"
             problem = nil
+        case (.success, _):
+            rule = ended
+            problem = nil
+        case (.failure, let code?) where failOnError && code >= 400:
+            // The rules' failing statuses (set by -f) ended it; say so in curl's terms.
+            rule =
+                "\(ended) (\(outcome.reason.rawValue)): \(flag) and HTTP \(code)" + (writesBody ? "" : " (body not written)")
+            problem = "the server answered HTTP \(code) (\(flag))"
         default:
-            status = 1
-            rule = "the run ended in \(outcome.finalState.label) (\(outcome.reason.rawValue))"
+            rule = "\(ended) (\(outcome.reason.rawValue))"
             problem = nil
         }
     }

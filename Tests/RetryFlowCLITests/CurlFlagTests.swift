@@ -83,9 +83,19 @@ import Testing
         #expect(ok.status == 0 && ok.stderr.contains("exit 0: the run ended in success"))
         let gone = try await Tool.run(["fetch", server.url("/gone").absoluteString] + Self.fast)
         #expect(gone.status == 0 && gone.stderr.contains("HTTP 404 is a final answer (-f makes it exit 1)"))
-        let failed = try await Tool.run(["fetch", "-f", server.url("/gone").absoluteString] + Self.fast)
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-f-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: trace) }
+        let failed = try await Tool.run(
+            ["fetch", "-f", server.url("/gone").absoluteString, "--trace", trace.path] + Self.fast)
         #expect(failed.status == 1 && failed.stdout.isEmpty)
-        #expect(failed.stderr.contains("exit 1: -f/--fail and HTTP 404 (body not written)"))
+        #expect(
+            failed.stderr.contains("exit 1: the run ended in failure (not retryable): -f/--fail and HTTP 404 (body not written)"),
+            "\(failed.stderr)")
+        // -f is a rule of the machine (failing statuses), not a later check: the trace ends in failure too.
+        let steps = try #require(
+            (try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any])?["steps"]
+                as? [[String: Any]])
+        #expect(steps.last?["to"] as? String == "failure", "\(steps.last ?? [:])")
         let quiet = try await Tool.run(["fetch", "-s", server.url("/ok").absoluteString] + Self.fast)
         #expect(quiet.stderr.isEmpty && quiet.stdout == "ok")
     }

@@ -64,6 +64,21 @@ import FoundationNetworking
         #expect(post?.description.contains("POST is not idempotent") == true)
     }
 
+    @Test func failingStatusesEndTheRunInFailureAfterRetryableOnesAreTried() {
+        let now = Date()
+        var failing = rules
+        failing.failingStatuses = Set(400...599)
+        let gone = failing.verdict(for: response(404), request: request("GET"), now: now)
+        #expect(gone?.decision == .fail)
+        let words = gone?.description ?? ""
+        #expect(words.hasPrefix("HTTP 404 ") && words.hasSuffix(" is a failure (failing status)"), "\(words)")
+        #expect(
+            failing.verdict(for: response(503), request: request("GET"), now: now)?.decision == .retry, "retried first")
+        #expect(failing.verdict(for: response(200), request: request("GET"), now: now) == nil)
+        #expect(failing.verdict(for: response(302), request: request("GET"), now: now) == nil)
+        #expect(rules.verdict(for: response(404), request: request("GET"), now: now) == nil, "none by default")
+    }
+
     @Test func retryAfterIsHonouredOn429And503Only() {
         let now = Date()
         let asked = rules.verdict(for: response(503, headers: ["Retry-After": "2"]), request: request("GET"), now: now)
