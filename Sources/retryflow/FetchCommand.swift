@@ -170,7 +170,9 @@ enum FetchCommand {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             let host = url.host, !host.isEmpty
         else {
-            throw UsageError("bad URL \"\(text)\": give an http:// or https:// URL with a host")
+            // Redacted when it parses: ftp://user:password@host is a bad URL that still holds a secret.
+            let shown = URL(string: text).map(Redaction.redact) ?? text
+            throw UsageError("bad URL \"\(shown)\": give an http:// or https:// URL with a host")
         }
         var request = URLRequest(url: url)
         for header in args.all("--header") {

@@ -47,6 +47,13 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    @Test func aBadURLIsNamedWithoutItsPassword() async throws {
+        let result = try await Tool.run(["fetch", "ftp://alice:s3cret@127.0.0.1/x"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("bad URL \"ftp://127.0.0.1/x\""), "\(result.stderr)")
+        #expect(!result.stderr.contains("s3cret"))
+    }
+
     @Test func remoteNameNeedsAFileName() async throws {
         let result = try await Tool.run(["fetch", "http://127.0.0.1:9/", "-O"])
         #expect(result.status == 2)
