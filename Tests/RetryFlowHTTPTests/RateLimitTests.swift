@@ -167,18 +167,18 @@ import Testing
     func run(_ header: AttemptHeader?) async throws -> [String?] {
         var rules = HTTPRetryRules.default
         rules.attemptHeader = header
-        let seen = Seen()
+        let seen = Shared<[String?]>([])
         let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none)
         let outcome = try await HTTPRetryRun.outcome(
             for: URLRequest(url: url), policy: policy, rules: rules, clock: ContinuousClock()
         ) { request in
-            seen.add(request.value(forHTTPHeaderField: header?.name ?? "RetryFlow-Attempt"))
+            seen.update { $0.append(request.value(forHTTPHeaderField: header?.name ?? "RetryFlow-Attempt")) }
             return HTTPResponse(
                 data: Data(),
                 response: HTTPURLResponse(url: request.url!, statusCode: 503, httpVersion: nil, headerFields: nil)!)
         }
         #expect(outcome.attempts.count == 3)
-        return seen.values
+        return seen.current
     }
 
     @Test func numbersEachAttemptWhenAskedOnly() async throws {
@@ -208,20 +208,6 @@ import Testing
     }
 }
 
-private final class Seen: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [String?] = []
-    func add(_ value: String?) {
-        lock.lock()
-        list.append(value)
-        lock.unlock()
-    }
-    var values: [String?] {
-        lock.lock()
-        defer { lock.unlock() }
-        return list
-    }
-}
 
 /// Simulations script the rate-limit headers too (`retryflow simulate --outcomes 429:x-ratelimit-reset=5`).
 @Suite struct ScriptedRateLimitTests {

@@ -31,8 +31,8 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
     /// Further response headers of a status (the rate-limit ones), by name.
     public var headers: [String: String] = [:]
 
-    /// The rate-limit headers an outcome may carry: option name → header name.
-    public static let headerOptions: [(option: String, header: String)] = [
+    /// The rate-limit headers an outcome may carry: option name → header name (only this type reads it).
+    static let headerOptions: [(option: String, header: String)] = [
         ("x-ratelimit-reset", "X-RateLimit-Reset"), ("ratelimit-reset", "RateLimit-Reset"), ("ratelimit", "RateLimit"),
         ("ratelimit-policy", "RateLimit-Policy"),
     ]
