@@ -170,8 +170,10 @@ enum FetchCommand {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
             let host = url.host, !host.isEmpty
         else {
-            // Redacted when it parses: ftp://user:password@host is a bad URL that still holds a secret.
-            let shown = URL(string: text).map(Redaction.redact) ?? text
+            // ftp://user:password@host is a bad URL that still holds a secret: redacted. Anything
+            // else is quoted as typed (URL(string:) would percent-encode a space).
+            let withSecret = URL(string: text).flatMap { $0.user != nil || $0.password != nil ? $0 : nil }
+            let shown = withSecret.map(Redaction.redact) ?? text
             throw UsageError("bad URL \"\(shown)\": give an http:// or https:// URL with a host")
         }
         var request = URLRequest(url: url)
