@@ -34,7 +34,7 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         engine.describeError = { Redaction.describe($0) }
         engine.onTransition = onTransition
         return try await engine.outcome(
-            classifyResult: { rules.verdict(for: $0.response, request: request, now: Date()) },
+            classifyResult: { rules.verdict(for: $0, request: request, now: Date()) },
             transitions: transitions
         ) { attempt in
             guard let header = rules.attemptHeader, let value = header.value(forAttempt: attempt.number) else {

@@ -28,6 +28,15 @@ extension HTTPRetryRules {
         return isSafeToRepeat(request) || neverSentErrorCodes.contains(code) ? .retry : .fail
     }
 
+    /// The verdict on `answer` (response and body) to `request` at `now`: a body over
+    /// ``maxBodyBytes`` fails the run; anything else is judged by its response, as below.
+    public func verdict(for answer: HTTPResponse, request: URLRequest, now: Date) -> RetryVerdict? {
+        if let maxBodyBytes, answer.data.count > maxBodyBytes {
+            return RetryVerdict(.fail, "the body has \(answer.data.count) bytes, more than the \(maxBodyBytes) allowed")
+        }
+        return verdict(for: answer.response, request: request, now: now)
+    }
+
     /// The verdict on a response to `request` received at `now`: `nil` accepts it; otherwise why
     /// it is retried (after the wait its Retry-After or rate-limit headers ask for, if honoured) or
     /// why it is not (not safe to repeat, or one of the ``failingStatuses``).

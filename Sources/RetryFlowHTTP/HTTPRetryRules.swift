@@ -47,6 +47,9 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     /// is an answer). `retryflow fetch -f` sets 400...599, as curl's `--fail`, so its exit status
     /// and chart follow the machine. A status also in ``retryableStatuses`` is retried first.
     public var failingStatuses: Set<Int>
+    /// A final answer whose body has more bytes than this ends the run in failure, not retried
+    /// (no limit by default; `retryflow fetch --max-filesize`). Checked once the body is received.
+    public var maxBodyBytes: Int?
 
     /// RFC 9110's defaults, as listed on each field.
     public init(
@@ -61,7 +64,8 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         honorRateLimit: Bool = true,
         rateLimitResetHeaders: [String] = ["RateLimit-Reset", "X-RateLimit-Reset"],
         attemptHeader: AttemptHeader? = nil,
-        failingStatuses: Set<Int> = []
+        failingStatuses: Set<Int> = [],
+        maxBodyBytes: Int? = nil
     ) {
         self.retryableStatuses = retryableStatuses
         self.retryableErrorCodes = retryableErrorCodes
@@ -75,16 +79,17 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         self.rateLimitResetHeaders = rateLimitResetHeaders
         self.attemptHeader = attemptHeader
         self.failingStatuses = failingStatuses
+        self.maxBodyBytes = maxBodyBytes
     }
 
     private enum CodingKeys: String, CodingKey {
         case retryableStatuses, retryableErrorCodes, neverSentErrorCodes, idempotentMethods, retryNonIdempotent
         case idempotencyKeyHeader, retryAfterStatuses, honorRetryAfter, honorRateLimit, rateLimitResetHeaders
-        case attemptHeader, failingStatuses
+        case attemptHeader, failingStatuses, maxBodyBytes
     }
 
     /// Decodes rules; fields added later (the rate-limit ones, the attempt header, the failing
-    /// statuses) may be absent, so JSON written by earlier versions still reads, with those fields
+    /// statuses, the body limit) may be absent, so JSON written by earlier versions still reads, with those fields
     /// at their defaults.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -102,7 +107,8 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
             rateLimitResetHeaders: try c.decodeIfPresent([String].self, forKey: .rateLimitResetHeaders)
                 ?? defaults.rateLimitResetHeaders,
             attemptHeader: try c.decodeIfPresent(AttemptHeader.self, forKey: .attemptHeader),
-            failingStatuses: try c.decodeIfPresent(Set<Int>.self, forKey: .failingStatuses) ?? [])
+            failingStatuses: try c.decodeIfPresent(Set<Int>.self, forKey: .failingStatuses) ?? [],
+            maxBodyBytes: try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes))
     }
 
     /// The defaults.

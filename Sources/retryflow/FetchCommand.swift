@@ -52,6 +52,7 @@ enum FetchCommand {
         try applyCurlRules(args, failOnError: failOnError, to: &rules)
         let writeOut = try args.value("--write-out").map { format throws(UsageError) in try WriteOut(format) }
         let maxFileSize = try CurlOptions.byteCount("--max-filesize", in: args)
+        rules.maxBodyBytes = maxFileSize
         let connectTimeout = try args.seconds("--connect-timeout")
         if let connectTimeout, connectTimeout <= .zero { throw UsageError("--connect-timeout must be more than 0") }
         let output = try outputPath(args, url: request.url!)

@@ -16,19 +16,20 @@ struct FetchExit {
 
     init(outcome: RetryOutcome<HTTPResponse>, failOnError: Bool, bodyWithFailure: Bool, maxFileSize: Int?) {
         let answer = outcome.value
-        if let maxFileSize, let answer, answer.data.count > maxFileSize {
-            status = 1
-            rule = "--max-filesize \(maxFileSize): the body has \(answer.data.count) bytes (nothing written)"
-            writesBody = false
-            problem = "the body is larger than --max-filesize (\(answer.data.count) > \(maxFileSize) bytes)"
-            return
-        }
+        let size = answer?.data.count ?? 0
+        // The rules' maxBodyBytes (--max-filesize) ended the run; here it only decides what is written.
+        let oversized = maxFileSize.map { size > $0 } ?? false
         let errorStatus = answer.map { $0.statusCode >= 400 } ?? false
         let flag = bodyWithFailure ? "--fail-with-body" : "-f/--fail"
-        writesBody = !(failOnError && errorStatus && !bodyWithFailure)
+        writesBody = !oversized && !(failOnError && errorStatus && !bodyWithFailure)
         status = outcome.finalState == .success ? 0 : 1
         let ended = "the run ended in \(outcome.finalState.label)"
+        let because = "\(ended) (\(outcome.reason.rawValue))"
         switch (outcome.finalState, answer?.statusCode) {
+        case (.failure, _) where oversized:
+            let limit = maxFileSize ?? 0
+            rule = "\(because): --max-filesize \(limit) and a body of \(size) bytes (nothing written)"
+            problem = "the body is larger than --max-filesize (\(size) > \(limit) bytes)"
         case (.success, let code?) where code >= 400:
             rule = "\(ended): HTTP \(code) is a final answer (-f makes it exit 1)"
             problem = nil
@@ -37,11 +38,10 @@ struct FetchExit {
             problem = nil
         case (.failure, let code?) where failOnError && code >= 400:
             // The rules' failing statuses (set by -f) ended it; say so in curl's terms.
-            rule =
-                "\(ended) (\(outcome.reason.rawValue)): \(flag) and HTTP \(code)" + (writesBody ? "" : " (body not written)")
+            rule = "\(because): \(flag) and HTTP \(code)" + (writesBody ? "" : " (body not written)")
             problem = "the server answered HTTP \(code) (\(flag))"
         default:
-            rule = "\(ended) (\(outcome.reason.rawValue))"
+            rule = because
             problem = nil
         }
     }

@@ -107,6 +107,25 @@ import Testing
         #expect(quiet.stderr.isEmpty && quiet.stdout == "ok")
     }
 
+    @Test func maxFileSizeIsARuleOfTheMachine() async throws {
+        let server = try FlakyServer(scripts: ["/big": [.status(200, body: "0123456789")]])
+        defer { server.stop() }
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-max-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: trace) }
+        let result = try await Tool.run(
+            ["fetch", "--max-filesize", "4", server.url("/big").absoluteString, "--trace", trace.path] + Self.fast)
+        #expect(result.status == 1 && result.stdout.isEmpty)
+        #expect(
+            result.stderr.contains(
+                "exit 1: the run ended in failure (not retryable): --max-filesize 4 and a body of 10 bytes (nothing written)"),
+            "\(result.stderr)")
+        let steps = try #require(
+            (try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any])?["steps"]
+                as? [[String: Any]])
+        #expect(steps.last?["to"] as? String == "failure", "the trace agrees with the exit status")
+        #expect(server.requests(to: "/big").count == 1, "not retried")
+    }
+
     @Test func retryAllErrorsRetriesWhatTheDefaultsDoNot() async throws {
         let server = try FlakyServer(scripts: [
             "/a": [.status(404), .status(200, body: "ok")], "/b": [.status(404), .status(200, body: "ok")],

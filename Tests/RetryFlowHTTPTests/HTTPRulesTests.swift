@@ -79,6 +79,18 @@ import FoundationNetworking
         #expect(rules.verdict(for: response(404), request: request("GET"), now: now) == nil, "none by default")
     }
 
+    @Test func aBodyOverTheLimitEndsTheRunInFailure() {
+        var limited = rules
+        limited.maxBodyBytes = 3
+        let big = HTTPResponse(data: Data("four".utf8), response: response(200))
+        let verdict = limited.verdict(for: big, request: request("GET"), now: Date())
+        #expect(verdict?.decision == .fail)
+        #expect(verdict?.description == "the body has 4 bytes, more than the 3 allowed")
+        let small = HTTPResponse(data: Data("abc".utf8), response: response(200))
+        #expect(limited.verdict(for: small, request: request("GET"), now: Date()) == nil)
+        #expect(rules.verdict(for: big, request: request("GET"), now: Date()) == nil, "no limit by default")
+    }
+
     @Test func retryAfterIsHonouredOn429And503Only() {
         let now = Date()
         let asked = rules.verdict(for: response(503, headers: ["Retry-After": "2"]), request: request("GET"), now: now)
