@@ -38,6 +38,17 @@ import Testing
         (["-o", "a", "-o", "b"], "option -o is given more than once"),
     ]
 
+    /// The steps of a trace fetch wrote with --trace, as JSON objects.
+    static func steps(of trace: URL) throws -> [[String: Any]] {
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any]
+        return try #require(document?["steps"] as? [[String: Any]])
+    }
+
+    /// A fresh path for a trace file in the temporary folder.
+    static func tracePath() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-trace-\(UUID().uuidString).json")
+    }
+
     @Test(arguments: malformed.indices)
     func malformedFlagExitsTwoNamingIt(index: Int) async throws {
         let (arguments, message) = Self.malformed[index]
@@ -90,18 +101,15 @@ import Testing
         #expect(ok.status == 0 && ok.stderr.contains("exit 0: the run ended in success"))
         let gone = try await Tool.run(["fetch", server.url("/gone").absoluteString] + Self.fast)
         #expect(gone.status == 0 && gone.stderr.contains("HTTP 404 is a final answer (-f makes it exit 1)"))
-        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-f-\(UUID().uuidString).json")
+        let trace = Self.tracePath()
         defer { try? FileManager.default.removeItem(at: trace) }
         let failed = try await Tool.run(
             ["fetch", "-f", server.url("/gone").absoluteString, "--trace", trace.path] + Self.fast)
         #expect(failed.status == 1 && failed.stdout.isEmpty)
-        #expect(
-            failed.stderr.contains("exit 1: the run ended in failure (not retryable): -f/--fail and HTTP 404 (body not written)"),
-            "\(failed.stderr)")
+        let why = "exit 1: the run ended in failure (not retryable): -f/--fail and HTTP 404 (body not written)"
+        #expect(failed.stderr.contains(why), "\(failed.stderr)")
         // -f is a rule of the machine (failing statuses), not a later check: the trace ends in failure too.
-        let steps = try #require(
-            (try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any])?["steps"]
-                as? [[String: Any]])
+        let steps = try Self.steps(of: trace)
         #expect(steps.last?["to"] as? String == "failure", "\(steps.last ?? [:])")
         let quiet = try await Tool.run(["fetch", "-s", server.url("/ok").absoluteString] + Self.fast)
         #expect(quiet.stderr.isEmpty && quiet.stdout == "ok")
@@ -110,18 +118,14 @@ import Testing
     @Test func maxFileSizeIsARuleOfTheMachine() async throws {
         let server = try FlakyServer(scripts: ["/big": [.status(200, body: "0123456789")]])
         defer { server.stop() }
-        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-max-\(UUID().uuidString).json")
+        let trace = Self.tracePath()
         defer { try? FileManager.default.removeItem(at: trace) }
         let result = try await Tool.run(
             ["fetch", "--max-filesize", "4", server.url("/big").absoluteString, "--trace", trace.path] + Self.fast)
         #expect(result.status == 1 && result.stdout.isEmpty)
-        #expect(
-            result.stderr.contains(
-                "exit 1: the run ended in failure (not retryable): --max-filesize 4 and a body of 10 bytes (nothing written)"),
-            "\(result.stderr)")
-        let steps = try #require(
-            (try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any])?["steps"]
-                as? [[String: Any]])
+        let why = "exit 1: the run ended in failure (not retryable): --max-filesize 4 and a body of 10 bytes"
+        #expect(result.stderr.contains(why + " (nothing written)"), "\(result.stderr)")
+        let steps = try Self.steps(of: trace)
         #expect(steps.last?["to"] as? String == "failure", "the trace agrees with the exit status")
         #expect(server.requests(to: "/big").count == 1, "not retried")
     }
@@ -163,9 +167,7 @@ import Testing
                 "\(secret)")
         }
         // The trace carries OpenTelemetry's resend count on the later attempts only.
-        let steps = try #require(
-            (try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any])?["steps"]
-                as? [[String: Any]])
+        let steps = try Self.steps(of: trace)
         for step in steps {
             let attempt = try #require(step["attempt"] as? Int)
             #expect(step["http.request.resend_count"] as? Int == (attempt > 1 ? attempt - 1 : nil), "\(step)")
