@@ -1,7 +1,7 @@
 # RetryFlow: `make run` and `make test` work on a fresh Debian machine with the Swift toolchain.
 SWIFT ?= swift
 
-.PHONY: deps build run test test-tsan diagrams docs docs-regenerate clean
+.PHONY: deps build run test test-browser test-tsan diagrams docs docs-regenerate clean
 
 deps:
 	@scripts/install-deps.sh
@@ -18,7 +18,12 @@ run: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+	scripts/test-browser.sh
 	scripts/build-docs.sh
+
+# Run reports (--report FILE.html) in headless Chromium: a separate command so the Swift tests stay fast.
+test-browser: deps
+	scripts/test-browser.sh
 
 # The DocC sites of RetryFlow and RetryFlowHTTP, built offline with warnings as errors, in .build/docs.
 docs: deps
