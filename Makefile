@@ -25,8 +25,11 @@ test: deps
 test-browser: deps
 	scripts/test-browser.sh
 
-# The DocC sites of RetryFlow and RetryFlowHTTP, built offline with warnings as errors, in .build/docs.
+# The DocC sites of RetryFlow and RetryFlowHTTP, built offline with warnings as errors, in .build/docs;
+# and the step-through pages of docs/runs/ (a test compares them with the committed ones).
 docs: deps
+	$(SWIFT) build --build-tests
+	RETRYFLOW_REGENERATE_TEACHING_PAGES=1 $(SWIFT) test --skip-build --filter TeachingPagesTests
 	scripts/build-docs.sh
 
 # Regenerates diagrams/ from the transition table (the drift test compares them byte for byte).

@@ -76,9 +76,11 @@ struct RunTimeline: Hashable, Sendable {
         for wait in waits {
             let x1 = x(wait.start), x2 = max(x(wait.end), x1 + 1)
             let text = "wait \(wait.length.shortDescription) (\(wait.why))"
+            // The label must fit its gap; a long reason is in the title (shown on hover).
+            let label = wait.why.count <= 16 ? text : "wait \(wait.length.shortDescription) (…)"
             out.append("<g class=\"wait\"><title>\(h(text))</title>")
             out.append("<line x1=\"\(f(x1))\" y1=\"\(f(barTop + barHeight / 2))\" x2=\"\(f(x2))\" y2=\"\(f(barTop + barHeight / 2))\"/>")
-            out.append("<text x=\"\(f((x1 + x2) / 2))\" y=\"\(f(barTop - 8))\" text-anchor=\"middle\">\(h(text))</text></g>")
+            out.append("<text x=\"\(f((x1 + x2) / 2))\" y=\"\(f(barTop - 8))\" text-anchor=\"middle\">\(h(label))</text></g>")
         }
         for bar in bars {
             let x1 = x(bar.start), w = max(x(bar.end) - x1, 6)
