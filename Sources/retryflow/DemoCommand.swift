@@ -112,6 +112,8 @@ enum DemoCommand {
         }
         Console.error("\ndemo: wrote \(written.count) files to \(folder.path):")
         for path in written { Console.output(path + "\n") }
+        let firstReport = folder.appendingPathComponent("\(scenarios[0].name).html").path
+        Console.error("demo: open \(firstReport) (or any .html there) in a browser to step through a run")
         return allAsExpected ? 0 : 1
     }
 }
