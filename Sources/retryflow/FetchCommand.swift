@@ -29,7 +29,7 @@ enum FetchCommand {
           --trace FILE.json       write the run's trace
           --trace-chart FILE.svg  write the flowchart with the run drawn over it (.svg, .png, .pdf, .dot)
           -v, --verbose           print the full timeline at the end
-        """ + "\n" + TraceFiles.reportHelp + "\n" + PolicyOptions.help
+        """ + "\n" + TraceFiles.reportHelp(column: 26) + "\n" + PolicyOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "fetch", help: help, positionals: true)

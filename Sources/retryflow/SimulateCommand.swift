@@ -27,7 +27,7 @@ enum SimulateCommand {
           -H, --header 'N: v'    a request header (e.g. 'Idempotency-Key: 42')
           --trace FILE.json      write the run's trace
           --trace-chart FILE.svg write the flowchart with the run drawn over it
-        """ + "\n" + TraceFiles.reportHelp + "\n" + PolicyOptions.help
+        """ + "\n" + TraceFiles.reportHelp(column: 25) + "\n" + PolicyOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "simulate", help: help) else { return 0 }

@@ -7,7 +7,12 @@ import RetryFlowGraphviz
 enum TraceFiles {
     /// `--report FILE.html`, for every command that runs something.
     static let reportSpec = OptionSpec("--report")
-    static let reportHelp = "  --report FILE.html     write a web page that steps through the run over the chart\n"
+    /// The help line, its description starting at `column` like the command's other options.
+    static func reportHelp(column: Int) -> String {
+        let option = "  --report FILE.html"
+        return option + String(repeating: " ", count: max(column - option.count, 1))
+            + "write a web page that steps through the run over the chart\n"
+    }
 
     /// Checks `--report`'s file before the run, so a bad name fails at once (exit 2).
     static func checkReport(_ args: CommandLineArguments) throws(UsageError) {
