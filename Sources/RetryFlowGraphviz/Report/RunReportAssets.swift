@@ -2,7 +2,8 @@
 enum RunReportAssets {
     /// Light and dark schemes; the current step is blue and thick, the path so far orange and
     /// dashed, so the two differ by shape as well as colour (no red/green pair). Narrow screens
-    /// stack the chart above the table.
+    /// stack the chart above the table, and on a phone the chart keeps a legible size and scrolls
+    /// sideways inside its frame (the page itself does not).
     static let css = """
         :root { --bg: #ffffff; --fg: #1b1f24; --muted: #6a737d; --line: #d0d7de; --panel: #f6f8fa;
           --now: #0550ae; --path: #bc4c00; --nowbg: #ddf4ff; --pathbg: #fff1e5; }
@@ -27,6 +28,7 @@ enum RunReportAssets {
         #status { margin: 4px 0 0; font-weight: 600; min-height: 1.4em; }
         main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 16px; align-items: start; }
         @media (max-width: 900px) { main { grid-template-columns: minmax(0, 1fr); } }
+        @media (max-width: 640px) { figure.chart { overflow-x: auto; } figure.chart svg { min-width: 600px; } }
         figure { margin: 8px 0; } figure svg { display: block; width: 100%; height: auto; max-height: 80vh; }
         .js figure.chart[hidden] { display: none; }
         .scroll { overflow-x: auto; }
