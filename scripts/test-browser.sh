@@ -5,6 +5,9 @@
 # (scripts/install-deps.sh). Usage: scripts/test-browser.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+for tool in "${CHROMIUM:-chromium}" "${CHROMEDRIVER:-chromedriver}"; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "test-browser: $tool not found; run scripts/install-deps.sh --browser" >&2; exit 1; }
+done
 swift build --product retryflow >/dev/null
 tool="$(swift build --show-bin-path)/retryflow"
 out="$(mktemp -d)"

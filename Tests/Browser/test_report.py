@@ -6,6 +6,7 @@ page works without JavaScript, on a phone-width screen and in dark mode, and it 
 
 import json
 import os
+import shutil
 import struct
 import sys
 import unittest
@@ -21,12 +22,12 @@ REPORTS = [os.path.abspath(p) for p in os.environ.get("RETRYFLOW_REPORTS", "").s
 
 def make_driver(width=1300, height=1000):
     options = webdriver.ChromeOptions()
-    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    options.binary_location = shutil.which(os.environ.get("CHROMIUM", "chromium")) or "/usr/bin/chromium"
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      f"--window-size={width},{height}", "--hide-scrollbars"]:
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+    service = Service(shutil.which(os.environ.get("CHROMEDRIVER", "chromedriver")) or "/usr/bin/chromedriver")
     return webdriver.Chrome(service=service, options=options)
 
 

@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowGraphviz
+import RetryFlowTesting
 import Testing
 
 /// The report page's content, without a browser (Tests/Browser drives a real one).
@@ -74,5 +75,27 @@ import Testing
             policy: "{\"times\": 2}"
         ).html
         #expect(again == html)
+    }
+
+    /// A wait's reason comes from the run: Retry-After when the attempt's detail names it; a wait
+    /// cut short by cancellation ends where the run did.
+    @Test func waitsSayWhy() async throws {
+        let outcome = try await Simulation.run(
+            outcomes: try ScriptedOutcome.parseList("503:retry-after=1,503,200"), policy: RetryPolicy(jitter: .none))
+        let page = try RunReport(table: .retry, trace: outcome.trace, title: "t").html
+        #expect(page.contains(">wait 1 s (Retry-After)</text>"))
+        #expect(page.contains(">wait 1 s (backoff)</text>"), "the second wait is the policy's own")
+
+        let cancelled = RetryTrace(steps: [
+            .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1),
+            .init(from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(10), attempt: 1),
+            .init(from: .retry, event: nil, condition: .always, to: .wait, at: .milliseconds(10), attempt: 1,
+                  delay: .seconds(10)),
+            .init(from: .wait, event: .cancelled, condition: .always, to: .cancelled, at: .milliseconds(510), attempt: 1),
+        ])
+        let cut = try RunReport(table: .retry, trace: cancelled, title: "t").html
+        #expect(cut.contains("<dt>total time</dt><dd>510 ms</dd>"))
+        #expect(cut.contains("aria-label=\"timeline: 1 attempt(s), 1 wait(s) over 510 ms\""))
+        #expect(cut.components(separatedBy: "<g class=\"attempt ").count - 1 == 1)
     }
 }
