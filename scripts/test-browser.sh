@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The browser tests of run reports: writes reports with the retryflow tool (simulated runs, a
-# trace rendered to a page, the teaching pages), then drives headless Chromium over each with
+# trace rendered to a page, the demo's live runs, the teaching pages), then drives headless Chromium over each with
 # Selenium (Tests/Browser/test_report.py). Needs chromium, chromium-driver and selenium
 # (scripts/install-deps.sh). Usage: scripts/test-browser.sh
 set -euo pipefail
@@ -18,6 +18,9 @@ trap 'rm -rf "$out"' EXIT
 "$tool" simulate --outcomes 503:after=0.4 --attempts 10 --deadline 2 --jitter none --report "$out/deadline.html" >/dev/null
 "$tool" render --trace diagrams/example-fail-fail-succeed.trace.json -o "$out/rendered.html"
 reports="$out/flaky.html:$out/gives-up.html:$out/deadline.html:$out/rendered.html"
+# The pages a newcomer opens after `make run`: live runs against the in-process flaky server.
+"$tool" demo -o "$out/demo" >/dev/null 2>&1
+for page in "$out"/demo/*.html; do reports="$reports:$page"; done
 for page in docs/runs/*.html; do
   [ -e "$page" ] && reports="$reports:$page"
 done

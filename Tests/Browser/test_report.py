@@ -178,6 +178,13 @@ class ReportInBrowser(unittest.TestCase):
         self.assertEqual(sorted(map(int, bars)), sorted(attempts))
         titles = self.js("return [...document.querySelectorAll('svg.timeline .attempt title')].map(t => t.textContent);")
         self.assertTrue(all(t.startswith("attempt ") and ": " in t for t in titles), titles)
+        now_x = "return parseFloat(document.getElementById('timeline-now').getAttribute('x1'));"
+        start = self.js(now_x)
+        self.driver.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+        total = max(float(s) for s in self.js(
+            "return [...document.querySelectorAll('svg.timeline .attempt')].map(b => b.dataset.start);"))
+        if total > 0:
+            self.assertGreater(self.js(now_x), start, "the time marker moves with the steps")
 
     def test_screenshot_is_not_blank(self):
         self.open().send_keys(Keys.END)
@@ -194,14 +201,15 @@ class ReportInBrowser(unittest.TestCase):
         self.assertGreater(differing, 2000, "too few drawn pixels: blank page?")
 
     def test_phone_width_has_no_sideways_scroll(self):
-        driver = make_driver(390, 844)
+        self.driver.set_window_size(390, 844)
         try:
-            driver.get("file://" + self.path)
-            overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth;")
+            self.open()
+            self.assertLessEqual(self.js("return window.innerWidth;"), 400, "the window did not shrink")
+            overflow = self.js("return document.documentElement.scrollWidth - window.innerWidth;")
             self.assertLessEqual(overflow, 0, "the page is wider than a phone")
-            self.assertTrue(driver.find_element(By.ID, "controls").is_displayed())
+            self.assertTrue(self.driver.find_element(By.ID, "controls").is_displayed())
         finally:
-            driver.quit()
+            self.driver.set_window_size(1300, 1000)
 
     def test_dark_mode_is_dark(self):
         self.open()

@@ -58,6 +58,8 @@ enum RunReportAssets {
         svg.timeline .attempt.retried rect { fill: var(--path); }
         svg.timeline .attempt.last rect { fill: var(--now); }
         .js svg.timeline .attempt.future { opacity: 0.3; }
+        svg.timeline .now { display: none; stroke: var(--now); stroke-width: 2; }
+        .js svg.timeline .now { display: inline; }
         .key { display: inline-block; width: 12px; height: 12px; border: 1px solid var(--fg); vertical-align: middle; }
         .key.retried { background: var(--path); } .key.last { background: var(--now); }
         """
@@ -103,6 +105,11 @@ enum RunReportAssets {
             document.querySelectorAll("svg.timeline .attempt").forEach(function (bar) {
               if (i === 0 || parseFloat(bar.getAttribute("data-start")) > now) { bar.classList.add("future"); }
             });
+            var line = $("timeline-now"), axis = line && line.ownerSVGElement;
+            if (line) {
+              var x = parseFloat(axis.dataset.left) + parseFloat(axis.dataset.width) * now / parseFloat(axis.dataset.span);
+              line.setAttribute("x1", String(x)); line.setAttribute("x2", String(x));
+            }
             $("slider").value = String(i);
             $("status").textContent = i === 0 ? "at the start: " + (RUN.initial || "no steps") + " (press → to step)"
               : "step " + i + " of " + n + ": " + steps[i - 1].text + (i === n ? " (the end)" : "");

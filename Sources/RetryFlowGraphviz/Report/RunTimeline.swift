@@ -64,15 +64,22 @@ struct RunTimeline: Hashable, Sendable {
         func f(_ value: Double) -> String { String(format: "%.1f", value) }
         let h = ChartEscaping.html
         var out = ["<svg class=\"timeline\" viewBox=\"0 0 \(f(width)) 110\" role=\"img\" "
+            + "data-left=\"\(f(left))\" data-width=\"\(f(width - left - right))\" data-span=\"\(span)\" "
             + "aria-label=\"timeline: \(bars.count) attempt(s), \(waits.count) wait(s) over \(h(total.shortDescription))\">"]
         out.append("<line class=\"axis\" x1=\"\(f(left))\" y1=\"70\" x2=\"\(f(width - right))\" y2=\"70\"/>")
-        for tick in 0...4 {
-            let t = Duration.seconds(span * Double(tick) / 4)
-            let anchor = tick == 0 ? "start" : (tick == 4 ? "end" : "middle")
+        let step = Self.tickStep(span)
+        var tick = 0.0
+        // A run that took no time has one tick, at 0.
+        while tick <= span * (1 + 1e-9) && (tick == 0 || total > .zero) {
+            let t = Duration.seconds(tick)
+            let anchor = tick == 0 ? "start" : "middle"
             out.append("<line class=\"tick\" x1=\"\(f(x(t)))\" y1=\"70\" x2=\"\(f(x(t)))\" y2=\"75\"/>")
             out.append(
                 "<text class=\"tick\" x=\"\(f(x(t)))\" y=\"88\" text-anchor=\"\(anchor)\">\(h(t.shortDescription))</text>")
+            tick += step
         }
+        // Where the step-through is; the script moves it (hidden without JavaScript).
+        out.append("<line id=\"timeline-now\" class=\"now\" x1=\"\(f(left))\" y1=\"14\" x2=\"\(f(left))\" y2=\"70\"/>")
         for wait in waits {
             let x1 = x(wait.start), x2 = max(x(wait.end), x1 + 1)
             let text = "wait \(wait.length.shortDescription) (\(wait.why))"
@@ -92,5 +99,13 @@ struct RunTimeline: Hashable, Sendable {
         }
         out.append("</svg>")
         return out.joined(separator: "\n")
+    }
+
+    /// A round tick interval (1, 2 or 5 times a power of ten seconds) giving 3 to 7 ticks over `span`.
+    static func tickStep(_ span: Double) -> Double {
+        let raw = span / 5
+        let power = pow(10, (log10(raw)).rounded(.down))
+        for multiple in [1.0, 2, 5, 10] where raw <= multiple * power { return multiple * power }
+        return 10 * power
     }
 }
