@@ -27,6 +27,7 @@ enum RunReportAssets {
         #slider { width: 100%; margin: 6px 0 0; }
         #status { margin: 4px 0 0; font-weight: 600; min-height: 1.4em; }
         main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 16px; align-items: start; }
+        @media (max-width: 1300px) { main { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); } }
         @media (max-width: 900px) { main { grid-template-columns: minmax(0, 1fr); } }
         @media (max-width: 640px) { figure.chart { overflow-x: auto; } figure.chart svg { min-width: 600px; } }
         figure { margin: 8px 0; } figure svg { display: block; width: 100%; height: auto; max-height: 80vh; }
@@ -58,8 +59,8 @@ enum RunReportAssets {
         svg.timeline .attempt.retried rect { fill: var(--path); }
         svg.timeline .attempt.last rect { fill: var(--now); }
         .js svg.timeline .attempt.future { opacity: 0.3; }
-        svg.timeline .now { display: none; stroke: var(--now); stroke-width: 2; }
-        .js svg.timeline .now { display: inline; }
+        svg.timeline .marker { display: none; stroke: var(--now); stroke-width: 3; }
+        .js svg.timeline .marker { display: inline; }
         .key { display: inline-block; width: 12px; height: 12px; border: 1px solid var(--fg); vertical-align: middle; }
         .key.retried { background: var(--path); } .key.last { background: var(--now); }
         """

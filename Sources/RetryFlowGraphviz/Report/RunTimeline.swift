@@ -78,8 +78,6 @@ struct RunTimeline: Hashable, Sendable {
                 "<text class=\"tick\" x=\"\(f(x(t)))\" y=\"88\" text-anchor=\"\(anchor)\">\(h(t.shortDescription))</text>")
             tick += step
         }
-        // Where the step-through is; the script moves it (hidden without JavaScript).
-        out.append("<line id=\"timeline-now\" class=\"now\" x1=\"\(f(left))\" y1=\"14\" x2=\"\(f(left))\" y2=\"70\"/>")
         for wait in waits {
             let x1 = x(wait.start), x2 = max(x(wait.end), x1 + 1)
             let text = "wait \(wait.length.shortDescription) (\(wait.why))"
@@ -97,6 +95,8 @@ struct RunTimeline: Hashable, Sendable {
             out.append("<rect x=\"\(f(x1))\" y=\"\(f(barTop))\" width=\"\(f(w))\" height=\"\(f(barHeight))\" rx=\"3\"/>")
             out.append("<text x=\"\(f(x1 + 2))\" y=\"\(f(barTop + barHeight + 12))\">#\(bar.attempt)\(bar.retried ? " ✗" : "")</text></g>")
         }
+        // Where the step-through is, drawn over the bars; the script moves it (hidden without JavaScript).
+        out.append("<line id=\"timeline-now\" class=\"marker\" x1=\"\(f(left))\" y1=\"14\" x2=\"\(f(left))\" y2=\"70\"/>")
         out.append("</svg>")
         return out.joined(separator: "\n")
     }
