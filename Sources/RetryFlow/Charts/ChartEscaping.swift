@@ -49,7 +49,7 @@ public enum ChartEscaping {
     /// A piece of an SVG/HTML id from a node name: ASCII letters and digits kept, a space becomes
     /// `_`, `?` becomes `_q` (a decision's diamond), anything else `_x` and its code in hex. No
     /// `-`: Graphviz writes it as `&#45;` in SVG.
-    public static func elementIDPart(_ text: String) -> String {
+    static func elementIDPart(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -62,8 +62,9 @@ public enum ChartEscaping {
         return out
     }
 
-    /// Text safe in HTML and SVG, as element content or a quoted attribute value.
-    public static func html(_ text: String) -> String {
+    /// Text safe in HTML and SVG, as element content or a quoted attribute value (`package`: run
+    /// reports use it).
+    package static func html(_ text: String) -> String {
         var out = ""
         for character in text {
             switch character {
