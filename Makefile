@@ -1,10 +1,14 @@
 # RetryFlow: `make run` and `make test` work on a fresh Debian machine with the Swift toolchain.
 SWIFT ?= swift
 
-.PHONY: deps build run test test-tsan diagrams docs docs-regenerate man clean
+.PHONY: deps deps-browser build run test test-browser test-tsan diagrams docs docs-regenerate man clean
 
 deps:
 	@scripts/install-deps.sh
+
+# What the browser tests need too (chromium, chromium-driver, selenium).
+deps-browser:
+	@scripts/install-deps.sh --browser
 
 build: deps
 	$(SWIFT) build
@@ -15,13 +19,21 @@ run: deps
 
 # Serial: the HTTP tests measure real waits (Retry-After, cancellation within 50 ms) against a
 # loopback server, and on 2 shared cores parallel suites would starve each other's timers.
-test: deps
+test: deps-browser
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+	scripts/test-browser.sh
 	scripts/build-docs.sh
 
-# The DocC sites of RetryFlow and RetryFlowHTTP, built offline with warnings as errors, in .build/docs.
+# Run reports (--report FILE.html) in headless Chromium: a separate command so the Swift tests stay fast.
+test-browser: deps-browser
+	scripts/test-browser.sh
+
+# The DocC sites of RetryFlow and RetryFlowHTTP, built offline with warnings as errors, in .build/docs;
+# and the step-through pages of docs/runs/ (a test compares them with the committed ones).
 docs: deps
+	$(SWIFT) build --build-tests
+	RETRYFLOW_REGENERATE_TEACHING_PAGES=1 $(SWIFT) test --skip-build --filter TeachingPagesTests
 	scripts/build-docs.sh
 
 # Regenerates diagrams/ from the transition table (the drift test compares them byte for byte).

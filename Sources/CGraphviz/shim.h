@@ -40,6 +40,11 @@ static inline Agnode_t *rf_head(Agedge_t *e) { return aghead(e); }
 /* agget takes a non-const name in 2.42. */
 static inline const char *rf_get(void *object, const char *name) { return agget(object, (char *)name); }
 
+/* agsafeset takes non-const strings in 2.42; declares the attribute (default "") when new. */
+static inline int rf_set(void *object, const char *name, const char *value) {
+    return agsafeset(object, (char *)name, (char *)value, "");
+}
+
 /* Silence Graphviz's own stderr messages; aglasterr() then returns the last one. */
 static inline void rf_quiet_errors(void) { agseterr(AGMAX); }
 

@@ -32,30 +32,72 @@ public enum Graphviz {
     /// Lays `dot` out with `layout` (default `dot`) and renders it to `format` (`svg`, `png`,
     /// `pdf`, `json`, `plain`, …). Everything Graphviz allocates is freed before returning.
     public static func render(dot: String, format: String, layout: String = "dot") throws(GraphvizError) -> Data {
-        try withContext { (context) throws(GraphvizError) -> Data in
+        try withGraph(dot) { (context, graph) throws(GraphvizError) -> Data in
+            try Self.layout(graph, context: context, engine: layout)
+            defer { gvFreeLayout(context, graph) }
+            return try renderLaidOut(graph, context: context, format: format)
+        }
+    }
+
+    /// Parses `dot` and runs `body` on the graph under the lock; the graph is closed afterwards.
+    static func withGraph<R>(
+        _ dot: String, _ body: (OpaquePointer, UnsafeMutablePointer<Agraph_t>) throws(GraphvizError) -> R
+    ) throws(GraphvizError) -> R {
+        try withContext { (context) throws(GraphvizError) -> R in
             let graph = try parse(dot)
             defer { agclose(graph) }
-            guard gvLayout(context, graph, layout) == 0 else {
-                let message = lastError() ?? "layout failed"
-                if message.contains("not recognized"), Self.nothingAfterUseOneOf(message) {
-                    throw GraphvizError(
-                        kind: .layoutUnavailable,
-                        message: "\(message.trimmed). The layout plugins are not registered: run `dot -c` "
-                            + "(or `libgvc6-config-update -c`) as root, or reinstall libgvc6.")
-                }
-                throw GraphvizError(kind: .renderFailed, message: message.trimmed)
-            }
-            defer { gvFreeLayout(context, graph) }
-            var buffer: UnsafeMutablePointer<CChar>?
-            var length = 0
-            guard rf_render_data(context, graph, format, &buffer, &length) == 0, let buffer else {
-                let formats = outputFormats(context)
+            return try body(context, graph)
+        }
+    }
+
+    /// Runs layout `engine` on `graph` (the caller holds the lock and frees the layout).
+    static func layout(
+        _ graph: UnsafeMutablePointer<Agraph_t>, context: OpaquePointer, engine: String
+    ) throws(GraphvizError) {
+        guard gvLayout(context, graph, engine) == 0 else {
+            let message = lastError() ?? "layout failed"
+            if message.contains("not recognized"), Self.nothingAfterUseOneOf(message) {
                 throw GraphvizError(
-                    kind: .unknownFormat,
-                    message: "format \"\(format)\" is not available; available: \(formats.joined(separator: ", "))")
+                    kind: .layoutUnavailable,
+                    message: "\(message.trimmed). The layout plugins are not registered: run `dot -c` "
+                        + "(or `libgvc6-config-update -c`) as root, or reinstall libgvc6.")
             }
-            defer { gvFreeRenderData(buffer) }
-            return Data(bytes: buffer, count: length)
+            throw GraphvizError(kind: .renderFailed, message: message.trimmed)
+        }
+    }
+
+    /// Renders a laid-out graph to `format` (the caller holds the lock).
+    static func renderLaidOut(
+        _ graph: UnsafeMutablePointer<Agraph_t>, context: OpaquePointer, format: String
+    ) throws(GraphvizError) -> Data {
+        var buffer: UnsafeMutablePointer<CChar>?
+        var length = 0
+        guard rf_render_data(context, graph, format, &buffer, &length) == 0, let buffer else {
+            let formats = outputFormats(context)
+            throw GraphvizError(
+                kind: .unknownFormat,
+                message: "format \"\(format)\" is not available; available: \(formats.joined(separator: ", "))")
+        }
+        defer { gvFreeRenderData(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+
+    /// Visits every node (with its name) and every edge (with its `id` attribute, if set).
+    static func forEach(
+        _ graph: UnsafeMutablePointer<Agraph_t>,
+        node visitNode: (UnsafeMutablePointer<Agnode_t>, String) throws(GraphvizError) -> Void,
+        edge visitEdge: (UnsafeMutablePointer<Agedge_t>, String?) throws(GraphvizError) -> Void
+    ) throws(GraphvizError) {
+        var node = agfstnode(graph)
+        while let current = node {
+            try visitNode(current, String(cString: agnameof(UnsafeMutableRawPointer(current))))
+            var edge = agfstout(graph, current)
+            while let e = edge {
+                let id = rf_get(UnsafeMutableRawPointer(e), "id").map { String(cString: $0) }
+                try visitEdge(e, id.flatMap { $0.isEmpty ? nil : $0 })
+                edge = agnxtout(graph, e)
+            }
+            node = agnxtnode(graph, current)
         }
     }
 

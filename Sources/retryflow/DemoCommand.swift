@@ -18,7 +18,8 @@ enum DemoCommand {
 
         Starts a scripted flaky server on 127.0.0.1, runs a handful of representative requests live
         (flaky then OK; Retry-After; POST not retried; gives up at the deadline), and writes each
-        run's trace and trace chart plus the machine's charts to DIR (default ./retryflow-demo).
+        run's trace, trace chart and report (a web page stepping through the run: open NAME.html)
+        plus the machine's charts to DIR (default ./retryflow-demo).
         """
 
     struct Scenario {
@@ -90,7 +91,11 @@ enum DemoCommand {
             let chartPath = folder.appendingPathComponent("\(scenario.name).svg").path
             try TraceFiles.writeTrace(outcome.trace, to: tracePath)
             try TraceFiles.writeChart(outcome.trace, to: chartPath, format: "svg")
-            written += [tracePath, chartPath]
+            let reportPath = folder.appendingPathComponent("\(scenario.name).html").path
+            try TraceFiles.writeReport(
+                outcome.trace, title: "\(scenario.name): \(scenario.title)", reason: outcome.reason, policy: scenario.policy,
+                to: reportPath)
+            written += [tracePath, chartPath, reportPath]
         }
 
         for style in ChartStyle.allCases {
@@ -107,6 +112,8 @@ enum DemoCommand {
         }
         Console.error("\ndemo: wrote \(written.count) files to \(folder.path):")
         for path in written { Console.output(path + "\n") }
+        let firstReport = folder.appendingPathComponent("\(scenarios[0].name).html").path
+        Console.error("demo: open \(firstReport) (or any .html there) in a browser to step through a run")
         return allAsExpected ? 0 : 1
     }
 }

@@ -11,7 +11,7 @@ enum FetchCommand {
     static let specs = PolicyOptions.specs + CurlOptions.specs + [
         OptionSpec("-X", "--request"), OptionSpec("-H", "--header", repeatable: true), OptionSpec("-d", "--data"),
         OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("--trace-chart"),
-        OptionSpec("-v", "--verbose", value: false), OptionSpec("-h", "--help", value: false),
+        TraceFiles.reportSpec, OptionSpec("-v", "--verbose", value: false), OptionSpec("-h", "--help", value: false),
     ]
 
     static let help = """
@@ -33,8 +33,7 @@ enum FetchCommand {
           --trace FILE.json       write the run's trace
           --trace-chart FILE.svg  write the flowchart with the run drawn over it (.svg, .png, .pdf, .dot)
           -v, --verbose           print the full timeline at the end
-
-        """ + CurlOptions.help + PolicyOptions.help
+        """ + "\n" + TraceFiles.reportHelp(column: 26) + "\n\n" + CurlOptions.help + PolicyOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         guard
@@ -60,6 +59,7 @@ enum FetchCommand {
             if let path { try AtomicFile.checkWritable(path, option: option) }
         }
         let chartFormat = try args.value("--trace-chart").map { path throws(UsageError) in try TraceFiles.chartFormat(for: path, option: "--trace-chart") }
+        try TraceFiles.checkReport(args)
         let silent = args.has("--silent")
         let showErrors = !silent || args.has("--show-error")
 
@@ -76,6 +76,9 @@ enum FetchCommand {
             for: request, retry: policy, rules: rules, clock: ContinuousClock(), onTransition: reporter.map { $0.record })
         if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
         if let path = args.value("--trace-chart"), let chartFormat { try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat) }
+        try TraceFiles.writeReport(
+            outcome.trace, title: "\(request.httpMethod ?? "GET") \(Redaction.redact(request.url!))", reason: outcome.reason,
+            policy: policy, args: args)
         if args.has("--verbose") { Console.error(Timeline.render(outcome.trace, reason: outcome.reason)) }
 
         let answer = outcome.value

@@ -18,6 +18,7 @@ enum RenderCommand {
                             (default: from -o's extension, else dot)
           -o, --output FILE write to FILE (atomically) instead of stdout
           --trace FILE      draw a run's trace (JSON from fetch/simulate --trace) over the chart
+        With --trace and format html (-o run.html), writes a web page that steps through the run.
         Binary formats (png, pdf) are not written to a terminal.
         """
 
@@ -31,21 +32,30 @@ enum RenderCommand {
             ?? "dot"
 
         var overlay: TraceOverlay?
+        var trace: RetryTrace?
         if let path = args.value("--trace") {
             guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("--trace \(path): cannot read the file") }
-            let trace: RetryTrace
-            do { trace = try JSONDecoder().decode(RetryTrace.self, from: data) } catch {
+            let decoded: RetryTrace
+            do { decoded = try JSONDecoder().decode(RetryTrace.self, from: data) } catch {
                 throw UsageError("--trace \(path): not a RetryFlow trace (\(PolicyOptions.describe(error)))")
             }
-            let problems = trace.inconsistencies(with: RetryTable.retry)
+            let problems = decoded.inconsistencies(with: RetryTable.retry)
             guard problems.isEmpty else {
                 throw UsageError("--trace \(path): the trace does not match the retry table: \(problems.joined(separator: "; "))")
             }
-            overlay = TraceOverlay(trace: trace, table: .retry)
+            overlay = TraceOverlay(trace: decoded, table: .retry)
+            trace = decoded
         }
 
         let data: Data
         switch format {
+        case "html", "htm":
+            guard let trace, let output, let path = args.value("--trace") else {
+                throw UsageError("an html report needs --trace TRACE.json and -o FILE.html")
+            }
+            try TraceFiles.checkReportName(output, option: "-o")
+            try TraceFiles.writeReport(trace, title: URL(fileURLWithPath: path).lastPathComponent, to: output)
+            return 0
         case "mermaid", "markdown":
             guard overlay == nil else { throw UsageError("--trace draws on DOT-based formats, not \(format)") }
             data = Data((format == "mermaid" ? MermaidChart.render(RetryTable.retry, style: style) : MarkdownTable.render(RetryTable.retry)).utf8)

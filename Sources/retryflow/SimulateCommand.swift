@@ -8,11 +8,12 @@ enum SimulateCommand {
     static let specs = PolicyOptions.specs + [
         OptionSpec("--outcomes"), OptionSpec("--seed"), OptionSpec("-X", "--request"),
         OptionSpec("-H", "--header", repeatable: true), OptionSpec("--trace"), OptionSpec("--trace-chart"),
-        OptionSpec("-h", "--help", value: false),
+        TraceFiles.reportSpec, OptionSpec("-h", "--help", value: false),
     ]
 
     static let help = """
         usage: retryflow simulate --outcomes LIST [policy options] [--seed N] [--trace FILE.json] [--trace-chart FILE.svg]
+                                [--report FILE.html]
 
         Runs the real retry machine, engine and HTTP rules on a virtual clock against scripted
         outcomes and prints the timeline at once: what does this policy do when...
@@ -27,8 +28,7 @@ enum SimulateCommand {
           -H, --header 'N: v'    a request header (e.g. 'Idempotency-Key: 42')
           --trace FILE.json      write the run's trace
           --trace-chart FILE.svg write the flowchart with the run drawn over it
-
-        """ + PolicyOptions.help
+        """ + "\n" + TraceFiles.reportHelp(column: 25) + "\n" + PolicyOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "simulate", help: help) else { return 0 }
@@ -48,6 +48,7 @@ enum SimulateCommand {
             if let path = args.value(option) { try AtomicFile.checkWritable(path, option: option) }
         }
         let chartFormat = try args.value("--trace-chart").map { path throws(UsageError) in try TraceFiles.chartFormat(for: path, option: "--trace-chart") }
+        try TraceFiles.checkReport(args)
         var headers: [String: String] = [:]
         for (name, value) in request.allHTTPHeaderFields ?? [:] { headers[name] = value }
 
@@ -61,6 +62,9 @@ enum SimulateCommand {
         Console.output(Timeline.render(outcome.trace, reason: outcome.reason))
         if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
         if let path = args.value("--trace-chart"), let chartFormat { try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat) }
+        try TraceFiles.writeReport(
+            outcome.trace, title: "simulated \(request.httpMethod ?? "GET"): \(list)", reason: outcome.reason, policy: policy,
+            args: args)
         return 0
     }
 }

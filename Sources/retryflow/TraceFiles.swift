@@ -3,8 +3,60 @@ import RetryFlow
 import RetryFlowGraphviz
 import RetryFlowHTTP
 
-/// Writes a run's trace (JSON) and its chart (the flowchart with the run drawn over it).
+/// Writes a run's trace (JSON), its chart (the flowchart with the run drawn over it) and its report
+/// (a web page stepping through the run): what fetch, simulate, demo and render share.
 enum TraceFiles {
+    /// `--report FILE.html`, for every command that runs something.
+    static let reportSpec = OptionSpec("--report")
+    /// The help line, its description starting at `column` like the command's other options.
+    static func reportHelp(column: Int) -> String {
+        let option = "  --report FILE.html"
+        return option + String(repeating: " ", count: max(column - option.count, 1))
+            + "write a web page that steps through the run over the chart\n"
+    }
+
+    /// Checks `--report`'s file before the run, so a bad name fails at once (exit 2).
+    static func checkReport(_ args: CommandLineArguments) throws(UsageError) {
+        guard let path = args.value("--report") else { return }
+        try checkReportName(path, option: "--report")
+    }
+
+    static func checkReportName(_ path: String, option: String) throws(UsageError) {
+        guard ["html", "htm"].contains(URL(fileURLWithPath: path).pathExtension.lowercased()) else {
+            throw UsageError("\(option) \(path): use a .html file name")
+        }
+        try AtomicFile.checkWritable(path, option: option)
+    }
+
+    /// Writes the run's report when `--report` was given.
+    static func writeReport(
+        _ trace: RetryTrace, title: String, reason: StopReason? = nil, policy: RetryPolicy? = nil,
+        args: CommandLineArguments
+    ) throws(OperationFailed) {
+        guard let path = args.value("--report") else { return }
+        try writeReport(trace, title: title, reason: reason, policy: policy, to: path)
+    }
+
+    static func writeReport(
+        _ trace: RetryTrace, title: String, reason: StopReason? = nil, policy: RetryPolicy? = nil, to path: String
+    ) throws(OperationFailed) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let policyText = policy.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        do {
+            let report = try RunReport(
+                table: .retry, trace: trace, title: title,
+                facts: reason.map { [RunReport.Fact("stop reason", $0.rawValue)] } ?? [], policy: policyText)
+            try AtomicFile.write(Data(report.html.utf8), to: path)
+        } catch let error as GraphvizError {
+            throw OperationFailed("cannot draw \(path): \(error)")
+        } catch let error as OperationFailed {
+            throw error
+        } catch {
+            throw OperationFailed("\(error)")
+        }
+    }
+
     static func writeTrace(_ trace: RetryTrace, to path: String) throws(OperationFailed) {
         // The HTTP form: the trace plus OpenTelemetry's http.request.resend_count on later attempts.
         guard let data = try? HTTPTraceJSON.encode(trace) else { throw OperationFailed("cannot encode the trace") }

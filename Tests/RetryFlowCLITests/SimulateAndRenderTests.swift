@@ -74,10 +74,13 @@ import Testing
         let result = try await Tool.run(["demo", "-o", folder.path])
         #expect(result.status == 0, "\(result.stderr)")
         let files = result.stdout.split(separator: "\n").map(String.init)
-        #expect(files.count == 14)
+        #expect(files.count == 18, "a trace, a chart and a report per scenario, 3 files per chart style")
         for file in files { #expect(FileManager.default.fileExists(atPath: file), "\(file)") }
         for scenario in ["flaky-then-ok", "retry-after", "post-not-retried", "deadline"] {
             #expect(result.stderr.contains("\(scenario):"))
+            let report = folder.appendingPathComponent("\(scenario).html").path
+            #expect(files.contains(report))
+            #expect((try? String(contentsOfFile: report, encoding: .utf8))?.contains("<h1>\(scenario): ") == true)
         }
         #expect(!result.stderr.contains("unexpected"))
     }

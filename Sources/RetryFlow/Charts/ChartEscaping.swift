@@ -45,4 +45,37 @@ public enum ChartEscaping {
         }
         return out
     }
+
+    /// A piece of an SVG/HTML id from a node name: ASCII letters and digits kept, a space becomes
+    /// `_`, `?` becomes `_q` (a decision's diamond), anything else `_x` and its code in hex. No
+    /// `-`: Graphviz writes it as `&#45;` in SVG.
+    static func elementIDPart(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "a"..."z", "A"..."Z", "0"..."9": out.unicodeScalars.append(scalar)
+            case " ": out += "_"
+            case "?": out += "_q"
+            default: out += "_x" + String(scalar.value, radix: 16)
+            }
+        }
+        return out
+    }
+
+    /// Text safe in HTML and SVG, as element content or a quoted attribute value (`package`: run
+    /// reports use it).
+    package static func html(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
 }

@@ -23,6 +23,10 @@ public struct ChartGraph: Hashable, Sendable {
         public let shape: Shape
         /// The state it draws, if it draws one.
         public let state: String?
+
+        /// The id of its drawing in SVG and HTML (`node_retry`, `node_retry_q1`): from the table's
+        /// state names, never Graphviz's counters, so pages and tests can address it.
+        public var elementID: String { "node_" + ChartEscaping.elementIDPart(id) }
     }
 
     /// One edge.
@@ -39,6 +43,12 @@ public struct ChartGraph: Hashable, Sendable {
         /// edge order). Drawn with `constraint=false`: the layout ranks the forward flow top to
         /// bottom, and Graphviz 2.42's dot leaks memory on every layout that must reverse an edge.
         public var isBackEdge = false
+
+        /// The id of its drawing in SVG and HTML, from the rows it stands for (`row_3`,
+        /// `rows_8_9_10`): the same table gives the same ids in every run.
+        public var elementID: String {
+            (rows.count == 1 ? "row_" : "rows_") + rows.map(String.init).joined(separator: "_")
+        }
     }
 
     /// The table's name, used as the graph's name.

@@ -35,7 +35,7 @@ public enum DOTChart {
         lines.append("  node [fontname=\"Helvetica\", fontsize=12];")
         lines.append("  edge [fontname=\"Helvetica\", fontsize=10];")
         for node in graph.nodes {
-            var attributes = ["label=\(q(node.label))"] + shapeAttributes(node.shape, style: style)
+            var attributes = ["id=\(q(node.elementID))", "label=\(q(node.label))"] + shapeAttributes(node.shape, style: style)
             if let overlay {
                 if let state = node.state, state == overlay.finalState {
                     attributes += ["style=\"filled,rounded,bold\"", "fillcolor=\"\(finalFill)\""]
@@ -57,7 +57,7 @@ public enum DOTChart {
                     attributes += ["color=\"\(untakenColor)\"", "fontcolor=\"\(untakenColor)\""]
                 }
             }
-            attributes.insert("label=\(q(label))", at: 0)
+            attributes.insert(contentsOf: ["id=\(q(edge.elementID))", "label=\(q(label))"], at: 0)
             if edge.isBackEdge { attributes.append("constraint=false") }
             lines.append("  \(q(edge.from)) -> \(q(edge.to)) [\(attributes.joined(separator: ", "))];")
         }

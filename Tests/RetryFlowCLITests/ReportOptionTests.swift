@@ -1,0 +1,55 @@
+import Foundation
+import RetryFlowTesting
+import Testing
+
+/// `--report FILE.html` on simulate, fetch and render: the page is written, and secrets stay out.
+@Suite(.timeLimit(.minutes(2))) struct ReportOptionTests {
+    @Test func simulateFetchAndRenderWriteReports() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let report = folder.appendingPathComponent("run.html").path
+        let trace = folder.appendingPathComponent("run.json").path
+        let simulated = try await Tool.run(
+            ["simulate", "--outcomes", "reset,200", "--jitter", "none", "--report", report, "--trace", trace])
+        #expect(simulated.status == 0, "\(simulated.stderr)")
+        let page = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(page.contains("<dt>stop reason</dt><dd>succeeded</dd>"))
+        #expect(page.contains("&quot;maxAttempts&quot; : 3"), "the policy that ran")
+        #expect(page.contains("<tr id=\"step_5\">") && !page.contains("<tr id=\"step_6\">"), "start, failed, wait, woke, succeeded")
+
+        let rendered = folder.appendingPathComponent("rendered.html").path
+        let render = try await Tool.run(["render", "--trace", trace, "-o", rendered])
+        #expect(render.status == 0, "\(render.stderr)")
+        #expect(try String(contentsOfFile: rendered, encoding: .utf8).contains("<tr id=\"step_5\">"))
+    }
+
+    @Test func fetchReportKeepsSecretsOut() async throws {
+        let server = try FlakyServer(scripts: ["/secret": [.status(503), .status(200, body: "ok")]])
+        defer { server.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let report = folder.appendingPathComponent("fetch.html").path
+        var url = URLComponents(url: server.url("/secret"), resolvingAgainstBaseURL: false)!
+        url.user = "alice"
+        url.password = "hunter2"
+        url.queryItems = [URLQueryItem(name: "token", value: "s3cret")]
+        let result = try await Tool.run(
+            ["fetch", url.string!, "-H", "Authorization: Bearer t0psecret", "--delay", "0.01", "--jitter", "none",
+             "--report", report])
+        #expect(result.status == 0, "\(result.stderr)")
+        let page = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(page.contains("token=***"))
+        for secret in ["hunter2", "s3cret", "t0psecret", "alice"] { #expect(!page.contains(secret), "\(secret)") }
+    }
+
+    @Test func aReportNeedsAnHTMLName() async throws {
+        let bad = try await Tool.run(["simulate", "--outcomes", "200", "--report", "/tmp/run.txt"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--report /tmp/run.txt: use a .html file name"))
+        let noTrace = try await Tool.run(["render", "-o", "/tmp/run.html"])
+        #expect(noTrace.status == 2)
+        #expect(noTrace.stderr.contains("an html report needs --trace"))
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import RetryFlow
+import RetryFlowGraphviz
+import RetryFlowTesting
+import Testing
+
+/// The report page's content, without a browser (Tests/Browser drives a real one).
+@Suite struct RunReportTests {
+    typealias SwiftTrace = TransitionTrace<SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard>
+
+    /// Any table works: the original Swift snippet, fail then succeed, with a detail that tries
+    /// to break out of the page.
+    static let snippetTrace = SwiftTrace(steps: [
+        .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1),
+        .init(from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(30), attempt: 1,
+              detail: "</script><script>alert(1)</script> & \"quotes\""),
+        .init(from: .retry, event: nil, condition: .always, to: .usleepOnDelegateQueue, at: .milliseconds(30),
+              attempt: 1, delay: .milliseconds(200)),
+        .init(from: .usleepOnDelegateQueue, event: .woke, condition: .always, to: .request, at: .milliseconds(230),
+              attempt: 2),
+        .init(from: .request, event: .completed, condition: .always, to: .success, at: .milliseconds(260), attempt: 2),
+    ])
+
+    let html: String
+
+    init() throws {
+        html = try RunReport(
+            table: .swiftSnippet, trace: Self.snippetTrace, title: "GET <example>", facts: [.init("stop reason", "done")],
+            policy: "{\"times\": 2}"
+        ).html
+    }
+
+    @Test func everyRowAndStateOfBothChartsIsAddressable() {
+        let table = TransitionTable.swiftSnippet
+        for style in ChartStyle.allCases {
+            let graph = ChartGraph(table, style: style)
+            for edge in graph.edges { #expect(html.contains("<g id=\"\(style.rawValue)_\(edge.elementID)\" class=\"edge\">")) }
+            for node in graph.nodes { #expect(html.contains("<g id=\"\(style.rawValue)_\(node.elementID)\" class=\"node\">")) }
+        }
+        for index in table.rows.indices { #expect(html.contains("<tr id=\"tablerow_\(index)\">")) }
+        for step in 1...Self.snippetTrace.steps.count { #expect(html.contains("<tr id=\"step_\(step)\">")) }
+        #expect(!html.contains("<tr id=\"step_6\">"))
+    }
+
+    @Test func textCannotEscapeThePage() {
+        #expect(!html.contains("<script>alert(1)"))
+        #expect(html.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"))
+        #expect(html.contains("<h1>GET &lt;example&gt;</h1>"))
+        // In the script's JSON every `<` is escaped, so the detail cannot close the script element.
+        #expect(html.components(separatedBy: "</script>").count == 2, "one script element, closed once")
+    }
+
+    @Test func nothingIsLoadedFromOutside() {
+        for pattern in [" src=", " href=", "url(", "@import", "xlink:href=\"http"] {
+            #expect(!html.contains(pattern), "\(pattern)")
+        }
+        #expect(html.contains("Content-Security-Policy\" content=\"default-src 'none'"))
+    }
+
+    @Test func summaryAndTimelineComeFromTheTrace() {
+        #expect(html.contains("<dt>final state</dt><dd>success</dd>"))
+        #expect(html.contains("<dt>attempts</dt><dd>2</dd>"))
+        #expect(html.contains("<dt>total time</dt><dd>260 ms</dd>"))
+        #expect(html.contains("<dt>stop reason</dt><dd>done</dd>"))
+        #expect(html.contains("{&quot;times&quot;: 2}"))
+        #expect(html.components(separatedBy: "<g class=\"attempt ").count - 1 == 2, "one bar per attempt")
+        #expect(html.contains("<g class=\"attempt retried\" data-attempt=\"1\""))
+        #expect(html.contains("<g class=\"attempt last\" data-attempt=\"2\""))
+        #expect(html.contains(">wait 200 ms (backoff)</text>"))
+    }
+
+    @Test func sameRunGivesTheSamePage() throws {
+        let again = try RunReport(
+            table: .swiftSnippet, trace: Self.snippetTrace, title: "GET <example>", facts: [.init("stop reason", "done")],
+            policy: "{\"times\": 2}"
+        ).html
+        #expect(again == html)
+    }
+
+    /// A wait's reason comes from the run: Retry-After when the attempt's detail names it; a wait
+    /// cut short by cancellation ends where the run did.
+    @Test func waitsSayWhy() async throws {
+        let outcome = try await Simulation.run(
+            outcomes: try ScriptedOutcome.parseList("503:retry-after=1,503,200"), policy: RetryPolicy(jitter: .none))
+        let page = try RunReport(table: .retry, trace: outcome.trace, title: "t").html
+        #expect(page.contains(">wait 1 s (Retry-After)</text>"))
+        #expect(page.contains(">wait 1 s (backoff)</text>"), "the second wait is the policy's own")
+
+        let cancelled = RetryTrace(steps: [
+            .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1),
+            .init(from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(10), attempt: 1),
+            .init(from: .retry, event: nil, condition: .always, to: .wait, at: .milliseconds(10), attempt: 1,
+                  delay: .seconds(10)),
+            .init(from: .wait, event: .cancelled, condition: .always, to: .cancelled, at: .milliseconds(510), attempt: 1),
+        ])
+        let cut = try RunReport(table: .retry, trace: cancelled, title: "t").html
+        #expect(cut.contains("<dt>total time</dt><dd>510 ms</dd>"))
+        #expect(cut.contains("aria-label=\"timeline: 1 attempt(s), 1 wait(s) over 510 ms\""))
+        #expect(cut.components(separatedBy: "<g class=\"attempt ").count - 1 == 1)
+    }
+}
