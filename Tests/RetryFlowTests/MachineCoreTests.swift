@@ -43,7 +43,7 @@ import Testing
             case .big: hits >= 4
             }
         }
-        mutating func perform(_ effect: GateEffect, of row: Row, step: inout Trace.Step) -> GateAction? {
+        mutating func perform(_ effect: GateEffect, of row: Row, notes: inout StepNotes) -> GateAction? {
             switch effect {
             case .count:
                 hits += 1

@@ -95,7 +95,7 @@ import Testing
         _ = try machine.handle(.start, at: .zero)
         let step = try machine.handle(.failed(.retry, detail: "boom"), at: .seconds(1))
         #expect(Array(step.actions) == [.finish(state: .failure, reason: .attemptsExhausted)])
-        #expect(step.taken.map(\.detail) == ["boom", nil])
+        #expect(step.taken(detail: "boom").map(\.detail) == ["boom", nil])
     }
 
     @Test func unreachableRowsAndARestlessInitialStateAreReported() {

@@ -21,7 +21,7 @@
 ///     var count = 0
 ///     mutating func receive(_ input: CounterEvent, at time: Duration) {}
 ///     func holds(_ guardSymbol: CounterGuard) -> Bool { count >= 3 }   // [three counted]
-///     mutating func perform(_ effect: CounterEffect, of row: Row, step: inout Trace.Step) -> CounterAction? {
+///     mutating func perform(_ effect: CounterEffect, of row: Row, notes: inout StepNotes) -> CounterAction? {
 ///         count += 1
 ///         return nil
 ///     }
@@ -47,12 +47,12 @@ public protocol MachineRules: Sendable {
     mutating func receive(_ input: Input, at time: Duration)
     /// Whether `guardSymbol` holds, from facts received or produced by effects.
     func holds(_ guardSymbol: Guard) -> Bool
-    /// Performs `effect` of `row` (updating facts), notes what the trace should show (a delay) on
-    /// `step`, and returns the action the driver must take, if any.
-    mutating func perform(_ effect: Effect, of row: Row, step: inout Trace.Step) -> Action?
-    /// Completes the trace step of a row after its effects (the retry machine adds the attempt
+    /// Performs `effect` of `row` (updating facts), notes what the trace should show (a delay) in
+    /// `notes`, and returns the action the driver must take, if any.
+    mutating func perform(_ effect: Effect, of row: Row, notes: inout StepNotes) -> Action?
+    /// Completes the trace notes of a row after its effects (the retry machine adds the attempt
     /// number). Does nothing unless implemented.
-    func annotate(_ step: inout Trace.Step)
+    func annotate(_ notes: inout StepNotes)
 }
 
 extension MachineRules {
@@ -64,5 +64,17 @@ extension MachineRules {
     public typealias Trace = TransitionTrace<State, Event, Guard>
 
     /// Nothing to add.
-    public func annotate(_ step: inout Trace.Step) {}
+    public func annotate(_ notes: inout StepNotes) {}
+}
+
+/// What the rules note about a row taken, for its trace step: the attempt number current after it,
+/// and the delay decided at it. Plain values, so a step stays cheap to return.
+public struct StepNotes: Hashable, Sendable {
+    /// The attempt (or other counter) current after the row; 0 unless the rules set it.
+    public var attempt = 0
+    /// The delay decided at this row, if any.
+    public var delay: Duration?
+
+    /// Nothing noted.
+    public init() {}
 }

@@ -38,31 +38,57 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     ///
     /// - Throws: a ``Rejection`` when no row applies; the machine is left unchanged.
     public mutating func handle(_ input: Rules.Input, at time: Duration) throws(Rejection) -> Step {
-        guard let index = table.rowIndex(from: state, on: input.event, evaluate: { rules.holds($0) }) else {
+        guard let index = firstRow(from: state, on: input.event) else {
             throw Rejection(state: state, event: input.event, at: time)
         }
         rules.receive(input, at: time)
-        var step = Step(taken: StepBuffer(), actions: StepBuffer())
-        take(index, at: time, detail: input.detail, into: &step)
-        var last = index
+        var step = Step(at: time)
+        take(index, into: &step)
         // A decision state is left at once by its first completion row whose guard holds; a chain of
         // decisions is followed to its end (validation rules out loops and overlong chains).
-        while let next = table.completionRowIndex(after: last, evaluate: { rules.holds($0) }) {
-            take(next, at: time, detail: nil, into: &step)
+        var last = index
+        while let next = firstCompletionRow(after: last) {
+            take(next, into: &step)
             last = next
         }
         return step
     }
 
-    private mutating func take(_ index: Int, at time: Duration, detail: String?, into step: inout Step) {
+    /// The first row from `state` on `event` whose guard holds, in table order. A loop rather than
+    /// a closure over the rules, so the hot path copies nothing.
+    private func firstRow(from state: Rules.State, on event: Rules.Event) -> Int? {
+        // Fields read in place: binding the whole row would retain its effects array per row scanned.
+        for index in table.rows.indices
+        where table.rows[index].from == state && table.rows[index].event == event && holds(table.rows[index].condition) {
+            return index
+        }
+        return nil
+    }
+
+    /// After row `taken`, the first completion row of the state it entered whose guard holds.
+    private func firstCompletionRow(after taken: Int) -> Int? {
+        for index in table.completionRows[taken] where holds(table.rows[index].condition) { return index }
+        return nil
+    }
+
+    private func holds(_ condition: GuardCondition<Rules.Guard>) -> Bool {
+        switch condition {
+        case .always: true
+        case .when(let guardSymbol): rules.holds(guardSymbol)
+        case .unless(let guardSymbol): !rules.holds(guardSymbol)
+        }
+    }
+
+    private mutating func take(_ index: Int, into step: inout Step) {
         let row = table.rows[index]
-        var traced = Rules.Trace.Step(
-            from: state, event: row.event, condition: row.condition, to: row.to, at: time, attempt: 0, detail: detail)
+        var noted = StepNotes()
         state = row.to
         for effect in row.effects {
-            if let action = rules.perform(effect, of: row, step: &traced) { step.actions.append(action) }
+            if let action = rules.perform(effect, of: row, notes: &noted) { step.actions.append(action) }
         }
-        rules.annotate(&traced)
-        step.taken.append(traced)
+        rules.annotate(&noted)
+        step.rows.append(
+            .init(from: row.from, event: row.event, condition: row.condition, to: row.to, attempt: noted.attempt,
+                  delay: noted.delay))
     }
 }

@@ -196,7 +196,7 @@ private final class RunBook<Value: Sendable> {
     func deliver(at now: Duration) -> RetryActions? {
         do {
             let step = try machine.handle(pending, at: now)
-            for taken in step.taken { record(taken) }
+            for taken in step.taken(detail: pending.detail) { record(taken) }
             return step.actions
         } catch {
             trace.rejections.append(error)

@@ -44,7 +44,7 @@ struct RetryRules: MachineRules {
         }
     }
 
-    mutating func perform(_ effect: RetryEffect, of row: Row, step: inout Trace.Step) -> RetryAction? {
+    mutating func perform(_ effect: RetryEffect, of row: Row, notes: inout StepNotes) -> RetryAction? {
         switch effect {
         case .startAttempt:
             attempt += 1
@@ -59,10 +59,10 @@ struct RetryRules: MachineRules {
             }
             return nil
         case .notifyRetry:
-            step.delay = plannedDelay
+            notes.delay = plannedDelay
             return .notifyRetry(attempt: attempt, delay: plannedDelay)
         case .sleep:
-            step.delay = plannedDelay
+            notes.delay = plannedDelay
             // A server's Retry-After is not the policy's own delay: decorrelated jitter ignores it.
             if case .retryAfter = decision {} else { previousDelay = plannedDelay }
             return .sleep(plannedDelay)
@@ -72,8 +72,8 @@ struct RetryRules: MachineRules {
         }
     }
 
-    func annotate(_ step: inout Trace.Step) {
-        step.attempt = attempt
+    func annotate(_ notes: inout StepNotes) {
+        notes.attempt = attempt
     }
 }
 

@@ -56,18 +56,11 @@ public struct TransitionTable<
 
     /// The index of the row to take from `state` on `event` (`nil` for completion transitions),
     /// evaluating guards with `evaluate`; `nil` when no row applies.
-    package func rowIndex(from state: State, on event: Event?, evaluate: (Guard) -> Bool) -> Int? {
+    public func rowIndex(from state: State, on event: Event?, evaluate: (Guard) -> Bool) -> Int? {
         for index in rows.indices {
             let row = rows[index]
             if row.from == state, row.event == event, row.condition.holds(evaluate) { return index }
         }
-        return nil
-    }
-
-    /// After taking row `taken`, the index of the completion row that fires, if its target is a
-    /// decision: the first whose guard holds.
-    package func completionRowIndex(after taken: Int, evaluate: (Guard) -> Bool) -> Int? {
-        for index in completionRows[taken] where rows[index].condition.holds(evaluate) { return index }
         return nil
     }
 
