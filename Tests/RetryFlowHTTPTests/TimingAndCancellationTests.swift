@@ -245,6 +245,40 @@ import FoundationNetworking
         #expect(server.requests(to: "/dl").count == 3)
     }
 
+    /// An invalid policy sends nothing, yet the caller hears back exactly once, through `failure`.
+    @Test func downloadAndRetryWithAnInvalidPolicyCallsFailureOnce() async throws {
+        let server = try FlakyServer(scripts: ["/dl": [.status(200)]])
+        defer { server.stop() }
+        let calls = CallCounter()
+        let invalid = RetryPolicy(backoff: .constant(.seconds(-1)))
+        let error: any Error = await withCheckedContinuation { continuation in
+            Runner.session().downloadAndRetry(with: server.url("/dl"), retryCount: 2, policy: invalid, completion: { _, _ in
+                Issue.record("nothing was sent, nothing can succeed")
+            }) { error, attempts in
+                calls.hit()
+                #expect(attempts.isEmpty)
+                continuation.resume(returning: error)
+            }
+        }
+        #expect((error as? RetryPolicyError)?.field == "backoff.delay")
+        #expect(server.requests(to: "/dl").isEmpty)
+        #expect(calls.count == 1)
+    }
+
+    /// `retryCount: .max` used to overflow `retryCount + 1`; it now means "retry without end".
+    @Test func downloadAndRetryAcceptsTheLargestRetryCount() async throws {
+        let server = try FlakyServer(scripts: ["/dl": [.status(200)]])
+        defer { server.stop() }
+        let status: Int = await withCheckedContinuation { continuation in
+            Runner.session().downloadAndRetry(with: server.url("/dl"), retryCount: .max, completion: { response, _ in
+                continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode ?? 0)
+            }) { _, _ in
+                continuation.resume(returning: -1)
+            }
+        }
+        #expect(status == 200)
+    }
+
     @Test func tracesAndErrorsCarryNoSecrets() async throws {
         let server = try FlakyServer(scripts: ["/p": [.reset]])
         defer { server.stop() }
