@@ -156,7 +156,7 @@ import Testing
     // MARK: overlay
 
     @Test func overlayCountsTakenEdgesAndGreysTheRest() async throws {
-        let trace = await ShippedDiagrams.exampleTrace()
+        let trace = try await ShippedDiagrams.exampleTrace()
         let overlay = TraceOverlay(trace: trace, table: table)
         #expect(overlay.finalState == "success")
         #expect(overlay.caption == "attempts: 3 · waits: 500 ms, 1 s · ended: success at 1.5 s")

@@ -274,7 +274,11 @@ private final class RunBook<Value: Sendable> {
     }
 
     func outcome(state: RetryState, reason: StopReason, at now: Duration) -> RetryOutcome<Value> {
-        RetryOutcome(finalState: state, reason: reason, value: lastValue, attempts: attempts, trace: trace, duration: now)
+        // Debug builds (and so every test) check each run against the table it ran.
+        assert(
+            reason == .invalidTransition || trace.isConsistent(with: machine.table),
+            "trace disagrees with the table: \(trace.inconsistencies(with: machine.table))")
+        return RetryOutcome(finalState: state, reason: reason, value: lastValue, attempts: attempts, trace: trace, duration: now)
     }
 }
 
