@@ -51,7 +51,7 @@ enum Runner {
         case .completionHandler:
             let outcome: RetryOutcome<HTTPResponse> = try await withCheckedThrowingContinuation { continuation in
                 do {
-                    let task = try session.retryDataTask(with: request, policy: policy) { outcome in
+                    let task = try session.retryDataTask(with: request, retry: policy) { outcome in
                         counter.hit()
                         continuation.resume(returning: outcome)
                     }

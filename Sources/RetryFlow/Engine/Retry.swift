@@ -221,10 +221,12 @@ private final class RunBook<Value: Sendable> {
     ) {
         let error: (any Error)?
         var decision = RetryDecision.fail
+        var returned = false
         let describe = engine.describeError
         switch end {
         case .returned(let value):
             lastValue = value
+            returned = true
             if let verdict = classifyResult?(value) {
                 let rejected = RejectedResult(verdict.description)
                 error = rejected
@@ -259,7 +261,7 @@ private final class RunBook<Value: Sendable> {
         attempts.append(
             AttemptRecord(
                 number: number, start: started, duration: now - started, delayBefore: delayBefore, error: error,
-                decision: error == nil ? nil : decision, errorDescription: pending.detail))
+                decision: error == nil ? nil : decision, errorDescription: pending.detail, returnedValue: returned))
     }
 
     func notifyRetry(attempt: Int, delay: Duration) {

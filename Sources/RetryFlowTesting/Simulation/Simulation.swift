@@ -46,7 +46,7 @@ public enum Simulation {
         let counter = Tracker()
         let run = Task { [request] in
             try await HTTPRetryRun.outcome(
-                for: request, policy: policy, rules: rules, clock: clock, random: SeededRandom(seed: seed),
+                for: request, retry: policy, rules: rules, clock: clock, random: SeededRandom(seed: seed),
                 onTransition: { step in
                     tracker.record(step)
                     clock.recheck()
