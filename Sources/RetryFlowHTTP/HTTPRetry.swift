@@ -28,11 +28,10 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         let request = self.request
         let transport = self.transport
         policy.retryIf = RetryClassifier { rules.decision(for: $0, request: request) }
-        var engine = Retry(policy, clock: clock, onRetry: onRetry)
-        engine.random = random
-        engine.runsAttemptsInline = transportEndsOnCancel
-        engine.describeError = { Redaction.describe($0) }
-        engine.onTransition = onTransition
+        var engine = Retry(
+            policy, clock: clock, onRetry: onRetry, onTransition: onTransition, describeError: { Redaction.describe($0) },
+            runsAttemptsInline: transportEndsOnCancel)
+        engine.random = random  // an existential here: set as a property
         return try await engine.outcome(
             classifyResult: { rules.verdict(for: $0.response, request: request, now: Date()) },
             transitions: transitions
