@@ -165,7 +165,7 @@ public enum HTTPRetryRun {
 extension RetryOutcome where Value == HTTPResponse {
     /// What the callers of the HTTP API get: the response when the run succeeded, and also when it
     /// ended, for one of ``HTTPRetryRules/finalAnswerReasons``, on a response (a POST's 503 is still
-    /// the server's answer); otherwise the ``RetryError`` with every attempt.
+    /// the server's answer); otherwise the `RetryError` with every attempt.
     public var httpResult: Result<HTTPResponse, RetryError> {
         let endedOnAnswer = HTTPRetryRules.finalAnswerReasons.contains(reason) && attempts.last?.returnedValue == true
         if let value, succeeded || endedOnAnswer { return .success(value) }

@@ -5,7 +5,7 @@ import RetryFlow
 import FoundationNetworking
 #endif
 
-/// An HTTP run that gave up is the core's ``RetryError``: one "gave up" error for every surface.
+/// An HTTP run that gave up is the core's `RetryError`: one "gave up" error for every surface.
 @available(*, deprecated, renamed: "RetryError", message: "one gave-up error for core and HTTP: catch RetryError")
 public typealias HTTPRetryError = RetryError
 

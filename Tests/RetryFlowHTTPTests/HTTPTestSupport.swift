@@ -15,11 +15,10 @@ enum Surface: String, CaseIterable, CustomTestStringConvertible {
 }
 
 /// Counts completion-handler calls.
-final class CallCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var calls = 0
-    func hit() { lock.lock(); calls += 1; lock.unlock() }
-    var count: Int { lock.lock(); defer { lock.unlock() }; return calls }
+final class CallCounter: Sendable {
+    private let calls = Locked(0)
+    func hit() { calls.withLock { $0 += 1 } }
+    var count: Int { calls.withLock { $0 } }
 }
 
 /// What a run through one surface produced.

@@ -303,11 +303,10 @@ import FoundationNetworking
 
 }
 
-/// A value shared across tasks in a test.
-final class Shared<Value: Sendable>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func update(_ body: (inout Value) -> Void) { lock.lock(); body(&value); lock.unlock() }
-    var current: Value { lock.lock(); defer { lock.unlock() }; return value }
+/// A value shared across tasks in a test: the package's one lock type.
+typealias Shared = Locked
+
+extension Locked {
+    func update(_ body: (inout Value) -> Void) { withLock(body) }
+    var current: Value { withLock { $0 } }
 }
