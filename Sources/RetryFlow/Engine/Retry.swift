@@ -145,12 +145,16 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
                     let timer = engine.policy.attemptTimer(startingAt: attemptStart)
                     let end: AttemptEnd<Value>
                     if engine.runsAttemptsInline && timer == nil {
-                        do { end = .returned(try await operation(book.attemptInfo(number))) } catch { end = .threw(error) }
+                        do {
+                            end = .returned(try await operation(book.attemptInfo(number)))
+                        } catch {
+                            end = .threw(error)
+                        }
                     } else {
                         let race: AttemptRace<Value>
                         (end, race) = await AttemptRace.run(
-                            clock: clock, timerAt: timer.map { start.advanced(by: $0.at) }, attempt: book.attemptInfo(number),
-                            operation: operation)
+                            clock: clock, timerAt: timer.map { start.advanced(by: $0.at) },
+                            attempt: book.attemptInfo(number), operation: operation)
                         book.inFlight = race
                     }
                     book.attemptEnded(
