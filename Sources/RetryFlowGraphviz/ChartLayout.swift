@@ -65,8 +65,8 @@ public struct ChartLayout: Sendable, Hashable {
     }
 
     /// The layout of `table`'s chart in `style`, made once per process and style.
-    public static func cached<S, E, G, F>(
-        _ table: TransitionTable<S, E, G, F>, style: ChartStyle
+    public static func cached<S, E, G, F, R>(
+        _ table: TransitionTable<S, E, G, F, R>, style: ChartStyle
     ) throws(GraphvizError) -> ChartLayout {
         let dot = DOTChart.render(table, style: style)
         if let layout = cache.withLock({ $0[dot] }) { return layout }

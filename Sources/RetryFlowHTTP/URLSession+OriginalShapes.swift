@@ -26,7 +26,7 @@ extension URLSession {
         errorHandler: (@Sendable (Int, any Error) -> Void)? = nil,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> RetryDataTask {
-        let policy = RetryPolicy.seedCompatible(times: max(0, times), wait: .microseconds(Int64(wait)))
+        let policy = RetryPolicy.originalSnippet(times: max(0, times), wait: .microseconds(Int64(wait)))
         var onRetry: (@Sendable (RetryNotice) -> Void)?
         if let errorHandler {
             onRetry = { notice in errorHandler(notice.remainingAttempts, notice.error) }
@@ -74,19 +74,28 @@ extension URLSession {
         downloadAndRetry(with: url, retryCount: retryCount, completion: completion) { _, _ in failure() }
     }
 
-    /// ``downloadAndRetry(with:retryCount:completion:failure:)`` whose `failure` receives the last
+    /// ``downloadAndRetry(with:retryCount:completion:failure:)`` under a policy of your own (`retry:`,
+    /// default: the default policy), whose `failure` receives the last
     /// error and every attempt (each with its own error), so nothing is lost.
     @discardableResult
     public func downloadAndRetry(
-        with url: URL, retryCount: Int, policy: RetryPolicy? = nil,
+        with url: URL, retryCount: Int, retry policy: RetryPolicy? = nil,
         completion: @escaping @Sendable (URLResponse, Data) -> Void,
         failure: @escaping @Sendable (any Error, [AttemptRecord]) -> Void
     ) -> RetryDataTask {
         let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 5)
         var chosen = policy ?? .default
-        chosen.maxAttempts = max(1, retryCount + 1)
+        chosen.maxAttempts = RetryPolicy.attempts(retrying: retryCount)
         if chosen.perAttemptTimeout == nil { chosen.perAttemptTimeout = .seconds(5) }
         let run = HTTPRetry(session: self, request: request, policy: chosen, rules: .default, clock: ContinuousClock())
+        do {
+            try chosen.validate()
+        } catch {
+            // Nothing can be sent, but a caller waits for one of its handlers: `failure` runs, once,
+            // on the delegate queue like every answer, and the returned task stays idle.
+            delegateQueue.addOperation { failure(error, []) }
+            return RetryDataTask(run: run, queue: delegateQueue) { _ in }
+        }
         let task = RetryDataTask(run: run, queue: delegateQueue) { outcome in
             switch outcome.httpResult {
             case .success(let answer): completion(answer.response, answer.data)
@@ -95,5 +104,16 @@ extension URLSession {
         }
         task.resume()
         return task
+    }
+
+    /// ``downloadAndRetry(with:retryCount:retry:completion:failure:)`` under its old label.
+    @available(*, deprecated, renamed: "downloadAndRetry(with:retryCount:retry:completion:failure:)")
+    @discardableResult
+    public func downloadAndRetry(
+        with url: URL, retryCount: Int, policy: RetryPolicy?,
+        completion: @escaping @Sendable (URLResponse, Data) -> Void,
+        failure: @escaping @Sendable (any Error, [AttemptRecord]) -> Void
+    ) -> RetryDataTask {
+        downloadAndRetry(with: url, retryCount: retryCount, retry: policy, completion: completion, failure: failure)
     }
 }

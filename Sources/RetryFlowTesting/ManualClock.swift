@@ -51,8 +51,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
         var cancelledBeforeRegistering: Set<UInt64> = []
     }
 
-    private let lock = NSLock()
-    private var state = State()
+    private let state = Locked(State())
 
     /// A clock at zero with no sleepers.
     public init() {}
@@ -195,6 +194,15 @@ public final class ManualClock: Clock, @unchecked Sendable {
         }
     }
 
+    /// ``runAdvancing(_:)`` for a `body` that throws: its error is rethrown, so a test fails with
+    /// it instead of crashing on `try!`.
+    public func runAdvancing<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let result: Result<T, any Error> = await runAdvancing {
+            do { return .success(try await body()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
     /// Re-checks every ``waitUntil(_:)`` condition now: for conditions that also read state outside
     /// the clock (a driver's own bookkeeping), call this when that state changes.
     public func recheck() { notifyWaiters() }
@@ -211,8 +219,6 @@ public final class ManualClock: Clock, @unchecked Sendable {
     }
 
     private func withLock<R>(_ body: (inout State) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&state)
+        state.withLock(body)
     }
 }

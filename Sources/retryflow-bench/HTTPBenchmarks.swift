@@ -96,14 +96,14 @@ enum HTTPBenchmarks {
             }
         }
         let flowSession = session()
-        let policy = RetryPolicy.seedCompatible(times: 5, wait: .milliseconds(100))
+        let policy = RetryPolicy.originalSnippet(times: 5, wait: .milliseconds(100))
         let flowTime = await Measure.seconds {
             await withTaskGroup(of: Void.self) { group in
                 for index in 0..<count {
                     group.addTask {
                         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                             let task = try! flowSession.retryDataTask(
-                                with: URLRequest(url: server.url("/flow/\(index)")), policy: policy, rules: .transportErrorsOnly
+                                with: URLRequest(url: server.url("/flow/\(index)")), retry: policy, rules: .transportErrorsOnly
                             ) { _ in continuation.resume() }
                             task.resume()
                         }

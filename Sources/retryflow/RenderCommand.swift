@@ -1,11 +1,13 @@
 import Foundation
 import RetryFlow
+import RetryFlowSnippets
 import RetryFlowGraphviz
 
 /// `retryflow render`: the shipped machine's chart, optionally with a run drawn over it.
 enum RenderCommand {
     static let specs = [
         OptionSpec("--style"), OptionSpec("--format"), OptionSpec("-o", "--output"), OptionSpec("--trace"),
+        OptionSpec("--table"),
         OptionSpec("-h", "--help", value: false),
     ]
 
@@ -18,6 +20,7 @@ enum RenderCommand {
                             (default: from -o's extension, else dot)
           -o, --output FILE write to FILE (atomically) instead of stdout
           --trace FILE      draw a run's trace (JSON from fetch/simulate --trace) over the chart
+          --table NAME      retryflow (default), or an original snippet: swift-snippet, objc-snippet
         With --trace and format html (-o run.html), writes a web page that steps through the run.
         Binary formats (png, pdf) are not written to a terminal.
         """
@@ -31,8 +34,10 @@ enum RenderCommand {
             ?? output.map { URL(fileURLWithPath: $0).pathExtension.lowercased() }.flatMap { $0.isEmpty ? nil : ($0 == "mmd" ? "mermaid" : ($0 == "md" ? "markdown" : $0)) }
             ?? "dot"
 
+        let table = try args.choice("--table", ["retryflow", "swift-snippet", "objc-snippet"]) ?? "retryflow"
         var overlay: TraceOverlay?
         var trace: RetryTrace?
+        if args.has("--trace") && table != "retryflow" { throw UsageError("--trace draws on the retryflow table only") }
         if let path = args.value("--trace") {
             guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("--trace \(path): cannot read the file") }
             let decoded: RetryTrace
@@ -58,9 +63,9 @@ enum RenderCommand {
             return 0
         case "mermaid", "markdown":
             guard overlay == nil else { throw UsageError("--trace draws on DOT-based formats, not \(format)") }
-            data = Data((format == "mermaid" ? MermaidChart.render(RetryTable.retry, style: style) : MarkdownTable.render(RetryTable.retry)).utf8)
+            data = Data(Self.text(of: table, format: format, style: style).utf8)
         case "dot", "gv":
-            data = Data(DOTChart.render(RetryTable.retry, style: style, overlay: overlay).utf8)
+            data = Data(Self.dot(of: table, style: style, overlay: overlay).utf8)
         default:
             let available = Graphviz.availableFormats
             guard available.contains(format) else {
@@ -70,12 +75,33 @@ enum RenderCommand {
                 throw UsageError("refusing to write binary \(format.uppercased()) to a terminal; use -o FILE or redirect stdout")
             }
             do {
-                data = try Graphviz.render(dot: DOTChart.render(RetryTable.retry, style: style, overlay: overlay), format: format)
+                data = try Graphviz.render(dot: Self.dot(of: table, style: style, overlay: overlay), format: format)
             } catch {
                 throw OperationFailed("rendering failed: \(error)")
             }
         }
         if let output { try AtomicFile.write(data, to: output) } else { Console.output(data) }
         return 0
+    }
+
+    /// DOT for the named table (the teaching tables come from RetryFlowSnippets).
+    private static func dot(of table: String, style: ChartStyle, overlay: TraceOverlay?) -> String {
+        switch table {
+        case "swift-snippet": DOTChart.render(TransitionTable.swiftSnippet, style: style)
+        case "objc-snippet": DOTChart.render(TransitionTable.objcSnippet, style: style)
+        default: DOTChart.render(RetryTable.retry, style: style, overlay: overlay)
+        }
+    }
+
+    /// Mermaid or Markdown for the named table.
+    private static func text(of table: String, format: String, style: ChartStyle) -> String {
+        func render<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) -> String {
+            format == "mermaid" ? MermaidChart.render(table, style: style) : MarkdownTable.render(table)
+        }
+        switch table {
+        case "swift-snippet": return render(TransitionTable.swiftSnippet)
+        case "objc-snippet": return render(TransitionTable.objcSnippet)
+        default: return render(RetryTable.retry)
+        }
     }
 }

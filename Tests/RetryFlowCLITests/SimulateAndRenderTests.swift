@@ -52,6 +52,22 @@ import Testing
         #expect(svg.stdout.contains("<svg"))
     }
 
+    /// The teaching tables come from their own target, and the tool draws them like the shipped one:
+    /// the same bytes as the committed chart.
+    @Test func renderDrawsTheOriginalSnippets() async throws {
+        let diagrams = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("diagrams")
+        for name in ["swift-snippet", "objc-snippet"] {
+            let drawn = try await Tool.run(["render", "--table", name, "--format", "dot"])
+            #expect(drawn.status == 0)
+            let committed = try String(contentsOf: diagrams.appendingPathComponent("\(name)-flowchart.dot"), encoding: .utf8)
+            #expect(drawn.stdout == committed, "\(name)")
+        }
+        let refused = try await Tool.run(["render", "--table", "swift-snippet", "--trace", "/nonexistent.json"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--trace draws on the retryflow table only"))
+    }
+
     @Test func renderDrawsATraceFromSimulate() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -60,7 +76,7 @@ import Testing
         _ = try await Tool.run(["simulate", "--outcomes", "reset,200", "--trace", trace])
         let drawn = try await Tool.run(["render", "--trace", trace])
         #expect(drawn.status == 0)
-        #expect(drawn.stdout.contains("failed ×1"))
+        #expect(drawn.stdout.contains("failed / plan delay ×1"))
         #expect(drawn.stdout.contains("attempts: 2"))
         let png = folder.appendingPathComponent("run.png").path
         let written = try await Tool.run(["render", "--trace", trace, "-o", png])

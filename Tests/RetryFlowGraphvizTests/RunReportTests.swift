@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowGraphviz
+import RetryFlowSnippets
 import RetryFlowTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowGraphviz
+import RetryFlowSnippets
 import RetryFlowTesting
 
 /// The step-through pages of docs/runs/, linked from docs/linear-iteration.md: the two original

@@ -133,7 +133,7 @@ import FoundationNetworking
         let request = URLRequest(url: server.url(path))
         if surface == .completionHandler {
             let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.seconds(30)), maxDelay: .seconds(30), jitter: .none)
-            task = try session.retryDataTask(with: request, policy: policy, onRetry: { _ in retried.yield() }) { _ in
+            task = try session.retryDataTask(with: request, retry: policy, onRetry: { _ in retried.yield() }) { _ in
                 counter.hit()
                 finish.yield()
             }
@@ -172,7 +172,7 @@ import FoundationNetworking
         let counter = CallCounter()
         let outcome: RetryOutcome<HTTPResponse> = try await withCheckedThrowingContinuation { continuation in
             do {
-                let task = try session.retryDataTask(with: URLRequest(url: server.url("/x")), policy: Self.policy) { outcome in
+                let task = try session.retryDataTask(with: URLRequest(url: server.url("/x")), retry: Self.policy) { outcome in
                     counter.hit()
                     continuation.resume(returning: outcome)
                 }
@@ -202,14 +202,16 @@ import FoundationNetworking
             }
         }
         #expect(refused.contains("delegate queue"))
-        let fine: Int? = await withCheckedContinuation { continuation in
+        // Expectations stay on the test's task: the thread only hands its results back.
+        let (fine, body): (Int?, String) = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 let (data, response, _) = session.synchronousDataTask(with: url)
-                #expect(String(decoding: data ?? Data(), as: UTF8.self) == "sync")
-                continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode)
+                continuation.resume(
+                    returning: ((response as? HTTPURLResponse)?.statusCode, String(decoding: data ?? Data(), as: UTF8.self)))
             }
         }
         #expect(fine == 200)
+        #expect(body == "sync")
         #expect(server.requests(to: "/s").count == 1, "the refused call sent nothing")
     }
 
@@ -234,15 +236,49 @@ import FoundationNetworking
         defer { server.stop() }
         let session = Runner.session()
         let fast = RetryPolicy(backoff: .constant(.milliseconds(10)), jitter: .none)
-        let attempts: [AttemptRecord] = await withCheckedContinuation { continuation in
-            session.downloadAndRetry(with: server.url("/dl"), retryCount: 2, policy: fast, completion: { _, _ in
-                Issue.record("should fail")
+        let attempts: [AttemptRecord]? = await withCheckedContinuation { continuation in
+            session.downloadAndRetry(with: server.url("/dl"), retryCount: 2, retry: fast, completion: { _, _ in
+                continuation.resume(returning: nil)  // the wrong handler: checked below, not on the delegate queue
             }) { _, attempts in
                 continuation.resume(returning: attempts)
             }
         }
-        #expect(attempts.count == 3)
+        #expect(attempts?.count == 3)
         #expect(server.requests(to: "/dl").count == 3)
+    }
+
+    /// An invalid policy sends nothing, yet the caller hears back exactly once, through `failure`.
+    @Test func downloadAndRetryWithAnInvalidPolicyCallsFailureOnce() async throws {
+        let server = try FlakyServer(scripts: ["/dl": [.status(200)]])
+        defer { server.stop() }
+        let calls = CallCounter()
+        let invalid = RetryPolicy(backoff: .constant(.seconds(-1)))
+        let failed: (error: any Error, attempts: [AttemptRecord])? = await withCheckedContinuation { continuation in
+            Runner.session().downloadAndRetry(with: server.url("/dl"), retryCount: 2, retry: invalid, completion: { _, _ in
+                continuation.resume(returning: nil)  // nothing was sent, nothing can succeed: checked below
+            }) { error, attempts in
+                calls.hit()
+                continuation.resume(returning: (error, attempts))
+            }
+        }
+        #expect((failed?.error as? RetryPolicyError)?.field == "backoff.delay")
+        #expect(failed?.attempts.isEmpty == true)
+        #expect(server.requests(to: "/dl").isEmpty)
+        #expect(calls.count == 1)
+    }
+
+    /// `retryCount: .max` used to overflow `retryCount + 1`; it now means "retry without end".
+    @Test func downloadAndRetryAcceptsTheLargestRetryCount() async throws {
+        let server = try FlakyServer(scripts: ["/dl": [.status(200)]])
+        defer { server.stop() }
+        let status: Int = await withCheckedContinuation { continuation in
+            Runner.session().downloadAndRetry(with: server.url("/dl"), retryCount: .max, completion: { response, _ in
+                continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode ?? 0)
+            }) { _, _ in
+                continuation.resume(returning: -1)
+            }
+        }
+        #expect(status == 200)
     }
 
     @Test func tracesAndErrorsCarryNoSecrets() async throws {
@@ -267,11 +303,10 @@ import FoundationNetworking
 
 }
 
-/// A value shared across tasks in a test.
-final class Shared<Value: Sendable>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func update(_ body: (inout Value) -> Void) { lock.lock(); body(&value); lock.unlock() }
-    var current: Value { lock.lock(); defer { lock.unlock() }; return value }
+/// A value shared across tasks in a test: the package's one lock type.
+typealias Shared = Locked
+
+extension Locked {
+    func update(_ body: (inout Value) -> Void) { withLock(body) }
+    var current: Value { withLock { $0 } }
 }

@@ -1,12 +1,12 @@
 import Foundation
+import RetryFlow
 import RetryFlowTesting
 import Testing
 
-final class Log: @unchecked Sendable {
-    private var entries: [String] = []
-    private let lock = NSLock()
-    func add(_ entry: String) { lock.lock(); entries.append(entry); lock.unlock() }
-    var all: [String] { lock.lock(); defer { lock.unlock() }; return entries }
+final class Log: Sendable {
+    private let entries = Locked<[String]>([])
+    func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct ManualClockTests {
@@ -80,6 +80,19 @@ final class Log: @unchecked Sendable {
             return clock.now.offset
         }
         #expect(total == .seconds(6000))
+    }
+
+    /// The throwing variant hands the body's error to the test instead of crashing on `try!`.
+    @Test func runAdvancingRethrowsTheBodysError() async {
+        struct Late: Error, Equatable {}
+        let clock = ManualClock()
+        await #expect(throws: Late()) {
+            try await clock.runAdvancing {
+                try await clock.sleep(for: .seconds(5))
+                if clock.now.offset == .seconds(5) { throw Late() }
+                return 1
+            }
+        }
     }
 
     @Test func instantsOrderAndMeasure() {

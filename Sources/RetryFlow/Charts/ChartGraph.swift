@@ -1,8 +1,8 @@
 /// The drawing of a table, independent of the output language: nodes and edges, each edge knowing
 /// which table rows it stands for. DOT and Mermaid both write this, so they cannot disagree.
-public struct ChartGraph: Hashable, Sendable {
+package struct ChartGraph: Hashable, Sendable {
     /// What a node looks like.
-    public enum Shape: String, Hashable, Sendable {
+    package enum Shape: String, Hashable, Sendable {
         /// The initial state (an oval in flowcharts, bold in state diagrams).
         case start
         /// A terminal state (a double-bordered oval).
@@ -14,52 +14,52 @@ public struct ChartGraph: Hashable, Sendable {
     }
 
     /// One node.
-    public struct Node: Hashable, Sendable {
+    package struct Node: Hashable, Sendable {
         /// A stable identifier (a state's name, or `state?n` for the n-th guard of a decision).
-        public let id: String
+        package let id: String
         /// The text drawn in it.
-        public let label: String
+        package let label: String
         /// Its shape.
-        public let shape: Shape
+        package let shape: Shape
         /// The state it draws, if it draws one.
-        public let state: String?
+        package let state: String?
 
         /// The id of its drawing in SVG and HTML (`node_retry`, `node_retry_q1`): from the table's
         /// state names, never Graphviz's counters, so pages and tests can address it.
-        public var elementID: String { "node_" + ChartEscaping.elementIDPart(id) }
+        package var elementID: String { "node_" + ChartEscaping.elementIDPart(id) }
     }
 
     /// One edge.
-    public struct Edge: Hashable, Sendable {
+    package struct Edge: Hashable, Sendable {
         /// Source node id.
-        public let from: String
+        package let from: String
         /// Target node id.
-        public let to: String
+        package let to: String
         /// The text drawn on it.
-        public let label: String
+        package let label: String
         /// Indices of the table rows whose path uses this edge.
-        public let rows: [Int]
+        package let rows: [Int]
         /// Whether the edge closes a cycle (found by depth-first search from the initial node, in
         /// edge order). Drawn with `constraint=false`: the layout ranks the forward flow top to
         /// bottom, and Graphviz 2.42's dot leaks memory on every layout that must reverse an edge.
-        public var isBackEdge = false
+        package var isBackEdge = false
 
         /// The id of its drawing in SVG and HTML, from the rows it stands for (`row_3`,
         /// `rows_8_9_10`): the same table gives the same ids in every run.
-        public var elementID: String {
+        package var elementID: String {
             (rows.count == 1 ? "row_" : "rows_") + rows.map(String.init).joined(separator: "_")
         }
     }
 
     /// The table's name, used as the graph's name.
-    public let name: String
+    package let name: String
     /// Nodes in a fixed order (the state enum's order, diamonds after their state).
-    public let nodes: [Node]
+    package let nodes: [Node]
     /// Edges in a fixed order (the table's row order).
-    public let edges: [Edge]
+    package let edges: [Edge]
 
     /// The drawing of `table` in `style`.
-    public init<S, E, G, F>(_ table: TransitionTable<S, E, G, F>, style: ChartStyle) {
+    package init<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>, style: ChartStyle) {
         name = table.name
         var (nodes, edges): ([Node], [Edge])
         switch style {
@@ -90,13 +90,13 @@ public struct ChartGraph: Hashable, Sendable {
         for root in [start].compactMap({ $0 }) + nodes.map(\.id) where !visited.contains(root) { visit(root) }
     }
 
-    private static func shape<S, E, G, F>(of state: S, in table: TransitionTable<S, E, G, F>) -> Shape {
+    private static func shape<S, E, G, F, R>(of state: S, in table: TransitionTable<S, E, G, F, R>) -> Shape {
         if state == table.initial { return .start }
         if table.isTerminal(state) { return .end }
         return table.isDecision(state) ? .decision : .step
     }
 
-    private static func stateDiagram<S, E, G, F>(_ table: TransitionTable<S, E, G, F>) -> ([Node], [Edge]) {
+    private static func stateDiagram<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) -> ([Node], [Edge]) {
         let nodes = S.allCases.map { Node(id: $0.rawValue, label: $0.label, shape: shape(of: $0, in: table), state: $0.rawValue) }
         let edges = table.rows.enumerated().map { index, row in
             Edge(from: row.from.rawValue, to: row.to.rawValue, label: table.label(ofRow: index), rows: [index])
@@ -107,7 +107,7 @@ public struct ChartGraph: Hashable, Sendable {
     /// Decision states become chains of diamonds, one per guarded completion row, in lookup order:
     /// a row `[g]` leaves its diamond on "yes", a row `[not g]` on "no"; the other branch goes on to
     /// the next diamond, and the last (unconditional) row takes the final branch.
-    private static func flowchart<S, E, G, F>(_ table: TransitionTable<S, E, G, F>) -> ([Node], [Edge]) {
+    private static func flowchart<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) -> ([Node], [Edge]) {
         var nodes: [Node] = []
         var entry: [S: String] = [:]
         var chains: [S: [(rowIndex: Int, diamond: String?)]] = [:]
@@ -152,17 +152,19 @@ public struct ChartGraph: Hashable, Sendable {
             guard let chain = chains[state] else { continue }
             for (position, link) in chain.enumerated() {
                 let row = table.rows[link.rowIndex]
-                let effects = row.effects.isEmpty ? "" : " / " + row.effects.map(\.label).joined(separator: ", ")
                 guard let diamond = link.diamond else { continue }
                 let leavesOnYes: Bool
                 switch row.condition {
                 case .when: leavesOnYes = true
                 case .unless: leavesOnYes = false
                 case .always:  // an unguarded decision: one plain exit
-                    edges.append(Edge(from: diamond, to: entry[row.to]!, label: String(effects.dropFirst(1)), rows: [link.rowIndex]))
+                    edges.append(
+                        Edge(from: diamond, to: entry[row.to]!, label: RowLabel.text([], effects: row.effects),
+                             rows: [link.rowIndex]))
                     continue
                 }
-                edges.append(Edge(from: diamond, to: entry[row.to]!, label: (leavesOnYes ? "yes" : "no") + effects, rows: [link.rowIndex]))
+                let label = RowLabel.text([leavesOnYes ? "yes" : "no"], effects: row.effects)
+                edges.append(Edge(from: diamond, to: entry[row.to]!, label: label, rows: [link.rowIndex]))
                 // The other branch carries every later row of the chain.
                 let later = chain[(position + 1)...]
                 guard let next = later.first else { continue }
@@ -171,8 +173,8 @@ public struct ChartGraph: Hashable, Sendable {
                     edges.append(Edge(from: diamond, to: nextDiamond, label: otherBranch, rows: later.map(\.rowIndex)))
                 } else {
                     let last = table.rows[next.rowIndex]
-                    let lastEffects = last.effects.isEmpty ? "" : " / " + last.effects.map(\.label).joined(separator: ", ")
-                    edges.append(Edge(from: diamond, to: entry[last.to]!, label: otherBranch + lastEffects, rows: [next.rowIndex]))
+                    let label = RowLabel.text([otherBranch], effects: last.effects)
+                    edges.append(Edge(from: diamond, to: entry[last.to]!, label: label, rows: [next.rowIndex]))
                 }
             }
         }

@@ -16,14 +16,14 @@ public enum DOTChart {
     static let finalFill = "#ffe08a"
 
     /// DOT for `table` in `style`; with `overlay`, taken edges bold and counted, the rest greyed.
-    public static func render<S, E, G, F>(
-        _ table: TransitionTable<S, E, G, F>, style: ChartStyle = .state, overlay: TraceOverlay? = nil
+    public static func render<S, E, G, F, R>(
+        _ table: TransitionTable<S, E, G, F, R>, style: ChartStyle = .state, overlay: TraceOverlay? = nil
     ) -> String {
         render(ChartGraph(table, style: style), style: style, overlay: overlay)
     }
 
     /// DOT for an already-derived graph.
-    public static func render(_ graph: ChartGraph, style: ChartStyle, overlay: TraceOverlay? = nil) -> String {
+    package static func render(_ graph: ChartGraph, style: ChartStyle, overlay: TraceOverlay? = nil) -> String {
         let q = ChartEscaping.dotQuoted
         var lines: [String] = []
         lines.append("digraph \(q(graph.name)) {")

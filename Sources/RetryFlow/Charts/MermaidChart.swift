@@ -1,8 +1,8 @@
 /// Mermaid text for a table, so the chart renders on code-hosting sites: `stateDiagram-v2` for the
-/// state style, `flowchart` for the flowchart style. Derived from the same ``ChartGraph`` as DOT.
+/// state style, `flowchart` for the flowchart style. Derived from the same graph of nodes and edges as DOT.
 public enum MermaidChart {
     /// Mermaid for `table` in `style`.
-    public static func render<S, E, G, F>(_ table: TransitionTable<S, E, G, F>, style: ChartStyle = .state) -> String {
+    public static func render<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>, style: ChartStyle = .state) -> String {
         let graph = ChartGraph(table, style: style)
         let ids = Dictionary(uniqueKeysWithValues: graph.nodes.enumerated().map { ($1.id, "n\($0)") })
         let text = ChartEscaping.mermaidText

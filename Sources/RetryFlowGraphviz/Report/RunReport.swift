@@ -70,8 +70,8 @@ public struct RunReport: Sendable {
 
     /// Builds the page's content for `trace` over `table`. `facts` come after the generic ones
     /// (final state, attempts, total time); `policy` is shown as given (e.g. its JSON).
-    public init<S, E, G, F>(
-        table: TransitionTable<S, E, G, F>, trace: TransitionTrace<S, E, G>, title: String, facts: [Fact] = [],
+    public init<S, E, G, F, R>(
+        table: TransitionTable<S, E, G, F, R>, trace: TransitionTrace<S, E, G>, title: String, facts: [Fact] = [],
         policy: String? = nil
     ) throws(GraphvizError) {
         self.title = title

@@ -1,5 +1,8 @@
+import RetryFlow
+
 /// The two original snippets that started RetryFlow, retold as transition tables so their charts
-/// can be drawn beside RetryFlow's and compared row by row. Teaching material: nothing runs them.
+/// can be drawn beside RetryFlow's and compared row by row. Teaching material: nothing runs them,
+/// so they live in a target of their own, outside the library (the docs' charts and the tests use them).
 
 /// The Swift snippet's states: it has no wait state of its own, it blocks a thread instead.
 public enum SwiftSnippetState: String, TableSymbol {
@@ -92,7 +95,7 @@ public enum ObjCSnippetEffect: String, TableSymbol {
 }
 
 extension TransitionTable where State == SwiftSnippetState, Event == SwiftSnippetEvent, Guard == SwiftSnippetGuard,
-    Effect == SwiftSnippetEffect
+    Effect == SwiftSnippetEffect, Reason == StopReason
 {
     /// `retryDataTask(times:wait:errorHandler:completionHandler:)` as it was written.
     public static let swiftSnippet = TransitionTable(
@@ -101,16 +104,17 @@ extension TransitionTable where State == SwiftSnippetState, Event == SwiftSnippe
         terminals: [.success, .failure],
         rows: [
             .init(from: .idle, event: .start, to: .request, effects: [.resumeDataTask]),
-            .init(from: .request, event: .completed, to: .success, effects: [.completionHandler]),
+            .init(from: .request, event: .completed, to: .success, effects: [.completionHandler], reason: .succeeded),
             .init(from: .request, event: .failed, to: .retry),
-            .init(from: .retry, event: nil, condition: .unless(.timesLeft), to: .failure, effects: [.completionHandler]),
+            .init(from: .retry, event: nil, condition: .unless(.timesLeft), to: .failure, effects: [.completionHandler],
+                  reason: .attemptsExhausted),
             .init(from: .retry, event: nil, to: .usleepOnDelegateQueue, effects: [.errorHandler, .usleep]),
             .init(from: .usleepOnDelegateQueue, event: .woke, to: .request, effects: [.recurse, .resumeDataTask]),
         ])
 }
 
 extension TransitionTable where State == ObjCSnippetState, Event == ObjCSnippetEvent, Guard == ObjCSnippetGuard,
-    Effect == ObjCSnippetEffect
+    Effect == ObjCSnippetEffect, Reason == StopReason
 {
     /// `downloadAndRetryWithURL:retryCount:completion:failure:` as it was written.
     public static let objcSnippet = TransitionTable(
@@ -119,9 +123,10 @@ extension TransitionTable where State == ObjCSnippetState, Event == ObjCSnippetE
         terminals: [.success, .failure],
         rows: [
             .init(from: .idle, event: .start, to: .request, effects: [.download]),
-            .init(from: .request, event: .completed, to: .success, effects: [.completion]),
+            .init(from: .request, event: .completed, to: .success, effects: [.completion], reason: .succeeded),
             .init(from: .request, event: .failed, to: .retry),
-            .init(from: .retry, event: nil, condition: .unless(.retriesLeft), to: .failure, effects: [.failure]),
+            .init(from: .retry, event: nil, condition: .unless(.retriesLeft), to: .failure, effects: [.failure],
+                  reason: .attemptsExhausted),
             .init(from: .retry, event: nil, to: .request, effects: [.recurse, .download]),
         ])
 }
