@@ -52,7 +52,7 @@ extension TransitionTable {
     /// Every structural problem of the table, in a stable order (empty when it is sound).
     ///
     /// Checks: every state reachable from the initial state; no dead ends; every reachable state can
-    /// reach a terminal; terminals have no exits; no duplicate or shadowed rows; decisions always
+    /// reach a terminal (when the table has terminals; one without is a perpetual machine); terminals have no exits; no duplicate or shadowed rows; decisions always
     /// have an unconditional last row, take no events and cannot loop among themselves.
     public var problems: [TableProblem] {
         var found: [TableProblem] = []
@@ -91,8 +91,10 @@ extension TransitionTable {
                 }
             }
         }
+        // A table with no terminal state is a perpetual machine (a budget, a breaker): it never
+        // finishes by design, so only dead ends count against it.
         let canFinish = closure(from: terminals) { state in rows.filter { $0.to == state }.map(\.from) }
-        for state in State.allCases where reachable.contains(state) && !canFinish.contains(state) {
+        for state in State.allCases where !terminals.isEmpty && reachable.contains(state) && !canFinish.contains(state) {
             if !found.contains(.deadEnd(state: state.label)) { found.append(.cannotFinish(state: state.label)) }
         }
         if let loop = completionLoop() { found.append(.completionLoop(states: loop.map(\.label))) }
