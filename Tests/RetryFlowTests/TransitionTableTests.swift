@@ -129,7 +129,9 @@ import Testing
         let labels = RetryTable.retry.rows.map(\.description)
         #expect(labels.contains("request --attempt timed out / cancel attempt--> retry"))
         #expect(labels.contains("retry --[no attempts left] / finish--> failure"))
-        #expect(labels.contains("retry --[retry immediately] / notify retry, start attempt--> request"))
+        #expect(labels.contains("budget --budget answered [retry immediately] / notify retry, start attempt--> request"))
+        #expect(labels.contains("budget --budget answered [retry budget exhausted] / finish--> failure"))
+        #expect(labels.contains("request --circuit open [waits out break]--> retry"))
     }
 
     // MARK: helpers
@@ -148,7 +150,8 @@ import Testing
         switch state {
         case .idle: path = []
         case .request: path = [.start]
-        case .wait: path = [.start, .failed]
+        case .budget: path = [.start, .failed]
+        case .wait: path = [.start, .failed, .budgetAnswered]
         case .success: path = [.start, .succeeded]
         case .failure: path = [.start, .deadlineExceeded]
         case .cancelled: path = [.cancelled]

@@ -28,6 +28,8 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     /// raced against its timer and the caller's cancellation, so a slow-to-cancel operation (URLSession
     /// on Linux takes ~200 ms) never delays the caller. Default `false`.
     public var runsAttemptsInline = false
+    /// The fleet's shared guards every run of this engine answers to (retry budget, circuit breaker).
+    public var guards = FleetGuards()
 
     /// An engine for `policy` on `clock`.
     public init(
@@ -77,6 +79,18 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     }
 }
 
+extension Retry {
+    /// An engine for a policy with its fleet's shared budget and breaker, on `clock`.
+    public init(
+        _ resilience: Resilience, clock: C,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+    ) {
+        self.init(resilience.policy, clock: clock, random: random, onRetry: onRetry)
+        self.guards = resilience.guards
+    }
+}
+
 extension Retry where C == ContinuousClock {
     /// An engine for `policy` on the real clock.
     public init(
@@ -120,6 +134,8 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
             for action in actions {
                 switch action {
                 case .startAttempt(let number):
+                    // The breaker may refuse: then nothing is sent and the machine hears `circuit open`.
+                    if book.refusedByBreaker(number, now: start.duration(to: clock.now)) { continue }
                     let attemptStart = start.duration(to: clock.now)
                     let (timerAt, timerEvent, timerError) = timer(start: start, clock: clock, policy: engine.policy)
                     let end: AttemptEnd<Value>
@@ -137,6 +153,8 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
                 case .cancelAttempt:
                     book.inFlight?.operationTask?.cancel()
                     book.inFlight = nil
+                case .askRetryBudget(let afterTimeout):
+                    book.askBudget(afterTimeout: afterTimeout)
                 case .notifyRetry(let attempt, let delay):
                     book.notifyRetry(attempt: attempt, delay: delay)
                 case .sleep(let delay):
@@ -192,6 +210,12 @@ private final class RunBook<Value: Sendable> {
     var event: RetryEvent
     var decision: RetryDecision = .retry
     var detail: String?
+    var granted = true
+    // The fleet's guards, and what this run holds from them: the breaker's ticket for the attempt in
+    // flight, the tokens its last retry took (AWS gives them back on success).
+    let guards: FleetGuards
+    var ticket: CircuitTicket?
+    var lastRetryCost: Int?
 
     init<C: Clock<Duration>>(engine: Retry<C>, transitions: AsyncStream<RetryTrace.Step>.Continuation?, cancelled: Bool) {
         self.engine = EngineHooks(
@@ -199,6 +223,8 @@ private final class RunBook<Value: Sendable> {
         self.policy = engine.policy
         self.transitions = transitions
         self.machine = RetryMachine(policy: engine.policy, random: AnyRandom(engine.random))
+        self.machine.waitsOutBreak = engine.guards.whenCircuitOpen == .waitOutBreak
+        self.guards = engine.guards
         self.event = cancelled ? .cancelled : .start
         // No reserve: a parked run should hold only the steps it took (10,000 parked runs add up).
     }
@@ -206,7 +232,7 @@ private final class RunBook<Value: Sendable> {
     /// Delivers the pending event; the actions to perform, or `nil` for an event with no row.
     func deliver(at now: Duration) -> RetryActions? {
         do {
-            let step = try machine.handle(event, at: now, decision: decision, detail: detail)
+            let step = try machine.handle(event, at: now, decision: decision, detail: detail, granted: granted)
             record(step.transition)
             if let completion = step.completion { record(completion) }
             return step.actions
@@ -264,10 +290,63 @@ private final class RunBook<Value: Sendable> {
         }
         detail = error.map { engine.describeError($0) }
         lastError = error
+        reportToGuards()
         attempts.append(
             AttemptRecord(
                 number: number, start: started, duration: now - started, delayBefore: delayBefore, error: error,
                 decision: error == nil ? nil : decision, errorDescription: detail))
+    }
+
+    /// Asks the breaker to admit attempt `number`; when it refuses, records the attempt that was not
+    /// sent and sets the next event to `circuit open` (the break's rest is waited like a Retry-After).
+    func refusedByBreaker(_ number: Int, now: Duration) -> Bool {
+        ticket = nil
+        guard let breaker = guards.breaker else { return false }
+        switch breaker.ask() {
+        case .admitted(let admitted):
+            ticket = admitted
+            return false
+        case .rejected(let rejection):
+            event = .circuitOpen
+            decision = rejection.remainingBreak.map { .retryAfter($0) } ?? .retry
+            detail = rejection.description
+            lastError = rejection
+            attempts.append(
+                AttemptRecord(
+                    number: number, start: now, duration: .zero, delayBefore: delayBefore, error: rejection,
+                    decision: decision, errorDescription: detail))
+            return true
+        }
+    }
+
+    /// Performs `ask retry budget`: takes a token (granted at once without a budget).
+    func askBudget(afterTimeout: Bool) {
+        event = .budgetAnswered
+        guard let budget = guards.budget else {
+            granted = true
+            return
+        }
+        let cost = budget.acquireRetry(timeout: afterTimeout)
+        granted = cost != nil
+        if let cost { lastRetryCost = cost }
+        detail = granted ? nil : "retry budget exhausted (\(budget.mode.name): \(budget.tokens) tokens left)"
+    }
+
+    /// Tells the breaker and the budget how the attempt just made ended. Only retryable failures
+    /// speak of the server's health; a definite answer or a cancellation does not.
+    private func reportToGuards() {
+        let healthFailure = (event == .failed || event == .attemptTimedOut) && decision.isRetryable
+        if let breaker = guards.breaker, let ticket {
+            breaker.record(ticket, event == .succeeded ? .success : (healthFailure ? .failure : .abandoned))
+        }
+        ticket = nil
+        if let budget = guards.budget {
+            if event == .succeeded {
+                budget.recordSuccess(refund: lastRetryCost)
+            } else if healthFailure {
+                budget.recordFailure()
+            }
+        }
     }
 
     func notifyRetry(attempt: Int, delay: Duration) {

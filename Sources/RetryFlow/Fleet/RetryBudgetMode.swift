@@ -37,8 +37,8 @@ public enum RetryBudgetMode: Hashable, Sendable {
                 throw RetryPolicyError(field: "budget.capacity", problem: "must be from 1 to 10⁹ (got \(capacity))")
             }
             for (field, value) in [("retryCost", retryCost), ("timeoutRetryCost", timeoutRetryCost)]
-            where value < 1 || value > capacity {
-                throw RetryPolicyError(field: "budget.\(field)", problem: "must be from 1 to the capacity (got \(value))")
+            where value < 1 || value > 1_000_000_000 {
+                throw RetryPolicyError(field: "budget.\(field)", problem: "must be from 1 to 10⁹ (got \(value))")
             }
             guard successIncrement >= 0, successIncrement <= capacity else {
                 throw RetryPolicyError(

@@ -6,6 +6,9 @@ public enum RetryAction: Hashable, Sendable {
     case cancelAttempt
     /// Tell observers that `attempt` failed and the next begins after `delay`.
     case notifyRetry(attempt: Int, delay: Duration)
+    /// Ask the retry budget for a token (a timeout retry costs more in AWS mode), then deliver
+    /// `budgetAnswered` with the answer (granted, without a budget).
+    case askRetryBudget(afterTimeout: Bool)
     /// Sleep `delay` on the clock, then deliver `delayElapsed`.
     case sleep(Duration)
     /// The run is over in `state`, for `reason`.

@@ -28,11 +28,15 @@ public struct RetryMachine: Sendable {
     public private(set) var attempt = 0
     /// The last delay actually waited (decorrelated jitter grows from it).
     public private(set) var previousDelay: Duration?
+    /// Whether a refused attempt waits out an open circuit's break (the `waits out break` guard).
+    public var waitsOutBreak = true
 
     private var random: AnyRandom
     private var decision: RetryDecision = .retry
     private var pendingDelay: Duration = .zero
     private var now: Duration = .zero
+    private var budgetGranted = true
+    private var lastFailureTimedOut = false
 
     /// A machine in the table's initial state. `random` drives jitter; pass a ``SeededRandom`` to replay.
     public init(
@@ -55,13 +59,21 @@ public struct RetryMachine: Sendable {
     ///   - time: when, since the run started (the machine reads no clock).
     ///   - decision: for `failed` and `attemptTimedOut`, the classifier's verdict on the failure.
     ///   - detail: words for the trace (e.g. the error), already redacted.
+    ///   - granted: for `budgetAnswered`, whether the retry budget granted the retry.
     /// - Throws: ``InvalidTransition`` when the table has no row for `event` in the current state;
     ///   the machine is left unchanged.
     public mutating func handle(
-        _ event: RetryEvent, at time: Duration, decision: RetryDecision = .retry, detail: String? = nil
+        _ event: RetryEvent, at time: Duration, decision: RetryDecision = .retry, detail: String? = nil,
+        granted: Bool = true
     ) throws(InvalidTransition) -> Step {
         now = time
-        self.decision = decision
+        // The budget's answer keeps the failure's verdict: the wait it decided is still to come.
+        if event == .budgetAnswered {
+            budgetGranted = granted
+        } else {
+            self.decision = decision
+            lastFailureTimedOut = event == .attemptTimedOut
+        }
         let before = facts
         guard let index = table.rowIndex(from: state, on: event, evaluate: { before.holds($0) }) else {
             throw InvalidTransition(state: state, event: event, at: time)
@@ -94,6 +106,8 @@ public struct RetryMachine: Sendable {
             case .notifyRetry:
                 stepDelay = pendingDelay
                 actions.append(.notifyRetry(attempt: attempt, delay: pendingDelay))
+            case .askRetryBudget:
+                actions.append(.askRetryBudget(afterTimeout: lastFailureTimedOut))
             case .sleep:
                 stepDelay = pendingDelay
                 if case .retryAfter = decision {} else { previousDelay = pendingDelay }
@@ -125,7 +139,8 @@ public struct RetryMachine: Sendable {
         if case .retryAfter(let asked) = decision { capHolds = asked <= policy.maxRetryAfter }
         return GuardFacts(
             retryable: decision.isRetryable, attemptsLeft: attempt < policy.maxAttempts, retryAfterWithinCap: capHolds,
-            withinDeadline: deadlineHolds, retryImmediately: pendingDelay == .zero)
+            withinDeadline: deadlineHolds, retryImmediately: pendingDelay == .zero, retryBudgetLeft: budgetGranted,
+            waitsOutBreak: waitsOutBreak)
     }
 }
 
@@ -136,6 +151,8 @@ struct GuardFacts {
     let retryAfterWithinCap: Bool
     let withinDeadline: Bool
     let retryImmediately: Bool
+    let retryBudgetLeft: Bool
+    let waitsOutBreak: Bool
 
     func holds(_ guardSymbol: RetryGuard) -> Bool {
         switch guardSymbol {
@@ -144,6 +161,8 @@ struct GuardFacts {
         case .retryAfterWithinCap: retryAfterWithinCap
         case .withinDeadline: withinDeadline
         case .retryImmediately: retryImmediately
+        case .retryBudgetLeft: retryBudgetLeft
+        case .waitsOutBreak: waitsOutBreak
         }
     }
 }

@@ -20,14 +20,22 @@ extension TransitionTable where State == RetryState, Event == RetryEvent, Guard 
             .init(from: .request, event: .attemptTimedOut, to: .retry, effects: [.cancelAttempt]),
             .init(from: .request, event: .cancelled, to: .cancelled, effects: [.cancelAttempt, .finish]),
             .init(from: .request, event: .deadlineExceeded, to: .failure, effects: [.cancelAttempt, .finish]),
+            // The breaker refused the attempt (nothing was sent): wait out the break like a Retry-After, or fail.
+            .init(from: .request, event: .circuitOpen, condition: .when(.waitsOutBreak), to: .retry),
+            .init(from: .request, event: .circuitOpen, to: .failure, effects: [.finish]),
 
             .init(from: .retry, event: nil, condition: .unless(.retryable), to: .failure, effects: [.finish]),
             .init(from: .retry, event: nil, condition: .unless(.attemptsLeft), to: .failure, effects: [.finish]),
             .init(from: .retry, event: nil, condition: .unless(.retryAfterWithinCap), to: .failure, effects: [.finish]),
             .init(from: .retry, event: nil, condition: .unless(.withinDeadline), to: .failure, effects: [.finish]),
-            .init(from: .retry, event: nil, condition: .when(.retryImmediately), to: .request,
+            // A retry the policy allows still needs a token from the shared budget (granted without one).
+            .init(from: .retry, event: nil, to: .budget, effects: [.askRetryBudget]),
+
+            .init(from: .budget, event: .budgetAnswered, condition: .unless(.retryBudgetLeft), to: .failure,
+                  effects: [.finish]),
+            .init(from: .budget, event: .budgetAnswered, condition: .when(.retryImmediately), to: .request,
                   effects: [.notifyRetry, .startAttempt]),
-            .init(from: .retry, event: nil, to: .wait, effects: [.notifyRetry, .sleep]),
+            .init(from: .budget, event: .budgetAnswered, to: .wait, effects: [.notifyRetry, .sleep]),
 
             .init(from: .wait, event: .delayElapsed, to: .request, effects: [.startAttempt]),
             .init(from: .wait, event: .cancelled, to: .cancelled, effects: [.finish]),

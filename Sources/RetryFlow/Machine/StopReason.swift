@@ -12,6 +12,10 @@ public enum StopReason: String, Hashable, Sendable, Codable, CaseIterable {
     case retryAfterBeyondCap = "Retry-After beyond cap"
     /// The deadline passed during an attempt, or the next wait would have crossed it.
     case deadlineExceeded = "deadline exceeded"
+    /// The shared retry budget refused the retry (too many retries across the fleet).
+    case budgetExhausted = "retry budget exhausted"
+    /// The circuit breaker refused the attempt and the run does not wait out the break.
+    case circuitOpen = "circuit open"
     /// The driver delivered an event the table has no row for (a bug in a driver, recorded in the trace).
     case invalidTransition = "invalid transition"
 
@@ -23,6 +27,8 @@ public enum StopReason: String, Hashable, Sendable, Codable, CaseIterable {
         case (.succeeded?, _): self = .succeeded
         case (.cancelled?, _): self = .cancelled
         case (.deadlineExceeded?, _): self = .deadlineExceeded
+        case (.circuitOpen?, _): self = .circuitOpen
+        case (_, .retryBudgetLeft?): self = .budgetExhausted
         case (_, .retryable?): self = .notRetryable
         case (_, .attemptsLeft?): self = .attemptsExhausted
         case (_, .retryAfterWithinCap?): self = .retryAfterBeyondCap
