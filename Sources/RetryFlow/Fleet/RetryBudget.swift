@@ -80,12 +80,13 @@ public final class RetryBudget: Sendable {
 extension RetryBudget.Book {
     fileprivate mutating func record(_ fired: FiredRows?, at time: Duration?) {
         guard let time, trace != nil, let fired else { return }
-        trace!.steps.append(machine.table.traceStep(ofRow: fired.row, at: time, count: machine.milliTokens / 1000))
+        let tokens = "tokens: \(Double(machine.milliTokens) / 1000)"
+        trace!.steps.append(machine.table.traceStep(ofRow: fired.row, at: time, detail: fired.completion == nil ? tokens : nil))
         if let completion = fired.completion {
-            trace!.steps.append(machine.table.traceStep(ofRow: completion, at: time, count: machine.milliTokens / 1000))
+            trace!.steps.append(machine.table.traceStep(ofRow: completion, at: time, detail: tokens))
         }
     }
 }
 
-/// A retry budget's trace: its `attempt` field holds the whole tokens left after the step.
+/// A retry budget's trace: each step's `detail` holds the tokens left after it.
 public typealias BudgetTrace = TransitionTrace<BudgetState, BudgetEvent, BudgetGuard>

@@ -45,10 +45,10 @@ extension TransitionTable {
     }
 
     /// The trace step for taking row `index` at `time`.
-    package func traceStep(ofRow index: Int, at time: Duration, count: Int = 0, detail: String? = nil)
+    package func traceStep(ofRow index: Int, at time: Duration, detail: String? = nil)
         -> TransitionTrace<State, Event, Guard>.Step
     {
         let row = rows[index]
-        return .init(from: row.from, event: row.event, condition: row.condition, to: row.to, at: time, attempt: count, detail: detail)
+        return .init(from: row.from, event: row.event, condition: row.condition, to: row.to, at: time, attempt: 0, detail: detail)
     }
 }
