@@ -322,6 +322,7 @@ private final class RunBook<Value: Sendable> {
     /// Performs `ask retry budget`: takes a token (granted at once without a budget).
     func askBudget(afterTimeout: Bool) {
         event = .budgetAnswered
+        detail = nil
         guard let budget = guards.budget else {
             granted = true
             return
