@@ -19,6 +19,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     var random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     /// Whether `transport` throws at once when cancelled (ours does; a caller's may not).
     var transportEndsOnCancel = false
+    /// The fleet's shared budget and breaker for this request's host (none by default).
+    var guards = FleetGuards()
 
     func outcome(
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
@@ -33,6 +35,7 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         engine.runsAttemptsInline = transportEndsOnCancel
         engine.describeError = { Redaction.describe($0) }
         engine.onTransition = onTransition
+        engine.guards = guards
         return try await engine.outcome(
             classifyResult: { rules.verdict(for: $0.response, request: request, now: Date()) },
             transitions: transitions
