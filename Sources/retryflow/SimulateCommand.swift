@@ -9,7 +9,7 @@ enum SimulateCommand {
         OptionSpec("--outcomes"), OptionSpec("--seed"), OptionSpec("-X", "--request"),
         OptionSpec("-H", "--header", repeatable: true), OptionSpec("--trace"), OptionSpec("--trace-chart"),
         OptionSpec("-h", "--help", value: false),
-    ]
+    ] + FleetOptions.specs
 
     static let help = """
         usage: retryflow simulate --outcomes LIST [policy options] [--seed N] [--trace FILE.json] [--trace-chart FILE.svg]
@@ -27,10 +27,11 @@ enum SimulateCommand {
           --trace FILE.json      write the run's trace
           --trace-chart FILE.svg write the flowchart with the run drawn over it
 
-        """ + PolicyOptions.help
+        """ + PolicyOptions.help + "\n" + FleetOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "simulate", help: help) else { return 0 }
+        if args.has("--clients") { return try await FleetOptions.run(args) }
         guard let list = args.value("--outcomes") else { throw UsageError("simulate needs --outcomes, e.g. --outcomes reset,503,200") }
         let outcomes: [ScriptedOutcome]
         do { outcomes = try ScriptedOutcome.parseList(list) } catch { throw UsageError(error.description) }
