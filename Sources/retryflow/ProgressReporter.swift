@@ -34,7 +34,7 @@ final class ProgressReporter: @unchecked Sendable {
         case (.request, .retry), (.request, .failure), (.request, .cancelled):
             let what = step.detail ?? step.event?.label ?? ""
             Console.error("\(prefix)   " + Console.paint("\(step.event?.label ?? "") after \((step.at - attemptStarted).shortDescription): \(what)", .bad))
-        case (.budget, .wait):
+        case (.admission, .wait):
             let delay = step.delay ?? .zero
             let line = "\(prefix)   " + Console.paint("waiting \(delay.shortDescription) before the next attempt", .quiet)
             if Console.stderrIsTerminal && delay >= .seconds(1) {
@@ -42,7 +42,7 @@ final class ProgressReporter: @unchecked Sendable {
             } else {
                 Console.error(line)
             }
-        case (.retry, .failure), (.budget, .failure):
+        case (.retry, .failure), (.admission, .failure):
             Console.error("\(prefix)   " + Console.paint("not retried: \(step.condition.label)", .bad))
         default:
             break

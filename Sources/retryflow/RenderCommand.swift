@@ -33,7 +33,7 @@ enum RenderCommand {
         }
     }
 
-    private static func render<S, E, G, F>(_ table: TransitionTable<S, E, G, F>, machine: String, args: CommandLineArguments) throws -> Int32 {
+    private static func render<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>, machine: String, args: CommandLineArguments) throws -> Int32 {
         let style = ChartStyle(rawValue: try args.choice("--style", ["state", "flowchart"]) ?? "flowchart")!
         let output = args.value("--output")
         if let output { try AtomicFile.checkWritable(output, option: "-o") }

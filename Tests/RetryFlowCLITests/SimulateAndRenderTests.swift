@@ -7,19 +7,22 @@ import Testing
         let result = try await Tool.run(["simulate", "--outcomes", "reset,503,503:retry-after=2,200", "--attempts", "4", "--jitter", "none"])
         #expect(result.status == 0)
         #expect(result.stdout == """
-              time    attempt  event            move               delay / detail
+              time    attempt  event            move                delay / detail
               0 s     1        start            idle → request
-              0 s     1        failed           request → retry    URLError -1005 networkConnectionLost
+              0 s     1        failed           request → retry     URLError -1005 networkConnectionLost
               0 s     1        [else]           retry → budget
-              0 s     1        budget answered  budget → wait      wait 500 ms
+              0 s     1        budget answered  budget → admission
+              0 s     1        [else]           admission → wait    wait 500 ms
               500 ms  2        delay elapsed    wait → request
-              500 ms  2        failed           request → retry    HTTP 503 Service Unavailable
+              500 ms  2        failed           request → retry     HTTP 503 Service Unavailable
               500 ms  2        [else]           retry → budget
-              500 ms  2        budget answered  budget → wait      wait 1 s
+              500 ms  2        budget answered  budget → admission
+              500 ms  2        [else]           admission → wait    wait 1 s
               1.5 s   3        delay elapsed    wait → request
-              1.5 s   3        failed           request → retry    HTTP 503 Service Unavailable; Retry-After 2 asks for 2 s
+              1.5 s   3        failed           request → retry     HTTP 503 Service Unavailable; Retry-After 2 asks for 2 s
               1.5 s   3        [else]           retry → budget
-              1.5 s   3        budget answered  budget → wait      wait 2 s
+              1.5 s   3        budget answered  budget → admission
+              1.5 s   3        [else]           admission → wait    wait 2 s
               3.5 s   4        delay elapsed    wait → request
               3.5 s   4        succeeded        request → success
               total 3.5 s, final state: success (succeeded)
@@ -33,7 +36,7 @@ import Testing
         #expect(post.stdout.contains("[not retryable]  retry → failure"))
         let deadline = try await Tool.run(
             ["simulate", "--outcomes", "hang", "--timeout", "2", "--deadline", "5", "--backoff", "constant", "--delay", "0", "--attempts", "5"])
-        #expect(deadline.stdout.contains("5 s   3        deadline exceeded                    request → failure  deadline of 5 s exceeded"))
+        #expect(deadline.stdout.contains("5 s   3        deadline exceeded    request → failure    deadline of 5 s exceeded"))
         #expect(deadline.stdout.hasSuffix("  total 5 s, final state: failure (deadline exceeded)\n"))
     }
 
@@ -63,7 +66,7 @@ import Testing
         _ = try await Tool.run(["simulate", "--outcomes", "reset,200", "--trace", trace])
         let drawn = try await Tool.run(["render", "--trace", trace])
         #expect(drawn.status == 0)
-        #expect(drawn.stdout.contains("failed ×1"))
+        #expect(drawn.stdout.contains("failed / plan delay ×1"))
         #expect(drawn.stdout.contains("attempts: 2"))
         let png = folder.appendingPathComponent("run.png").path
         let written = try await Tool.run(["render", "--trace", trace, "-o", png])

@@ -16,7 +16,7 @@ import Testing
         let rows = table.rows.indices.map { i in
             "\(table.rows[i].from.rawValue) -> \(table.rows[i].to.rawValue) : \(table.label(ofRow: i))"
         }.sorted()
-        #expect(rows.contains("budget -> wait : budget answered [else] / notify retry, sleep"))
+        #expect(rows.contains("admission -> wait : [else] / notify retry, sleep"))
         #expect(edges == rows)
     }
 
@@ -30,7 +30,7 @@ import Testing
         let guarded = table.rows.filter { $0.event == nil && $0.condition != .always }
         #expect(diamonds.count == guarded.count)
         for (index, row) in table.rows.enumerated() where row.event != nil {
-            let target = table.isDecision(row.to) ? "retry?1" : row.to.rawValue
+            let target = table.isDecision(row.to) ? "\(row.to.rawValue)?1" : row.to.rawValue
             let label = table.label(ofRow: index)
             #expect(structure.edges.contains { $0.tail == row.from.rawValue && $0.head == target && $0.label == label }, "\(row)")
         }
@@ -72,7 +72,7 @@ import Testing
         let state = MermaidChart.render(table, style: .state)
         #expect(state.hasPrefix("stateDiagram-v2\n"))
         #expect(state.contains("    [*] --> n0\n"))
-        #expect(state.contains("n1 --> n2 : failed\n"))
+        #expect(state.contains("n1 --> n2 : failed / plan delay\n"))
         let transitionLines = state.split(separator: "\n").filter { $0.contains(" --> ") && !$0.contains("[*]") }
         #expect(transitionLines.count == table.rows.count)
         let flow = MermaidChart.render(table, style: .flowchart)
@@ -96,7 +96,9 @@ import Testing
     enum Check: String, TableSymbol { case ok = "is <ok> & \"fine\"" }
     enum Act: String, TableSymbol { case act = "act\\n\"now\"" }
 
-    static let nastyTable = TransitionTable<Nasty, Go, Check, Act>(
+    enum Why: String, TableSymbol { case done = "done \"<now>\"" }
+
+    static let nastyTable = TransitionTable<Nasty, Go, Check, Act, Why>(
         name: "nasty \"name\"", initial: .quote, terminals: [.injection],
         rows: [
             .init(from: .quote, event: .go, to: .backslash, effects: [.act]),
@@ -105,7 +107,7 @@ import Testing
             .init(from: .braces, event: .go, condition: .when(.ok), to: .markup),
             .init(from: .braces, event: .go, to: .unicode),
             .init(from: .markup, event: .go, to: .unicode),
-            .init(from: .unicode, event: .go, to: .injection),
+            .init(from: .unicode, event: .go, to: .injection, reason: .done),
         ])
 
     /// DOT's parser gets back exactly the nodes and edges the table has, and every label's text
@@ -155,7 +157,7 @@ import Testing
     // MARK: overlay
 
     @Test func overlayCountsTakenEdgesAndGreysTheRest() async throws {
-        let trace = await ShippedDiagrams.exampleTrace()
+        let trace = try await ShippedDiagrams.exampleTrace()
         let overlay = TraceOverlay(trace: trace, table: table)
         #expect(overlay.finalState == "success")
         #expect(overlay.caption == "attempts: 3 · waits: 500 ms, 1 s · ended: success at 1.5 s")
@@ -163,7 +165,7 @@ import Testing
         #expect(overlay.rowCounts[failedRow] == 2)
         for style in ChartStyle.allCases {
             let dot = DOTChart.render(table, style: style, overlay: overlay)
-            #expect(dot.contains("label=\"failed ×2\""))
+            #expect(dot.contains("label=\"failed / plan delay ×2\""))
             #expect(dot.contains("label=\"start / start attempt ×1\""))
             #expect(dot.contains("fillcolor=\"#ffe08a\""))
             #expect(dot.contains("label=\"attempts: 3 · waits: 500 ms, 1 s · ended: success at 1.5 s\""))
@@ -176,7 +178,8 @@ import Testing
         let flow = DOTChart.render(table, style: .flowchart, overlay: overlay)
         // Twice through every diamond and the budget on the way to the wait.
         #expect(flow.contains("label=\"yes / ask retry budget ×2\""))
-        #expect(flow.contains("label=\"budget answered [else] / notify retry, sleep ×2\""))
+        #expect(flow.contains("label=\"no / notify retry, sleep ×2\""))
+        #expect(flow.contains("label=\"budget answered ×2\""))
         #expect(flow.contains("label=\"yes ×2\""))
     }
 }

@@ -21,9 +21,11 @@ import Testing
         #expect(outcome.reason == .budgetExhausted)
         #expect(calls.current == 2, "one retry paid for, the second refused")
         #expect(outcome.attempts.count == 2)
-        let last = try #require(outcome.trace.steps.last)
-        #expect(last.from == .budget && last.condition == .unless(.retryBudgetLeft) && last.to == .failure)
-        #expect(last.detail == "retry budget exhausted (aws: 0.0 tokens left)")
+        let steps = outcome.trace.steps
+        let last = try #require(steps.last)
+        #expect(last.from == .admission && last.condition == .unless(.retryBudgetLeft) && last.to == .failure)
+        #expect(steps[steps.count - 2].event == .budgetAnswered)
+        #expect(steps[steps.count - 2].detail == "retry budget exhausted (aws: 0.0 tokens left)")
         expectConsistent(outcome.trace)
         expectBudgetConsistent(budget)
         #expect(outcome.error?.description.hasPrefix("gave up (retry budget exhausted) after 2 attempts") == true)
@@ -113,7 +115,7 @@ import Testing
         enum E: String, TableSymbol { case flip }
         enum G: String, TableSymbol { case never }
         enum X: String, TableSymbol { case none }
-        let table = TransitionTable<S, E, G, X>(
+        let table = TransitionTable<S, E, G, X, PerpetualReason>(
             name: "toggle", initial: .on, terminals: [],
             rows: [.init(from: .on, event: .flip, to: .off), .init(from: .off, event: .flip, to: .stuck)])
         #expect(table.problems == [.deadEnd(state: "stuck")])

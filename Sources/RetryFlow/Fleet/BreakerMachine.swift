@@ -1,10 +1,13 @@
-/// The circuit breaker's machine: pure, a value; times come in with the inputs.
-/// ``TransitionTable/breaker`` decides; this gives its guards and effects their meaning.
-package struct BreakerMachine: TableSemantics, Sendable {
+/// The circuit breaker's specialisation of ``TableMachine``: the sampling window, the break's end
+/// and the probe in flight. Times come in with the inputs; no clock is read.
+package struct BreakerRules: MachineRules {
     package typealias State = BreakerState
     package typealias Event = BreakerEvent
     package typealias Guard = BreakerGuard
     package typealias Effect = BreakerEffect
+    package typealias Reason = PerpetualReason
+    package typealias Input = BreakerEvent
+    package typealias Action = Never
 
     /// What the last `call asked` was answered.
     package enum Answer: Hashable, Sendable {
@@ -13,9 +16,7 @@ package struct BreakerMachine: TableSemantics, Sendable {
         case rejected
     }
 
-    package let table: BreakerTable
     package let options: CircuitBreakerOptions
-    package private(set) var state: BreakerState
     /// When the current break ends (meaningful while open).
     package private(set) var openUntil: Duration = .zero
     /// The probe in flight, if any: its number, so a stale probe's outcome is told apart.
@@ -26,10 +27,8 @@ package struct BreakerMachine: TableSemantics, Sendable {
     private var consecutiveFailures = 0
     private var now: Duration = .zero
 
-    package init(options: CircuitBreakerOptions, table: BreakerTable = .breaker) {
+    package init(options: CircuitBreakerOptions) {
         self.options = options
-        self.table = table
-        self.state = table.initial
         if case .failureRatio(_, _, let sampling) = options.trip {
             window = SamplingWindow(duration: sampling)
         } else {
@@ -37,13 +36,9 @@ package struct BreakerMachine: TableSemantics, Sendable {
         }
     }
 
-    /// Delivers `event` at `time`; the rows taken, or `nil` when the table has no row (the state is unchanged).
-    package mutating func handle(_ event: BreakerEvent, at time: Duration) -> FiredRows? {
+    package mutating func receive(_ input: BreakerEvent, at time: Duration) {
         now = time
-        var state = self.state
-        let fired = table.fire(event, in: &state, with: &self)
-        self.state = state
-        return fired
+        answer = .rejected
     }
 
     package func holds(_ guardSymbol: BreakerGuard) -> Bool {
@@ -61,7 +56,7 @@ package struct BreakerMachine: TableSemantics, Sendable {
         }
     }
 
-    package mutating func perform(_ effect: BreakerEffect) {
+    package mutating func perform(_ effect: BreakerEffect, of row: Row, notes: inout StepNotes) -> Never? {
         switch effect {
         case .admit: answer = .admitted
         case .admitProbe:
@@ -75,11 +70,17 @@ package struct BreakerMachine: TableSemantics, Sendable {
         case .recordFailure:
             consecutiveFailures += 1
             window.record(failed: true, at: now)
-        case .startBreak: openUntil = now + options.breakDuration
+        case .startBreak:
+            openUntil = now + options.breakDuration
+            notes.delay = options.breakDuration
         case .clearWindow:
             consecutiveFailures = 0
             window.clear()
         case .endProbe: probe = nil
         }
+        return nil
     }
 }
+
+/// The breaker's machine: the one core running ``TransitionTable/breaker`` with the breaker rules.
+package typealias BreakerMachine = TableMachine<BreakerRules>

@@ -12,8 +12,8 @@ public enum BreakerState: String, TableSymbol {
     case tripping
 }
 
-/// What happens to a breaker.
-public enum BreakerEvent: String, TableSymbol {
+/// What happens to a breaker. Its events carry nothing but their time, so each is its own input.
+public enum BreakerEvent: String, TableSymbol, MachineInput {
     /// A run wants to send an attempt.
     case callAsked = "call asked"
     /// An attempt admitted as an ordinary call succeeded.
@@ -32,6 +32,9 @@ public enum BreakerEvent: String, TableSymbol {
     case isolate
     /// Closed by hand.
     case reset
+
+    /// The event this input stands for: itself.
+    public var event: BreakerEvent { self }
 }
 
 /// The questions a breaker asks.
@@ -71,9 +74,12 @@ public enum BreakerEffect: String, TableSymbol {
 }
 
 /// A circuit breaker's transition table.
-public typealias BreakerTable = TransitionTable<BreakerState, BreakerEvent, BreakerGuard, BreakerEffect>
+public typealias BreakerTable = TransitionTable<BreakerState, BreakerEvent, BreakerGuard, BreakerEffect, PerpetualReason>
 
-extension TransitionTable where State == BreakerState, Event == BreakerEvent, Guard == BreakerGuard, Effect == BreakerEffect {
+extension TransitionTable
+where State == BreakerState, Event == BreakerEvent, Guard == BreakerGuard, Effect == BreakerEffect,
+    Reason == PerpetualReason
+{
     /// The circuit breaker, as data: what ``CircuitBreaker`` executes and `retryflow render --machine breaker` draws.
     ///
     /// A perpetual machine (no terminal state). Outcomes of calls admitted earlier can arrive in any

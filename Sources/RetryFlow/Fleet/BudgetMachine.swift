@@ -1,10 +1,30 @@
-/// The retry budget's machine: pure, a value. ``TransitionTable/budget`` decides; this gives its
-/// guard and effects their meaning (token arithmetic in thousandths, so it is exact).
-package struct BudgetMachine: TableSemantics, Sendable {
+/// What a run tells a retry budget, with its payload.
+package enum BudgetInput: Hashable, Sendable, MachineInput {
+    /// A run wants to retry, after a timeout when `timeout` (AWS charges more).
+    case retryAsked(timeout: Bool)
+    /// An attempt failed.
+    case attemptFailed
+    /// An attempt succeeded; `refund` is what its run's last retry took, in thousandths (`nil`: none).
+    case attemptSucceeded(refund: Int?)
+
+    package var event: BudgetEvent {
+        switch self {
+        case .retryAsked: .retryAsked
+        case .attemptFailed: .attemptFailed
+        case .attemptSucceeded: .attemptSucceeded
+        }
+    }
+}
+
+/// The retry budget's specialisation of ``TableMachine``: token arithmetic in thousandths, so it is exact.
+package struct BudgetRules: MachineRules {
     package typealias State = BudgetState
     package typealias Event = BudgetEvent
     package typealias Guard = BudgetGuard
     package typealias Effect = BudgetEffect
+    package typealias Reason = PerpetualReason
+    package typealias Input = BudgetInput
+    package typealias Action = Never
 
     /// The mode's numbers, in thousandths of a token.
     private let capacity: Int
@@ -15,18 +35,16 @@ package struct BudgetMachine: TableSemantics, Sendable {
     /// gRPC's threshold: retries only while tokens are above it (AWS: none).
     private let grpcHalf: Int?
 
-    package let table: BudgetTable
-    package private(set) var state: BudgetState
     /// Tokens in the bucket, in thousandths.
     package private(set) var milliTokens: Int
-    /// The cost of the retry being asked (the input's), or an ordinary retry's.
+    /// The cost of the retry being weighed (the input's), or an ordinary retry's.
     private var asked: Int
     /// What a success gives back (the input's refund, or the mode's increment).
-    private var refundDue: Int
+    private var refundDue = 0
     /// The answer to the last `retry asked`.
     package private(set) var granted = false
 
-    package init(mode: RetryBudgetMode, table: BudgetTable = .budget) {
+    package init(mode: RetryBudgetMode) {
         switch mode {
         case .awsStandard(let capacity, let retryCost, let timeoutRetryCost, let successIncrement):
             self.capacity = capacity * 1000
@@ -43,40 +61,21 @@ package struct BudgetMachine: TableSemantics, Sendable {
             self.failureCharge = 1000
             self.grpcHalf = RetryBudgetMode.milli(maxTokens) / 2
         }
-        self.table = table
-        self.state = table.initial
         self.milliTokens = capacity
         self.asked = retryCost
-        self.refundDue = 0
     }
 
     /// The cost, in thousandths, that an ordinary retry or a timeout retry takes.
     package func cost(timeout: Bool) -> Int { timeout ? timeoutRetryCost : retryCost }
 
-    /// A run asks to retry (after a timeout, when `timeout`). Returns the rows taken, or `nil` (never
-    /// for this table: every state has a row for every event).
-    package mutating func retryAsked(timeout: Bool) -> FiredRows? {
-        asked = cost(timeout: timeout)
+    package mutating func receive(_ input: BudgetInput, at time: Duration) {
         granted = false
-        defer { asked = retryCost }
-        return fire(.retryAsked)
-    }
-
-    /// An attempt failed.
-    package mutating func attemptFailed() -> FiredRows? { fire(.attemptFailed) }
-
-    /// An attempt succeeded; `refund` is what its run's last retry took (AWS gives that back), or
-    /// `nil` when the run needed no retry (AWS gives the success increment).
-    package mutating func attemptSucceeded(refund: Int?) -> FiredRows? {
-        refundDue = grpcHalf == nil ? (refund ?? successIncrement) : successIncrement
-        return fire(.attemptSucceeded)
-    }
-
-    private mutating func fire(_ event: BudgetEvent) -> FiredRows? {
-        var state = self.state
-        let fired = table.fire(event, in: &state, with: &self)
-        self.state = state
-        return fired
+        asked = retryCost
+        switch input {
+        case .retryAsked(let timeout): asked = cost(timeout: timeout)
+        case .attemptFailed: break
+        case .attemptSucceeded(let refund): refundDue = grpcHalf == nil ? (refund ?? successIncrement) : successIncrement
+        }
     }
 
     package func holds(_ guardSymbol: BudgetGuard) -> Bool {
@@ -87,13 +86,19 @@ package struct BudgetMachine: TableSemantics, Sendable {
         }
     }
 
-    package mutating func perform(_ effect: BudgetEffect) {
+    package mutating func perform(_ effect: BudgetEffect, of row: Row, notes: inout StepNotes) -> Never? {
         switch effect {
-        case .takeTokens: milliTokens -= asked
+        case .takeTokens:
+            milliTokens -= asked
+            asked = retryCost  // `settling` then asks whether an ordinary retry is still affordable
         case .grant: granted = true
         case .deny: granted = false
         case .chargeFailure: milliTokens = max(0, milliTokens - failureCharge)
         case .refund: milliTokens = min(capacity, milliTokens + refundDue)
         }
+        return nil
     }
 }
+
+/// The budget's machine: the one core running ``TransitionTable/budget`` with the budget rules.
+package typealias BudgetMachine = TableMachine<BudgetRules>

@@ -4,6 +4,8 @@ public enum BudgetState: String, TableSymbol {
     case available
     /// It cannot: every retry is refused until successes refill it.
     case exhausted
+    /// A retry was asked; the bucket weighs its cost. A decision: never rested in.
+    case pricing
     /// Tokens just changed; the bucket decides where it stands. A decision: never rested in.
     case settling
 }
@@ -42,23 +44,25 @@ public enum BudgetEffect: String, TableSymbol {
 }
 
 /// A retry budget's transition table.
-public typealias BudgetTable = TransitionTable<BudgetState, BudgetEvent, BudgetGuard, BudgetEffect>
+public typealias BudgetTable = TransitionTable<BudgetState, BudgetEvent, BudgetGuard, BudgetEffect, PerpetualReason>
 
-extension TransitionTable where State == BudgetState, Event == BudgetEvent, Guard == BudgetGuard, Effect == BudgetEffect {
+extension TransitionTable
+where State == BudgetState, Event == BudgetEvent, Guard == BudgetGuard, Effect == BudgetEffect, Reason == PerpetualReason {
     /// The retry budget, as data: what ``RetryBudget`` executes and `retryflow render --machine budget` draws.
     ///
-    /// A perpetual machine (no terminal state). Every token change passes through `settling`, whose
-    /// guard reads the tokens the change produced.
+    /// A perpetual machine (no terminal state). A retry asked is weighed in `pricing` (its guard reads
+    /// the cost the input brought); every token change passes through `settling`, whose guard reads
+    /// the tokens the change produced.
     public static let budget = BudgetTable(
         name: "RetryBudget",
         initial: .available,
         terminals: [],
         rows: [
             // from        event                guard                    to           effects
-            .init(from: .available, event: .retryAsked, condition: .when(.retryAffordable), to: .settling,
-                  effects: [.takeTokens, .grant]),
+            .init(from: .available, event: .retryAsked, to: .pricing),
+            .init(from: .pricing, event: nil, condition: .when(.retryAffordable), to: .settling, effects: [.takeTokens, .grant]),
             // A timeout retry (AWS: 10 tokens) can be refused while an ordinary one (5) is still affordable.
-            .init(from: .available, event: .retryAsked, to: .available, effects: [.deny]),
+            .init(from: .pricing, event: nil, to: .available, effects: [.deny]),
             .init(from: .available, event: .attemptFailed, to: .settling, effects: [.chargeFailure]),
             .init(from: .available, event: .attemptSucceeded, to: .available, effects: [.refund]),
 

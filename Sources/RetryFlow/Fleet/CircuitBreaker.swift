@@ -23,20 +23,19 @@ public final class CircuitBreaker: Sendable {
 
         /// Delivers the break's end at its own instant if it has passed.
         mutating func catchUp(to now: Duration) {
-            if machine.state == .open, machine.openUntil <= now {
-                record(machine.handle(.breakElapsed, at: machine.openUntil), at: machine.openUntil)
-            }
+            if machine.state == .open, machine.rules.openUntil <= now { handle(.breakElapsed, at: machine.rules.openUntil) }
         }
 
         mutating func deliver(_ event: BreakerEvent, at now: Duration) {
             catchUp(to: now)
-            record(machine.handle(event, at: now), at: now)
+            handle(event, at: now)
         }
 
-        mutating func record(_ fired: FiredRows?, at time: Duration) {
-            guard trace != nil, let fired else { return }
-            trace!.steps.append(machine.table.traceStep(ofRow: fired.row, at: time))
-            if let completion = fired.completion { trace!.steps.append(machine.table.traceStep(ofRow: completion, at: time)) }
+        /// Every (state, event) the object delivers has a row, bar a probe's outcome after the probe
+        /// ended, which ``CircuitBreaker/record(_:_:)`` turns into an ordinary call's first.
+        mutating func handle(_ event: BreakerEvent, at time: Duration) {
+            guard let step = try? machine.handle(event, at: time) else { return }
+            if trace != nil { trace!.steps.append(contentsOf: step.taken) }
         }
     }
 
@@ -45,7 +44,8 @@ public final class CircuitBreaker: Sendable {
     public init<C: Clock<Duration>>(_ options: CircuitBreakerOptions, clock: C, tracing: Bool = false) throws(RetryPolicyError) {
         try options.validate()
         self.options = options
-        self.book = Locked(Book(machine: BreakerMachine(options: options), trace: tracing ? BreakerTrace() : nil))
+        self.book = Locked(
+            Book(machine: BreakerMachine(table: .breaker, rules: BreakerRules(options: options)), trace: tracing ? BreakerTrace() : nil))
         let start = clock.now
         self.elapsed = { start.duration(to: clock.now) }
     }
@@ -79,11 +79,11 @@ public final class CircuitBreaker: Sendable {
         let now = elapsed()
         return book.withLock { book in
             book.deliver(.callAsked, at: now)
-            switch book.machine.answer {
+            switch book.machine.rules.answer {
             case .admitted: return .admitted(CircuitTicket(probe: nil))
             case .admittedProbe(let number): return .admitted(CircuitTicket(probe: number))
             case .rejected:
-                let remaining = book.machine.state == .open ? book.machine.openUntil - now : nil
+                let remaining = book.machine.state == .open ? book.machine.rules.openUntil - now : nil
                 return .rejected(CircuitRejection(state: book.machine.state, remainingBreak: remaining))
             }
         }
@@ -96,7 +96,7 @@ public final class CircuitBreaker: Sendable {
         book.withLock { book in
             book.catchUp(to: now)
             // Only the probe in flight decides half-open; a stale probe counts as an ordinary call.
-            let isProbe = ticket.probe != nil && ticket.probe == book.machine.probe
+            let isProbe = ticket.probe != nil && ticket.probe == book.machine.rules.probe
             let event: BreakerEvent?
             switch (result, isProbe) {
             case (.success, true): event = .probeSucceeded
@@ -106,7 +106,7 @@ public final class CircuitBreaker: Sendable {
             case (.failure, false): event = .callFailed
             case (.abandoned, false): event = nil  // an ordinary call that ended without a verdict samples nothing
             }
-            if let event { book.record(book.machine.handle(event, at: now), at: now) }
+            if let event { book.handle(event, at: now) }
         }
     }
 

@@ -20,6 +20,17 @@ public final class RetryBudget: Sendable {
     struct Book {
         var machine: BudgetMachine
         var trace: BudgetTrace?
+
+        /// Delivers `input`; the trace (when kept) gets its rows, the last noting the tokens left.
+        mutating func deliver(_ input: BudgetInput, at time: Duration?) {
+            // Every state has a row for every event: a rejection cannot happen.
+            guard let step = try? machine.handle(input, at: time ?? .zero), time != nil, trace != nil else { return }
+            let taken = step.taken
+            for (index, var traced) in taken.enumerated() {
+                if index == taken.count - 1 { traced.detail = "tokens: \(Double(machine.rules.milliTokens) / 1000)" }
+                trace!.steps.append(traced)
+            }
+        }
     }
 
     /// A full bucket counting by `mode`. With `tracing`, every transition is kept in ``trace``
@@ -28,7 +39,7 @@ public final class RetryBudget: Sendable {
         try mode.validate()
         self.mode = mode
         self.tracing = tracing
-        self.book = Locked(Book(machine: BudgetMachine(mode: mode), trace: tracing ? BudgetTrace() : nil))
+        self.book = Locked(Book(machine: BudgetMachine(table: .budget, rules: BudgetRules(mode: mode)), trace: tracing ? BudgetTrace() : nil))
         let start = clock.now
         self.elapsed = { start.duration(to: clock.now) }
     }
@@ -39,7 +50,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// Tokens in the bucket now (thousandths kept exactly).
-    public var tokens: Double { Double(book.withLock { $0.machine.milliTokens }) / 1000 }
+    public var tokens: Double { Double(book.withLock { $0.machine.rules.milliTokens }) / 1000 }
 
     /// Where the budget stands now: `available` or `exhausted`.
     public var state: BudgetState { book.withLock { $0.machine.state } }
@@ -52,39 +63,27 @@ public final class RetryBudget: Sendable {
     package func acquireRetry(timeout: Bool) -> Int? {
         let traced = tracingTime()
         return book.withLock { book in
-            let fired = book.machine.retryAsked(timeout: timeout)
-            book.record(fired, at: traced)
-            return book.machine.granted ? book.machine.cost(timeout: timeout) : nil
+            book.deliver(.retryAsked(timeout: timeout), at: traced)
+            return book.machine.rules.granted ? book.machine.rules.cost(timeout: timeout) : nil
         }
     }
 
     /// Records a failed attempt (gRPC charges one token; AWS nothing).
     package func recordFailure() {
         let traced = tracingTime()
-        book.withLock { book in book.record(book.machine.attemptFailed(), at: traced) }
+        book.withLock { $0.deliver(.attemptFailed, at: traced) }
     }
 
     /// Records a successful attempt. `refund` is what the run's last retry took (``acquireRetry(timeout:)``'s
     /// answer), `nil` when the run succeeded without retrying.
     package func recordSuccess(refund: Int?) {
         let traced = tracingTime()
-        book.withLock { book in book.record(book.machine.attemptSucceeded(refund: refund), at: traced) }
+        book.withLock { $0.deliver(.attemptSucceeded(refund: refund), at: traced) }
     }
 
     /// The clock is read only when a trace is kept: the uncontended path is one lock and one lookup.
     private func tracingTime() -> Duration? {
         tracing ? elapsed() : nil
-    }
-}
-
-extension RetryBudget.Book {
-    fileprivate mutating func record(_ fired: FiredRows?, at time: Duration?) {
-        guard let time, trace != nil, let fired else { return }
-        let tokens = "tokens: \(Double(machine.milliTokens) / 1000)"
-        trace!.steps.append(machine.table.traceStep(ofRow: fired.row, at: time, detail: fired.completion == nil ? tokens : nil))
-        if let completion = fired.completion {
-            trace!.steps.append(machine.table.traceStep(ofRow: completion, at: time, detail: tokens))
-        }
     }
 }
 

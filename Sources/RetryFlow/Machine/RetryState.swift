@@ -8,6 +8,8 @@ public enum RetryState: String, TableSymbol {
     case retry
     /// Waiting for the retry budget's answer: a retry the policy allows still needs a token.
     case budget
+    /// The budget answered; the machine reads the answer. A decision: never rested in.
+    case admission
     /// Sleeping the backoff delay before the next attempt.
     case wait
     /// Terminal: an attempt's result was accepted.
