@@ -120,11 +120,11 @@ struct Unexpected: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// The breaker's trace (it must have been made with `tracing`) against its table.
 func expectBreakerConsistent(_ breaker: CircuitBreaker, sourceLocation: SourceLocation = #_sourceLocation) {
     guard let trace = breaker.trace else {
         Issue.record("breaker made without tracing", sourceLocation: sourceLocation)
         return
     }
-    #expect(!trace.steps.isEmpty, sourceLocation: sourceLocation)
-    #expect(trace.inconsistencies(with: BreakerTable.breaker) == [], sourceLocation: sourceLocation)
+    expectConsistent(trace, with: BreakerTable.breaker, sourceLocation: sourceLocation)
 }

@@ -126,11 +126,11 @@ import Testing
     }
 }
 
+/// The budget's trace (it must have been made with `tracing`) against its table.
 func expectBudgetConsistent(_ budget: RetryBudget, sourceLocation: SourceLocation = #_sourceLocation) {
     guard let trace = budget.trace else {
         Issue.record("budget made without tracing", sourceLocation: sourceLocation)
         return
     }
-    #expect(!trace.steps.isEmpty, sourceLocation: sourceLocation)
-    #expect(trace.inconsistencies(with: BudgetTable.budget) == [], sourceLocation: sourceLocation)
+    expectConsistent(trace, with: BudgetTable.budget, sourceLocation: sourceLocation)
 }
