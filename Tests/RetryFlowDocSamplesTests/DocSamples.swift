@@ -43,7 +43,36 @@ private func sample2() async throws {
     _ = dot
 }
 
-// linear-iteration.md, sample 3
+// fleet.md, sample 3
+private func sample3() async throws {
+    let budget = try RetryBudget(.awsStandard)
+    let breaker = try CircuitBreaker(.polly)
+    let resilience = Resilience(policy: .default, budget: budget, breaker: breaker)
+
+    let (data, _) = try await URLSession.shared.data(for: request, resilience: resilience)
+    let outcome = try await URLSession.shared.retryOutcome(for: request, resilience: resilience)
+    let task = try URLSession.shared.retryDataTask(with: request, resilience: resilience) { outcome in print(outcome.reason) }
+    let value = try await Retry(resilience, clock: ContinuousClock()).run { _ in 42 }
+
+    _ = budget
+    _ = breaker
+    _ = resilience
+    _ = data
+    _ = outcome
+    _ = task
+    _ = value
+}
+
+// fleet.md, sample 4
+private func sample4() async throws {
+    let registry = try ResilienceRegistry(budget: .grpc(maxTokens: 10, tokenRatio: 0.1), breaker: .polly)
+    let shared = Resilience(policy: .default, registry: registry)
+
+    _ = registry
+    _ = shared
+}
+
+// linear-iteration.md, sample 5
 // The original design, for study: do not use. (Retold in Swift 6: its closures now say @Sendable.)
 extension URLSession {
     func originalRetryDataTask(
@@ -64,8 +93,8 @@ extension URLSession {
     }
 }
 
-// linear-iteration.md, sample 4
-private func sample4() async throws {
+// linear-iteration.md, sample 6
+private func sample6() async throws {
     func fetchWithRetries(_ request: URLRequest, attempts: Int, delay: Duration) async throws -> Data {
         var attempt = 1
         while true {
@@ -80,8 +109,8 @@ private func sample4() async throws {
 
 }
 
-// migrating.md, sample 5
-private func sample5() throws {
+// migrating.md, sample 7
+private func sample7() throws {
 
     // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
     // a POST is retried only when safe, and the returned task exposes state and trace.
@@ -100,16 +129,16 @@ private func sample5() throws {
     _ = error
 }
 
-// migrating.md, sample 6
-private func sample6() async throws {
+// migrating.md, sample 8
+private func sample8() async throws {
     let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .originalSnippet())
 
     _ = data
     _ = response
 }
 
-// migrating.md, sample 7
-private func sample7() async throws {
+// migrating.md, sample 9
+private func sample9() async throws {
     URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
         // the final answer
     }, failure: { error, attempts in
@@ -118,8 +147,8 @@ private func sample7() async throws {
 
 }
 
-// migrating.md, sample 8
-private func sample8() async throws {
+// migrating.md, sample 10
+private func sample10() async throws {
     let policy = RetryPolicy(maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
     var rules = HTTPRetryRules.default
     rules.retryableStatuses.remove(429)          // to match exactly; RetryFlow also retries 429 and honours Retry-After
@@ -131,8 +160,8 @@ private func sample8() async throws {
     _ = response
 }
 
-// migrating.md, sample 9
-private func sample9() async throws {
+// migrating.md, sample 11
+private func sample11() async throws {
     let value = try await Retry(policy).run { attempt in
         try await compute()
     }
@@ -140,8 +169,8 @@ private func sample9() async throws {
     _ = value
 }
 
-// policies.md, sample 10
-private func sample10() async throws {
+// policies.md, sample 12
+private func sample12() async throws {
     var policy = RetryPolicy.default      // 3 attempts; exponential 0.5 s × 2; cap 20 s; full jitter; Retry-After ≤ 300 s
     policy.maxAttempts = 5
     policy.deadline = .seconds(30)
@@ -150,8 +179,8 @@ private func sample10() async throws {
     _ = policy
 }
 
-// README.md, sample 11
-private func sample11() async throws {
+// README.md, sample 13
+private func sample13() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -163,8 +192,8 @@ private func sample11() async throws {
     _ = value
 }
 
-// README.md, sample 12
-private func sample12() async throws {
+// README.md, sample 14
+private func sample14() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -172,8 +201,8 @@ private func sample12() async throws {
     _ = outcome
 }
 
-// README.md, sample 13
-private func sample13() async throws {
+// README.md, sample 15
+private func sample15() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -183,8 +212,8 @@ private func sample13() async throws {
     _ = run
 }
 
-// README.md, sample 14
-private func sample14() async throws {
+// README.md, sample 16
+private func sample16() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws HTTPRetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
@@ -202,8 +231,8 @@ private func sample14() async throws {
     _ = task
 }
 
-// README.md, sample 15
-private func sample15() throws {
+// README.md, sample 17
+private func sample17() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
 
@@ -216,8 +245,8 @@ private func sample15() throws {
     _ = error
 }
 
-// README.md, sample 16
-private func sample16() async throws {
+// README.md, sample 18
+private func sample18() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart

@@ -46,6 +46,27 @@ enum ShippedDiagrams {
         return breaker.trace!
     }
 
+    /// The fleet scenario of docs/fleet.md (`retryflow simulate --clients 50 --duration 20 --outage 5-12`),
+    /// under each protection, as load charts.
+    static func fleetCharts() async throws -> [(name: String, text: String)] {
+        let base = FleetScenario(
+            clients: 50, duration: .seconds(20), outage: Duration.seconds(5) ..< Duration.seconds(12),
+            policy: RetryPolicy(maxAttempts: 4))
+        let breaker = CircuitBreakerOptions(trip: .consecutiveFailures(20), breakDuration: .seconds(2))
+        var charts: [(name: String, text: String)] = []
+        for (name, title, budget, breaker) in [
+            ("fleet-none.svg", "50 clients · no protection", nil, nil),
+            ("fleet-budget-grpc.svg", "50 clients · budget: grpc", RetryBudgetMode.grpc(), nil),
+            ("fleet-breaker.svg", "50 clients · breaker: consecutive:20, 2 s break", nil, breaker),
+        ] as [(String, String, RetryBudgetMode?, CircuitBreakerOptions?)] {
+            var scenario = base
+            scenario.budget = budget
+            scenario.breaker = breaker
+            charts.append((name, FleetChart.svg(try await FleetSimulation.run(scenario), title: title)))
+        }
+        return charts
+    }
+
     struct ExampleError: Error, CustomStringConvertible {
         let attempt: Int
         var description: String { "connection reset (scripted, attempt \(attempt))" }
@@ -80,7 +101,7 @@ enum ShippedDiagrams {
             ("breaker-table.md", MarkdownTable.render(BreakerTable.breaker)),
             ("example-breaker-trip.trace.json", breakerJSON),
             ("example-breaker-trip.dot", DOTChart.render(BreakerTable.breaker, style: .state, overlay: breakerOverlay)),
-        ]
+        ] + (try await fleetCharts())
     }
 
     /// Images rendered from the DOT files: (image name, DOT file it comes from, format).
