@@ -40,6 +40,28 @@ import Testing
         #expect(deadline.stdout.hasSuffix("  total 5 s, final state: failure (deadline exceeded)\n"))
     }
 
+    @Test func renderDrawsTheBudgetAndTheBreaker() async throws {
+        let budget = try await Tool.run(["render", "--machine", "budget", "--style", "state"])
+        #expect(budget.stdout == DOTChart.render(BudgetTable.budget, style: .state))
+        let breaker = try await Tool.run(["render", "--machine", "breaker", "--format", "mermaid"])
+        #expect(breaker.stdout == MermaidChart.render(BreakerTable.breaker, style: .flowchart))
+    }
+
+    @Test func simulateAFleetPrintsItsTableAndWritesAChart() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-fleet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let chart = folder.appendingPathComponent("load.svg").path
+        let result = try await Tool.run(
+            ["simulate", "--clients", "10", "--duration", "6", "--outage", "2-4", "--budget", "grpc", "--chart", chart])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.first?.contains("second  offered  retries") == true)
+        #expect(lines.count == 1 + 6 + 2)
+        #expect(result.stdout.contains("60 first attempts"))
+        #expect(FileManager.default.contents(atPath: chart).map { String(decoding: $0, as: UTF8.self).hasPrefix("<svg") } == true)
+    }
+
     @Test func simulateReplaysJitterBySeed() async throws {
         let first = try await Tool.run(["simulate", "--outcomes", "503,503,200", "--seed", "7"])
         let again = try await Tool.run(["simulate", "--outcomes", "503,503,200", "--seed", "7"])
