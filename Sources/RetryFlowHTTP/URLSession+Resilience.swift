@@ -48,7 +48,7 @@ extension URLSession {
     }
 
     /// A retried request under `resilience` whose `completionHandler` runs exactly once (see
-    /// ``retryDataTask(with:policy:rules:onRetry:completionHandler:)``).
+    /// ``retryDataTask(with:retry:rules:onRetry:completionHandler:)``).
     public func retryDataTask(
         with request: URLRequest, resilience: Resilience, rules: HTTPRetryRules = .default,
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil,

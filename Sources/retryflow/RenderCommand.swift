@@ -1,20 +1,23 @@
 import Foundation
 import RetryFlow
 import RetryFlowGraphviz
+import RetryFlowSnippets
 
 /// `retryflow render`: a shipped machine's chart (retry, budget or breaker), optionally with a run drawn over it.
 enum RenderCommand {
     static let specs = [
-        OptionSpec("--machine"), OptionSpec("--style"), OptionSpec("--format"), OptionSpec("-o", "--output"),
-        OptionSpec("--trace"), OptionSpec("-h", "--help", value: false),
+        OptionSpec("--machine"), OptionSpec("--table"), OptionSpec("--style"), OptionSpec("--format"),
+        OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("-h", "--help", value: false),
     ]
 
     static let help = """
-        usage: retryflow render [--machine retry|budget|breaker] [--style state|flowchart] [--format FORMAT]
-                                [-o FILE] [--trace TRACE.json]
+        usage: retryflow render [--machine NAME] [--style state|flowchart] [--format FORMAT] [-o FILE]
+                                [--trace TRACE.json]
 
         Draws a machine from the same transition table the engine executes.
-          --machine NAME    retry (default), budget (the shared retry budget) or breaker (the circuit breaker)
+          --machine NAME    retry (default), budget (the shared retry budget), breaker (the circuit breaker),
+                            or an original snippet retold as a table: swift-snippet, objc-snippet
+                            (--table is another name for it; --table retryflow means retry)
           --style STYLE     state (UML state diagram) or flowchart (default flowchart)
           --format FORMAT   dot, mermaid, markdown, or a Graphviz format: svg, png, pdf, json, plain …
                             (default: from -o's extension, else dot)
@@ -26,10 +29,16 @@ enum RenderCommand {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "render", help: help) else { return 0 }
-        switch try args.choice("--machine", ["retry", "budget", "breaker"]) ?? "retry" {
-        case "budget": return try render(BudgetTable.budget, machine: "budget", args: args)
-        case "breaker": return try render(BreakerTable.breaker, machine: "breaker", args: args)
-        default: return try render(RetryTable.retry, machine: "retry", args: args)
+        let names = ["retry", "budget", "breaker", "swift-snippet", "objc-snippet"]
+        if args.has("--machine") && args.has("--table") { throw UsageError("give --machine or --table, not both") }
+        let machine = try args.choice("--machine", names)
+            ?? args.choice("--table", ["retryflow"] + names).map { $0 == "retryflow" ? "retry" : $0 } ?? "retry"
+        switch machine {
+        case "budget": return try render(BudgetTable.budget, machine: machine, args: args)
+        case "breaker": return try render(BreakerTable.breaker, machine: machine, args: args)
+        case "swift-snippet": return try render(TransitionTable.swiftSnippet, machine: machine, args: args)
+        case "objc-snippet": return try render(TransitionTable.objcSnippet, machine: machine, args: args)
+        default: return try render(RetryTable.retry, machine: machine, args: args)
         }
     }
 

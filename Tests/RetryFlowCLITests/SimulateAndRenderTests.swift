@@ -80,6 +80,23 @@ import Testing
         #expect(svg.stdout.contains("<svg"))
     }
 
+    /// The teaching tables come from their own target, and the tool draws them like the shipped one:
+    /// the same bytes as the committed chart.
+    @Test func renderDrawsTheOriginalSnippets() async throws {
+        let diagrams = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("diagrams")
+        for name in ["swift-snippet", "objc-snippet"] {
+            let drawn = try await Tool.run(["render", "--table", name, "--format", "dot"])
+            #expect(drawn.status == 0)
+            let committed = try String(contentsOf: diagrams.appendingPathComponent("\(name)-flowchart.dot"), encoding: .utf8)
+            #expect(drawn.stdout == committed, "\(name)")
+        }
+        // Each table takes only its own traces (--machine and --table are one option).
+        let refused = try await Tool.run(["render", "--table", "swift-snippet", "--trace", "/etc/hostname"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("not a RetryFlow trace of the swift-snippet machine"))
+    }
+
     @Test func renderDrawsATraceFromSimulate() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

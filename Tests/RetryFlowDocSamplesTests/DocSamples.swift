@@ -43,8 +43,52 @@ private func sample2() async throws {
     _ = dot
 }
 
-// fleet.md, sample 3
+// charts.md, sample 3
 private func sample3() async throws {
+    enum Door: String, TableSymbol { case closed, open, locked }
+    enum DoorEvent: String, TableSymbol, MachineInput {
+        case push, lock
+        var event: Self { self }
+    }
+    enum DoorGuard: String, TableSymbol { case rang }
+    enum DoorEffect: String, TableSymbol { case ring }
+    enum DoorEnd: String, TableSymbol { case locked }
+    let door = TransitionTable<Door, DoorEvent, DoorGuard, DoorEffect, DoorEnd>(
+        name: "door", initial: .closed, terminals: [.locked],
+        rows: [
+            .init(from: .closed, event: .push, to: .open, effects: [.ring]),
+            .init(from: .open, event: .push, to: .closed),
+            .init(from: .closed, event: .lock, condition: .when(.rang), to: .locked, reason: .locked),
+        ])
+    struct DoorRules: MachineRules {
+        typealias State = Door
+        typealias Event = DoorEvent
+        typealias Guard = DoorGuard
+        typealias Effect = DoorEffect
+        typealias Reason = DoorEnd
+        typealias Input = DoorEvent
+        typealias Action = String
+        var rings = 0
+        mutating func receive(_ input: DoorEvent, at time: Duration) {}
+        func holds(_ guardSymbol: DoorGuard) -> Bool { rings > 0 }   // read only what an effect produced
+        mutating func perform(_ effect: DoorEffect, of row: Row, notes: inout StepNotes) -> String? {
+            rings += 1
+            return "ring \(rings)"
+        }
+    }
+    try door.validate()                                   // a table that validates runs
+    var machine = TableMachine(table: door, rules: DoorRules())
+    let step = try machine.handle(.push, at: .zero)       // step.actions: ["ring 1"]; machine.state: .open
+    let chart = DOTChart.render(door, style: .state)      // the same rows, drawn
+
+    _ = door
+    _ = machine
+    _ = step
+    _ = chart
+}
+
+// fleet.md, sample 4
+private func sample4() async throws {
     let budget = try RetryBudget(.awsStandard)
     let breaker = try CircuitBreaker(.polly)
     let resilience = Resilience(policy: .default, budget: budget, breaker: breaker)
@@ -63,8 +107,8 @@ private func sample3() async throws {
     _ = value
 }
 
-// fleet.md, sample 4
-private func sample4() async throws {
+// fleet.md, sample 5
+private func sample5() async throws {
     let registry = try ResilienceRegistry(budget: .grpc(maxTokens: 10, tokenRatio: 0.1), breaker: .polly)
     let shared = Resilience(policy: .default, registry: registry)
 
@@ -72,7 +116,7 @@ private func sample4() async throws {
     _ = shared
 }
 
-// linear-iteration.md, sample 5
+// linear-iteration.md, sample 6
 // The original design, for study: do not use. (Retold in Swift 6: its closures now say @Sendable.)
 extension URLSession {
     func originalRetryDataTask(
@@ -93,8 +137,8 @@ extension URLSession {
     }
 }
 
-// linear-iteration.md, sample 6
-private func sample6() async throws {
+// linear-iteration.md, sample 7
+private func sample7() async throws {
     func fetchWithRetries(_ request: URLRequest, attempts: Int, delay: Duration) async throws -> Data {
         var attempt = 1
         while true {
@@ -109,8 +153,8 @@ private func sample6() async throws {
 
 }
 
-// migrating.md, sample 7
-private func sample7() throws {
+// migrating.md, sample 8
+private func sample8() throws {
 
     // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
     // a POST is retried only when safe, and the returned task exposes state and trace.
@@ -129,16 +173,16 @@ private func sample7() throws {
     _ = error
 }
 
-// migrating.md, sample 8
-private func sample8() async throws {
+// migrating.md, sample 9
+private func sample9() async throws {
     let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .originalSnippet())
 
     _ = data
     _ = response
 }
 
-// migrating.md, sample 9
-private func sample9() async throws {
+// migrating.md, sample 10
+private func sample10() async throws {
     URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
         // the final answer
     }, failure: { error, attempts in
@@ -147,8 +191,8 @@ private func sample9() async throws {
 
 }
 
-// migrating.md, sample 10
-private func sample10() async throws {
+// migrating.md, sample 11
+private func sample11() async throws {
     let policy = RetryPolicy(maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
     var rules = HTTPRetryRules.default
     rules.retryableStatuses.remove(429)          // to match exactly; RetryFlow also retries 429 and honours Retry-After
@@ -160,8 +204,8 @@ private func sample10() async throws {
     _ = response
 }
 
-// migrating.md, sample 11
-private func sample11() async throws {
+// migrating.md, sample 12
+private func sample12() async throws {
     let value = try await Retry(policy).run { attempt in
         try await compute()
     }
@@ -169,8 +213,8 @@ private func sample11() async throws {
     _ = value
 }
 
-// policies.md, sample 12
-private func sample12() async throws {
+// policies.md, sample 13
+private func sample13() async throws {
     var policy = RetryPolicy.default      // 3 attempts; exponential 0.5 s × 2; cap 20 s; full jitter; Retry-After ≤ 300 s
     policy.maxAttempts = 5
     policy.deadline = .seconds(30)
@@ -179,8 +223,8 @@ private func sample12() async throws {
     _ = policy
 }
 
-// README.md, sample 13
-private func sample13() async throws {
+// README.md, sample 14
+private func sample14() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -192,8 +236,8 @@ private func sample13() async throws {
     _ = value
 }
 
-// README.md, sample 14
-private func sample14() async throws {
+// README.md, sample 15
+private func sample15() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -201,8 +245,8 @@ private func sample14() async throws {
     _ = outcome
 }
 
-// README.md, sample 15
-private func sample15() async throws {
+// README.md, sample 16
+private func sample16() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -212,15 +256,15 @@ private func sample15() async throws {
     _ = run
 }
 
-// README.md, sample 16
-private func sample16() async throws {
+// README.md, sample 17
+private func sample17() async throws {
 
-    // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws HTTPRetryError with every attempt
+    // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
     let outcome = try await URLSession.shared.retryOutcome(for: request, retry: .default)   // state, reason, attempts, trace
 
     // completion handler: runs exactly once, on the session's delegate queue
-    let task = try URLSession.shared.retryDataTask(with: request, policy: .default) { outcome in
+    let task = try URLSession.shared.retryDataTask(with: request, retry: .default) { outcome in
         print(outcome.httpResult)
     }
     task.resume()                       // task.state, task.trace, task.cancel()
@@ -231,8 +275,8 @@ private func sample16() async throws {
     _ = task
 }
 
-// README.md, sample 17
-private func sample17() throws {
+// README.md, sample 18
+private func sample18() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
 
@@ -245,8 +289,8 @@ private func sample17() throws {
     _ = error
 }
 
-// README.md, sample 18
-private func sample18() async throws {
+// README.md, sample 19
+private func sample19() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart

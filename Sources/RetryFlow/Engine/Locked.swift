@@ -1,8 +1,7 @@
 import Foundation
 
-/// A value behind a lock, for the few places where tasks share mutable state.
-/// (`Synchronization.Mutex` needs macOS 15; this keeps the package's macOS 13 floor.)
-/// `package`, so the package's other modules use this one lock type too.
+/// A value behind a lock, for the few places where tasks share mutable state: the package's one
+/// lock type. (`Synchronization.Mutex` needs macOS 15; this keeps the package's macOS 13 floor.)
 package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

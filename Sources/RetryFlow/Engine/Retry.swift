@@ -9,6 +9,9 @@
 ///     try await fetchSomething()
 /// }
 /// ```
+///
+/// Everything an engine can be told is an argument of its initialiser (one place to read), and a
+/// property of the same name: it is a value, so copy it and change a field like a ``RetryPolicy``.
 public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     /// The policy for every run of this engine.
     public var policy: RetryPolicy
@@ -32,22 +35,29 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     /// saving a task and two thread hops per attempt. Otherwise each attempt runs in a child task
     /// raced against its timer and the caller's cancellation, so a slow-to-cancel operation (URLSession
     /// on Linux takes ~200 ms) never delays the caller. Default `false`.
-    public var runsAttemptsInline = false
-    /// The fleet's shared guards every run of this engine answers to (retry budget, circuit breaker).
-    public var guards = FleetGuards()
+    public var runsAttemptsInline: Bool
+    /// The fleet's shared guards every run of this engine answers to (retry budget, circuit breaker);
+    /// none by default.
+    public var guards: FleetGuards
 
-    /// An engine for `policy` on `clock`.
+    /// An engine for `policy` on `clock`, with every option (each documented on its property).
     public init(
         _ policy: RetryPolicy = .default, clock: C,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
+        onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
+        describeError: @escaping @Sendable (any Error) -> String = { String(describing: $0) },
+        runsAttemptsInline: Bool = false, guards: FleetGuards = FleetGuards()
     ) {
         self.policy = policy
         self.clock = clock
         self.random = random
         self.randomness = RunRandomness(random)
         self.onRetry = onRetry
-        self.describeError = { String(describing: $0) }
+        self.onTransition = onTransition
+        self.describeError = describeError
+        self.runsAttemptsInline = runsAttemptsInline
+        self.guards = guards
     }
 
     /// Runs `operation` until it succeeds or the policy gives up, and returns its value.
@@ -92,19 +102,23 @@ extension Retry {
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil
     ) {
-        self.init(resilience.policy, clock: clock, random: random, onRetry: onRetry)
-        self.guards = resilience.guards
+        self.init(resilience.policy, clock: clock, random: random, onRetry: onRetry, guards: resilience.guards)
     }
 }
 
 extension Retry where C == ContinuousClock {
-    /// An engine for `policy` on the real clock.
+    /// An engine for `policy` on the real clock, with every option.
     public init(
         _ policy: RetryPolicy = .default,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
+        onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
+        describeError: @escaping @Sendable (any Error) -> String = { String(describing: $0) },
+        runsAttemptsInline: Bool = false, guards: FleetGuards = FleetGuards()
     ) {
-        self.init(policy, clock: ContinuousClock(), random: random, onRetry: onRetry)
+        self.init(
+            policy, clock: ContinuousClock(), random: random, onRetry: onRetry, onTransition: onTransition,
+            describeError: describeError, runsAttemptsInline: runsAttemptsInline, guards: guards)
     }
 }
 
@@ -148,12 +162,16 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
                     let timer = engine.policy.attemptTimer(startingAt: attemptStart)
                     let end: AttemptEnd<Value>
                     if engine.runsAttemptsInline && timer == nil {
-                        do { end = .returned(try await operation(book.attemptInfo(number))) } catch { end = .threw(error) }
+                        do {
+                            end = .returned(try await operation(book.attemptInfo(number)))
+                        } catch {
+                            end = .threw(error)
+                        }
                     } else {
                         let race: AttemptRace<Value>
                         (end, race) = await AttemptRace.run(
-                            clock: clock, timerAt: timer.map { start.advanced(by: $0.at) }, attempt: book.attemptInfo(number),
-                            operation: operation)
+                            clock: clock, timerAt: timer.map { start.advanced(by: $0.at) },
+                            attempt: book.attemptInfo(number), operation: operation)
                         book.inFlight = race
                     }
                     book.attemptEnded(
@@ -247,10 +265,12 @@ private final class RunBook<Value: Sendable> {
     ) {
         let error: (any Error)?
         var decision = RetryDecision.fail
+        var returned = false
         let describe = engine.describeError
         switch end {
         case .returned(let value):
             lastValue = value
+            returned = true
             if let verdict = classifyResult?(value) {
                 let rejected = RejectedResult(verdict.description)
                 error = rejected
@@ -286,7 +306,7 @@ private final class RunBook<Value: Sendable> {
         attempts.append(
             AttemptRecord(
                 number: number, start: started, duration: now - started, delayBefore: delayBefore, error: error,
-                decision: error == nil ? nil : decision, errorDescription: pending.detail))
+                decision: error == nil ? nil : decision, errorDescription: pending.detail, returnedValue: returned))
     }
 
     /// Asks the breaker to admit attempt `number`; when it refuses, records the attempt that was not
@@ -305,7 +325,7 @@ private final class RunBook<Value: Sendable> {
             attempts.append(
                 AttemptRecord(
                     number: number, start: now, duration: .zero, delayBefore: delayBefore, error: rejection,
-                    decision: decision, errorDescription: rejection.description))
+                    decision: decision, errorDescription: rejection.description, returnedValue: false))
             return true
         }
     }
