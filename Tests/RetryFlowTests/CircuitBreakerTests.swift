@@ -84,6 +84,24 @@ import Testing
         expectBreakerConsistent(breaker)
     }
 
+    @Test func aHungProbeIsGivenUpAfterABreaksLength() throws {
+        let clock = ManualClock()
+        let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(1), breakDuration: .seconds(5)), clock: clock, tracing: true)
+        try fail(breaker)
+        clock.advance(by: .seconds(5))
+        guard case .admitted(let hung) = breaker.ask() else { throw Unexpected("no probe") }
+        clock.advance(by: .milliseconds(4999))
+        guard case .rejected = breaker.ask() else { throw Unexpected("a second probe while the first may still answer") }
+        clock.advance(by: .milliseconds(1))
+        guard case .admitted(let next) = breaker.ask() else { throw Unexpected("the hung probe still holds half-open") }
+        #expect(breaker.trace?.steps.contains { $0.event == .probeAbandoned && $0.at == .seconds(10) } == true)
+        breaker.record(hung, .success)  // too late: it no longer decides
+        #expect(breaker.state == .halfOpen)
+        breaker.record(next, .success)
+        #expect(breaker.state == .closed)
+        expectBreakerConsistent(breaker)
+    }
+
     @Test func isolatedRefusesUntilReset() throws {
         let breaker = try CircuitBreaker(.polly, clock: ManualClock(), tracing: true)
         breaker.isolate()

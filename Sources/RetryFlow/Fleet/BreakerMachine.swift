@@ -21,6 +21,8 @@ package struct BreakerRules: MachineRules {
     package private(set) var openUntil: Duration = .zero
     /// The probe in flight, if any: its number, so a stale probe's outcome is told apart.
     package private(set) var probe: UInt64?
+    /// When the probe in flight was let through: after a break's length it no longer holds half-open.
+    package private(set) var probeStartedAt: Duration = .zero
     package private(set) var answer: Answer = .rejected
     private var probesStarted: UInt64 = 0
     private var window: SamplingWindow
@@ -62,6 +64,7 @@ package struct BreakerRules: MachineRules {
         case .admitProbe:
             probesStarted += 1
             probe = probesStarted
+            probeStartedAt = now
             answer = .admittedProbe(probesStarted)
         case .reject: answer = .rejected
         case .recordSuccess:

@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Time comes from the injected clock only. The break ends at its instant whoever looks: reading
 /// ``state`` after the break shows `half-open`, and the trace records the change at the break's end,
-/// not at the moment someone happened to call (Polly moves only when touched).
+/// not at the moment someone happened to call (Polly moves only when touched). A probe still in flight
+/// a break's length after it started is given up, so the next caller probes.
 ///
 /// ```swift
 /// let breaker = try CircuitBreaker(.polly)      // 10 % failures over ≥ 100 calls in 30 s; 5 s break
@@ -21,9 +22,13 @@ public final class CircuitBreaker: Sendable {
         var machine: BreakerMachine
         var trace: BreakerTrace?
 
-        /// Delivers the break's end at its own instant if it has passed.
+        /// Delivers what the clock decided since the last input, each at its own instant: the break's
+        /// end; and a probe still in flight a break's length after it started is given up (Polly allows
+        /// one probe per break duration), so a hung probe cannot hold the breaker half-open forever.
         mutating func catchUp(to now: Duration) {
             if machine.state == .open, machine.rules.openUntil <= now { handle(.breakElapsed, at: machine.rules.openUntil) }
+            let probeEnds = machine.rules.probeStartedAt + machine.rules.options.breakDuration
+            if machine.state == .halfOpen, machine.rules.probe != nil, probeEnds <= now { handle(.probeAbandoned, at: probeEnds) }
         }
 
         mutating func deliver(_ event: BreakerEvent, at now: Duration) {
