@@ -240,7 +240,9 @@ private final class RunBook<Value: Sendable> {
     func deliver(at now: Duration) -> RetryActions? {
         do {
             let step = try machine.handle(pending, at: now)
-            for taken in step.taken(detail: pending.detail) { record(taken) }
+            for index in step.rows.indices {
+                record(step.traceStep(index, detail: index == 0 ? pending.detail : nil))
+            }
             return step.actions
         } catch {
             trace.rejections.append(error)
