@@ -19,6 +19,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     var random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     /// Whether `transport` throws at once when cancelled (ours does; a caller's may not).
     var transportEndsOnCancel = false
+    /// The fleet's shared budget and breaker for this request's host (none by default).
+    var guards = FleetGuards()
 
     func outcome(
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
@@ -30,7 +32,7 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         policy.retryIf = RetryClassifier { rules.decision(for: $0, request: request) }
         var engine = Retry(
             policy, clock: clock, onRetry: onRetry, onTransition: onTransition, describeError: { Redaction.describe($0) },
-            runsAttemptsInline: transportEndsOnCancel)
+            runsAttemptsInline: transportEndsOnCancel, guards: guards)
         engine.random = random  // an existential here: set as a property
         return try await engine.outcome(
             classifyResult: { rules.verdict(for: $0, request: request, now: Date()) },

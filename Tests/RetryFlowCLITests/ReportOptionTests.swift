@@ -16,12 +16,14 @@ import Testing
         let page = try String(contentsOfFile: report, encoding: .utf8)
         #expect(page.contains("<dt>stop reason</dt><dd>succeeded</dd>"))
         #expect(page.contains("&quot;maxAttempts&quot; : 3"), "the policy that ran")
-        #expect(page.contains("<tr id=\"step_5\">") && !page.contains("<tr id=\"step_6\">"), "start, failed, wait, woke, succeeded")
+        #expect(
+            page.contains("<tr id=\"step_7\">") && !page.contains("<tr id=\"step_8\">"),
+            "start, failed, [else] to budget, budget answered, [else] to wait, woke, succeeded")
 
         let rendered = folder.appendingPathComponent("rendered.html").path
         let render = try await Tool.run(["render", "--trace", trace, "-o", rendered])
         #expect(render.status == 0, "\(render.stderr)")
-        #expect(try String(contentsOfFile: rendered, encoding: .utf8).contains("<tr id=\"step_5\">"))
+        #expect(try String(contentsOfFile: rendered, encoding: .utf8).contains("<tr id=\"step_7\">"))
     }
 
     @Test func fetchReportKeepsSecretsOut() async throws {

@@ -36,6 +36,9 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     /// raced against its timer and the caller's cancellation, so a slow-to-cancel operation (URLSession
     /// on Linux takes ~200 ms) never delays the caller. Default `false`.
     public var runsAttemptsInline: Bool
+    /// The fleet's shared guards every run of this engine answers to (retry budget, circuit breaker);
+    /// none by default.
+    public var guards: FleetGuards
 
     /// An engine for `policy` on `clock`, with every option (each documented on its property).
     public init(
@@ -44,7 +47,7 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
         onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
         describeError: @escaping @Sendable (any Error) -> String = { String(describing: $0) },
-        runsAttemptsInline: Bool = false
+        runsAttemptsInline: Bool = false, guards: FleetGuards = FleetGuards()
     ) {
         self.policy = policy
         self.clock = clock
@@ -54,6 +57,7 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         self.onTransition = onTransition
         self.describeError = describeError
         self.runsAttemptsInline = runsAttemptsInline
+        self.guards = guards
     }
 
     /// Runs `operation` until it succeeds or the policy gives up, and returns its value.
@@ -91,6 +95,17 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     }
 }
 
+extension Retry {
+    /// An engine for a policy with its fleet's shared budget and breaker, on `clock`.
+    public init(
+        _ resilience: Resilience, clock: C,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+    ) {
+        self.init(resilience.policy, clock: clock, random: random, onRetry: onRetry, guards: resilience.guards)
+    }
+}
+
 extension Retry where C == ContinuousClock {
     /// An engine for `policy` on the real clock, with every option.
     public init(
@@ -99,11 +114,11 @@ extension Retry where C == ContinuousClock {
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
         onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
         describeError: @escaping @Sendable (any Error) -> String = { String(describing: $0) },
-        runsAttemptsInline: Bool = false
+        runsAttemptsInline: Bool = false, guards: FleetGuards = FleetGuards()
     ) {
         self.init(
             policy, clock: ContinuousClock(), random: random, onRetry: onRetry, onTransition: onTransition,
-            describeError: describeError, runsAttemptsInline: runsAttemptsInline)
+            describeError: describeError, runsAttemptsInline: runsAttemptsInline, guards: guards)
     }
 }
 
@@ -141,6 +156,8 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
             for action in actions {
                 switch action {
                 case .startAttempt(let number):
+                    // The breaker may refuse: then nothing is sent and the machine hears `circuit open`.
+                    if book.refusedByBreaker(number, now: start.duration(to: clock.now)) { continue }
                     let attemptStart = start.duration(to: clock.now)
                     let timer = engine.policy.attemptTimer(startingAt: attemptStart)
                     let end: AttemptEnd<Value>
@@ -163,6 +180,8 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
                 case .cancelAttempt:
                     book.inFlight?.operationTask?.cancel()
                     book.inFlight = nil
+                case .askRetryBudget(let afterTimeout):
+                    book.askBudget(afterTimeout: afterTimeout)
                 case .notifyRetry(let attempt, let delay):
                     book.notifyRetry(attempt: attempt, delay: delay)
                 case .sleep(let delay):
@@ -198,13 +217,21 @@ private final class RunBook<Value: Sendable> {
     var inFlight: AttemptRace<Value>?
     /// The next input to deliver (the driver holds no other copy of the machine's state).
     var pending: RetryInput
+    // The fleet's guards, and what this run holds from them: the breaker's ticket for the attempt in
+    // flight, the tokens its last retry took (AWS gives them back on success).
+    let guards: FleetGuards
+    var ticket: CircuitTicket?
+    var lastRetryCost: Int?
 
     init<C: Clock<Duration>>(engine: Retry<C>, transitions: AsyncStream<RetryTrace.Step>.Continuation?, cancelled: Bool) {
         self.engine = EngineHooks(
             onRetry: engine.onRetry, onTransition: engine.onTransition, describeError: engine.describeError)
         self.policy = engine.policy
         self.transitions = transitions
-        self.machine = RetryMachine(policy: engine.policy, random: engine.randomness.nextRun())
+        self.machine = RetryMachine(
+            policy: engine.policy, waitsOutBreak: engine.guards.whenCircuitOpen == .waitOutBreak,
+            random: engine.randomness.nextRun())
+        self.guards = engine.guards
         self.pending = cancelled ? .cancelled(detail: nil) : .start
         // No reserve: a parked run should hold only the steps it took (10,000 parked runs add up).
     }
@@ -277,10 +304,67 @@ private final class RunBook<Value: Sendable> {
             pending = .cancelled(detail: describe(CancellationError()))
         }
         lastError = error
+        reportToGuards()
         attempts.append(
             AttemptRecord(
                 number: number, start: started, duration: now - started, delayBefore: delayBefore, error: error,
                 decision: error == nil ? nil : decision, errorDescription: pending.detail, returnedValue: returned))
+    }
+
+    /// Asks the breaker to admit attempt `number`; when it refuses, records the attempt that was not
+    /// sent and makes the next input `circuit open` (the break's rest is waited like a Retry-After).
+    func refusedByBreaker(_ number: Int, now: Duration) -> Bool {
+        ticket = nil
+        guard let breaker = guards.breaker else { return false }
+        switch breaker.ask() {
+        case .admitted(let admitted):
+            ticket = admitted
+            return false
+        case .rejected(let rejection):
+            let decision = rejection.remainingBreak.map { RetryDecision.retryAfter($0) } ?? .retry
+            pending = .circuitOpen(decision, detail: rejection.description)
+            lastError = rejection
+            attempts.append(
+                AttemptRecord(
+                    number: number, start: now, duration: .zero, delayBefore: delayBefore, error: rejection,
+                    decision: decision, errorDescription: rejection.description, returnedValue: false))
+            return true
+        }
+    }
+
+    /// Performs `ask retry budget`: takes a token (granted at once without a budget).
+    func askBudget(afterTimeout: Bool) {
+        guard let budget = guards.budget else {
+            pending = .budgetAnswered(granted: true, detail: nil)
+            return
+        }
+        let cost = budget.acquireRetry(timeout: afterTimeout)
+        if let cost { lastRetryCost = cost }
+        pending = .budgetAnswered(
+            granted: cost != nil,
+            detail: cost != nil ? nil : "retry budget exhausted (\(budget.mode.name): \(budget.tokens) tokens left)")
+    }
+
+    /// Tells the breaker and the budget how the attempt just made ended. Only retryable failures
+    /// speak of the server's health; a definite answer or a cancellation does not.
+    private func reportToGuards() {
+        let healthFailure: Bool
+        switch pending {
+        case .failed(let decision, _), .attemptTimedOut(let decision, _): healthFailure = decision.isRetryable
+        default: healthFailure = false
+        }
+        let succeeded = pending == .succeeded
+        if let breaker = guards.breaker, let ticket {
+            breaker.record(ticket, succeeded ? .success : (healthFailure ? .failure : .abandoned))
+        }
+        ticket = nil
+        if let budget = guards.budget {
+            if succeeded {
+                budget.recordSuccess(refund: lastRetryCost)
+            } else if healthFailure {
+                budget.recordFailure()
+            }
+        }
     }
 
     func notifyRetry(attempt: Int, delay: Duration) {
