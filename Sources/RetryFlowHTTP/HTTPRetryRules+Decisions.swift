@@ -42,11 +42,12 @@ extension HTTPRetryRules {
         guard honorRetryAfter, retryAfterStatuses.contains(status),
             let value = response.value(forHTTPHeaderField: "Retry-After")
         else { return RetryVerdict(.retry, what) }
+        let shown = Redaction.excerpt(value)
         switch RetryAfter.parse(value, now: now) {
         case .delay(let delay):
-            return RetryVerdict(.retryAfter(delay), "\(what); Retry-After \(value) asks for \(delay.shortDescription)")
+            return RetryVerdict(.retryAfter(delay), "\(what); Retry-After \(shown) asks for \(delay.shortDescription)")
         case .malformed:
-            return RetryVerdict(.retry, "\(what); Retry-After \"\(value)\" ignored (malformed), backoff applies")
+            return RetryVerdict(.retry, "\(what); Retry-After \"\(shown)\" ignored (malformed), backoff applies")
         }
     }
 }

@@ -66,6 +66,19 @@ import Testing
         #expect(simulated.stdout.contains("wait 10 ms"))
     }
 
+    /// A trace whose times no run can reach (`at` 1e12 or 1e300 s) used to trap on `Int64(x * 1e9)`.
+    @Test(arguments: ["1e12", "1e300", "-1"])
+    func traceWithAbsurdTimesIsBadInputNotACrash(at: String) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let step = #"{"from": "idle", "event": "start", "guard": null, "to": "request", "attempt": 1, "delay": null, "#
+        try Data((#"{"steps": ["# + step + #""at": "# + at + "}]}").utf8).write(to: file)
+        let result = try await Tool.run(["render", "--trace", file.path])
+        #expect(result.status == 2, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("not a RetryFlow trace"), "\(result.stderr)")
+        #expect(result.stderr.contains("is not a number of seconds a run can take"), "\(result.stderr)")
+    }
+
     @Test func helpForEveryCommand() async throws {
         for command in ["render", "fetch", "simulate", "demo"] {
             let result = try await Tool.run([command, "--help"])
