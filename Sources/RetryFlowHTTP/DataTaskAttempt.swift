@@ -1,0 +1,118 @@
+import Dispatch
+import Foundation
+import RetryFlow
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSession {
+    /// One attempt, insisting on an HTTP response. Unlike `data(for:)` on Linux, which reports a
+    /// cancellation ~200 ms later, it throws `CancellationError` the moment its task is cancelled
+    /// (and then cancels the data task), so the engine can run it without a racing child task.
+    func send(_ request: URLRequest) async throws -> HTTPResponse {
+        let attempt = DataTaskAttempt(session: self, request: request)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { attempt.start($0) }
+        } onCancel: {
+            attempt.cancel()
+        }
+    }
+}
+
+/// One data task driven safely on swift-corelibs-foundation, whose `URLSession` has two sharp
+/// edges this type exists to keep away from RetryFlow's users:
+///
+/// - **Blocking calls.** `dataTask(with:)`, `resume()` and `cancel()` each wait (`sync`) on one
+///   serial queue shared by every `URLSession` in the process. On Swift's cooperative pool (two
+///   threads on two cores) a few such waits behind a busy session stall every task: timers,
+///   cancellations, other requests. They are made here from a Dispatch queue instead.
+/// - **The registry crash** (swift-corelibs-foundation #3296, #3292: "Trying to access a behaviour
+///   for a task that in not in the registry"). `cancel()` marks a running task `canceling` and
+///   queues a failure that looks the task up in the session's registry; a completion handler
+///   running at the same time on the delegate queue marks it `completed` and queues its removal.
+///   If the removal is queued first, the failure traps. Cancelling *on the delegate queue*, and
+///   only while the completion handler has not run, orders the two: the failure is always queued
+///   before any removal.
+final class DataTaskAttempt: @unchecked Sendable {
+    /// Where the blocking `URLSession` calls are made: never the cooperative pool. Concurrent: a
+    /// serial queue would make one session's burst of 500 attempts delay every other session's.
+    private static let calls = DispatchQueue(label: "RetryFlow.DataTaskAttempt", attributes: .concurrent)
+
+    private let session: URLSession
+    private let request: URLRequest
+    private let state = Locked(State())
+
+    private struct State {
+        var continuation: CheckedContinuation<HTTPResponse, any Error>?
+        var task: URLSessionDataTask?
+        var cancelled = false
+        /// The data task's completion handler has run: cancelling it now could only race its removal.
+        var answered = false
+    }
+
+    init(session: URLSession, request: URLRequest) {
+        self.session = session
+        self.request = request
+    }
+
+    func start(_ continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        let cancelled = state.withLock { state in
+            if !state.cancelled { state.continuation = continuation }
+            return state.cancelled
+        }
+        guard !cancelled else {
+            continuation.resume(throwing: CancellationError())  // nothing was sent
+            return
+        }
+        Self.calls.async { [self] in
+            // Cancelled before the task exists: send nothing (`cancel()` already resumed).
+            guard !state.withLock({ $0.cancelled }) else { return }
+            let task = session.dataTask(with: request) { [self] data, response, error in
+                if let error {
+                    answer(.failure(error))
+                } else if let http = response as? HTTPURLResponse {
+                    answer(.success(HTTPResponse(data: data ?? Data(), response: http)))
+                } else {
+                    answer(.failure(URLError(.badServerResponse)))
+                }
+            }
+            let cancelledMeanwhile = state.withLock { state in
+                state.task = task
+                return state.cancelled
+            }
+            task.resume()
+            if cancelledMeanwhile { cancelOnDelegateQueue(task) }
+        }
+    }
+
+    /// Ends the attempt at once with `CancellationError`, then stops the data task.
+    func cancel() {
+        let (continuation, task) = state.withLock { state in
+            guard !state.cancelled else { return (nil, nil) as (CheckedContinuation<HTTPResponse, any Error>?, URLSessionDataTask?) }
+            state.cancelled = true
+            defer { state.continuation = nil }
+            return (state.continuation, state.task)
+        }
+        continuation?.resume(throwing: CancellationError())
+        if let task { cancelOnDelegateQueue(task) }
+    }
+
+    /// Runs on the delegate queue (the completion handler's), never inside a cancellation handler.
+    private func cancelOnDelegateQueue(_ task: URLSessionDataTask) {
+        session.delegateQueue.addOperation { [self] in
+            guard !state.withLock({ $0.answered }) else { return }
+            task.cancel()
+        }
+    }
+
+    /// The completion handler, on the delegate queue.
+    private func answer(_ result: Result<HTTPResponse, any Error>) {
+        let continuation = state.withLock { state in
+            state.answered = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(with: result)
+    }
+}
