@@ -1,7 +1,7 @@
 # RetryFlow: `make run` and `make test` work on a fresh Debian machine with the Swift toolchain.
 SWIFT ?= swift
 
-.PHONY: deps build run test test-tsan diagrams docs docs-regenerate clean
+.PHONY: deps build run test test-tsan diagrams docs docs-regenerate clean stress
 
 deps:
 	@scripts/install-deps.sh
@@ -39,3 +39,10 @@ test-tsan: deps
 
 clean:
 	rm -rf .build
+
+# The cancel storm at full size in release mode (10,000 requests, 10 % cancelled, timeouts racing
+# answers): `make stress STRESS_RUNS=10` for the record; STRESS_ARGS go to retryflow-stress.
+STRESS_RUNS ?= 1
+STRESS_ARGS ?=
+stress: deps
+	RUNS=$(STRESS_RUNS) scripts/stress.sh $(STRESS_ARGS)

@@ -33,6 +33,8 @@ let package = Package(
             name: "retryflow-bench",
             dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]
         ),
+        // The cancel storm at full size (`make stress`); a scaled-down run is in RetryFlowHTTPTests.
+        .executableTarget(name: "retryflow-stress", dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowTestingTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowHTTPTests", dependencies: ["RetryFlowHTTP", "RetryFlowTesting"]),

@@ -26,18 +26,28 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         var policy = self.policy
         let rules = self.rules
         let request = self.request
+        let wire = rules.prepared(request)
         let transport = self.transport
         policy.retryIf = RetryClassifier { rules.decision(for: $0, request: request) }
+        // No per-attempt timeout from the caller: the rules' default bounds a dead connection,
+        // and the attempt's error says which timeout it was.
+        let defaulted = policy.perAttemptTimeout == nil ? rules.defaultAttemptTimeout : nil
+        if let defaulted { policy.perAttemptTimeout = defaulted }
         var engine = Retry(policy, clock: clock, onRetry: onRetry)
         engine.random = random
         engine.runsAttemptsInline = transportEndsOnCancel
-        engine.describeError = { Redaction.describe($0) }
+        engine.describeError = { error in
+            if defaulted != nil, let timeout = error as? AttemptTimeout {
+                return "\(timeout) (HTTPRetryRules.defaultAttemptTimeout: the policy sets no perAttemptTimeout)"
+            }
+            return Redaction.describe(error)
+        }
         engine.onTransition = onTransition
         return try await engine.outcome(
             classifyResult: { rules.verdict(for: $0.response, request: request, now: Date()) },
             transitions: transitions
         ) { _ in
-            try await transport(request)
+            try await transport(wire)
         }
     }
 }

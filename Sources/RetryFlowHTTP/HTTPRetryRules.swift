@@ -35,6 +35,13 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     public var retryAfterStatuses: Set<Int>
     /// Whether Retry-After is honoured at all (`retryflow fetch --no-retry-after` turns it off).
     public var honorRetryAfter: Bool
+    /// Which requests go out with `Connection: close` (off by default): the knob for an exact
+    /// count of requests on the wire. See ``ConnectionClose``.
+    public var connectionClose: ConnectionClose
+    /// The per-attempt timeout when the policy sets none: 30 s, half URLSession's 60 s request
+    /// timeout, so a dead pooled connection (a POST can spin there until URLSession gives up)
+    /// costs at most 30 s, and the trace says this default ended it. `nil`: no default.
+    public var defaultAttemptTimeout: Duration?
 
     /// RFC 9110's defaults, as listed on each field.
     public init(
@@ -45,7 +52,9 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         retryNonIdempotent: Bool = false,
         idempotencyKeyHeader: String = "Idempotency-Key",
         retryAfterStatuses: Set<Int> = [429, 503, 301, 302, 303, 307, 308],
-        honorRetryAfter: Bool = true
+        honorRetryAfter: Bool = true,
+        connectionClose: ConnectionClose = .never,
+        defaultAttemptTimeout: Duration? = .seconds(30)
     ) {
         self.retryableStatuses = retryableStatuses
         self.retryableErrorCodes = retryableErrorCodes
@@ -55,6 +64,8 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         self.idempotencyKeyHeader = idempotencyKeyHeader
         self.retryAfterStatuses = retryAfterStatuses
         self.honorRetryAfter = honorRetryAfter
+        self.connectionClose = connectionClose
+        self.defaultAttemptTimeout = defaultAttemptTimeout
     }
 
     /// The defaults.
