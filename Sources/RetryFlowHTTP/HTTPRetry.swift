@@ -26,13 +26,20 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         var policy = self.policy
         let rules = self.rules
         let request = self.request
-        let wire = rules.prepared(request)
+        var prepared = rules.prepared(request)
         let transport = self.transport
         policy.retryIf = RetryClassifier { rules.decision(for: $0, request: request) }
         // No per-attempt timeout from the caller: the rules' default bounds a dead connection,
         // and the attempt's error says which timeout it was.
         let defaulted = policy.perAttemptTimeout == nil ? rules.defaultAttemptTimeout : nil
         if let defaulted { policy.perAttemptTimeout = defaulted }
+        // URLSession's own (idle) timeout a little after the engine's, in whole seconds as libcurl
+        // takes it: the engine ends the attempt first, and a data task that was abandoned rather
+        // than cancelled (a session with a URLCache, see DataTaskAttempt) ends soon after.
+        if let timeout = policy.perAttemptTimeout {
+            prepared.timeoutInterval = min(prepared.timeoutInterval, max(1, timeout.inSeconds.rounded(.up)) + 1)
+        }
+        let wire = prepared
         var engine = Retry(policy, clock: clock, onRetry: onRetry)
         engine.random = random
         engine.runsAttemptsInline = transportEndsOnCancel
