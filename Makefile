@@ -1,7 +1,7 @@
 # RetryFlow: `make run` and `make test` work on a fresh Debian machine with the Swift toolchain.
 SWIFT ?= swift
 
-.PHONY: deps build run test test-tsan diagrams docs docs-regenerate clean stress
+.PHONY: deps build run test test-tsan diagrams docs docs-regenerate clean stress fuzz
 
 deps:
 	@scripts/install-deps.sh
@@ -34,8 +34,11 @@ docs-regenerate: deps
 	$(SWIFT) build --build-tests
 	RETRYFLOW_REGENERATE_DOCS=1 $(SWIFT) test --skip-build --filter DocsDriftTests
 
+# ThreadSanitizer over the whole suite, in its own build directory (the CLI tests' child retryflow
+# is sanitized too, and its reports fail the test that ran it). CI runs it.
 test-tsan: deps
-	$(SWIFT) test --sanitize=thread
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
 clean:
 	rm -rf .build
@@ -46,3 +49,9 @@ STRESS_RUNS ?= 1
 STRESS_ARGS ?=
 stress: deps
 	RUNS=$(STRESS_RUNS) scripts/stress.sh $(STRESS_ARGS)
+
+# libFuzzer over every parser of outside input (Fuzz/targets), FUZZ_SECONDS each (default 60):
+# `make fuzz FUZZ_SECONDS=600` for a long run. Needs nothing beyond the toolchain and Graphviz.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh
