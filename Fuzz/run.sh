@@ -10,6 +10,7 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=($(ls Fuzz/targets | grep -v Common.swift | sed 's/\.swift$//'))
 Fuzz/build.sh "${targets[@]}" 2> >(grep -v "Cannot export local symbol" >&2) || exit 1
 failed=0
+export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0"
 for target in "${targets[@]}"; do
     work=.build/fuzz/corpus/$target
     crashes=.build/fuzz/crashes/$target

@@ -29,6 +29,8 @@ import Testing
         (["fetch", "http://127.0.0.1:9/", "--multiplier", "2", "--backoff", "linear"], "--multiplier goes with --backoff exponential"),
         (["render", "--style", "cubist"], "--style must be one of state, flowchart"),
         (["render", "--format", "nonsense"], "unknown --format \"nonsense\""),
+        // Found by the cli-arguments fuzzer (it leaked inside Graphviz's plugin list, see Fuzz/lsan.supp).
+        (["render", "--format", "mer@maid"], "unknown --format \"mer@maid\""),
         (["render", "--trace", "/nonexistent.json"], "--trace /nonexistent.json: cannot read"),
         (["render", "--format", "mermaid", "--trace", "/etc/hostname"], "not a RetryFlow trace"),
         (["render", "extra"], "render takes no arguments"),
