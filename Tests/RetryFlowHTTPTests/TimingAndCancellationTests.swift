@@ -82,7 +82,9 @@ import FoundationNetworking
         #expect(trace.steps.last?.condition == .unless(.withinDeadline), "ended because the next wait would cross it")
         // 0 + 2.5 s fits, 2.5 s + 2.5 s does not: two requests unless the first took 1.5 s or more.
         #expect((1...2).contains(server.requests(to: "/d").count))
-        #expect(run.outcome.duration < deadline, "gave up before the deadline instead of sleeping past it")
+        // The trace above proves no wait crossed the deadline; the wall clock only shows the run did
+        // not sleep a whole backoff past it (timers run late under ThreadSanitizer on 2 loaded cores).
+        #expect(run.outcome.duration < deadline + .seconds(2), "gave up near the deadline, not a wait past it")
         expectConsistent(trace)
     }
 
