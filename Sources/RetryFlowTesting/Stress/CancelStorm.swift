@@ -150,6 +150,8 @@ package enum CancelStorm {
                 let cancelAfter: Duration? =
                     Double.random(in: 0..<1, using: &random) < configuration.cancelShare
                     ? .microseconds(Int64.random(in: 0..<300_000, using: &random)) : nil
+                // How this run is cancelled: Swift's task (async surfaces) or the task object.
+                let cancel: @Sendable () -> Void
                 if let transport = configuration.transport {
                     let rules = configuration.rules
                     let task = Task {
@@ -160,40 +162,29 @@ package enum CancelStorm {
                         else { return }
                         if slot.complete(outcome) { finish.yield(index) }
                     }
-                    if let cancelAfter {
-                        cancellers.append(Task {
-                            try? await Task.sleep(for: cancelAfter)
-                            slot.markCancelled()
-                            task.cancel()
-                        })
-                    }
+                    cancel = { task.cancel() }
                 } else if index % 2 == 0 {
-                    // Completion-handler surface, cancelled through the task object.
+                    // Completion-handler surface.
                     let task = try session.retryDataTask(with: request, policy: policy, rules: configuration.rules) {
                         if slot.complete($0) { finish.yield(index) }
                     }
                     task.resume()
-                    if let cancelAfter {
-                        cancellers.append(Task {
-                            try? await Task.sleep(for: cancelAfter)
-                            slot.markCancelled()
-                            task.cancel()
-                        })
-                    }
+                    cancel = { task.cancel() }
                 } else {
-                    // Async surface, cancelled through Swift's task.
+                    // Async surface.
                     let rules = configuration.rules
                     let task = Task {
                         guard let outcome = try? await session.retryOutcome(for: request, retry: policy, rules: rules) else { return }
                         if slot.complete(outcome) { finish.yield(index) }
                     }
-                    if let cancelAfter {
-                        cancellers.append(Task {
-                            try? await Task.sleep(for: cancelAfter)
-                            slot.markCancelled()
-                            task.cancel()
-                        })
-                    }
+                    cancel = { task.cancel() }
+                }
+                if let cancelAfter {
+                    cancellers.append(Task {
+                        try? await Task.sleep(for: cancelAfter)
+                        slot.markCancelled()
+                        cancel()
+                    })
                 }
             }
             // Wait for every run of the wave, or the wave's limit (then the missing ones are lost).
