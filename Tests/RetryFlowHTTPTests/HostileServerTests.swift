@@ -48,4 +48,16 @@ import FoundationNetworking
         #expect(outcome.succeeded)
         #expect(server.requests(to: "/f").count == 2)
     }
+
+    /// FlakyServer's own conversion: a step delayed by ~292 years or more overflowed its
+    /// nanoseconds. Now it is a hang that the attempt's timeout ends.
+    @Test func absurdStepDelayIsAHangNotATrap() async throws {
+        let server = try FlakyServer(scripts: ["/f": [.status(200).delayed(by: .seconds(Int64.max)), .status(200)]])
+        defer { server.stop() }
+        var policy = Self.policy
+        policy.perAttemptTimeout = .milliseconds(300)
+        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/f")), retry: policy)
+        #expect(outcome.succeeded)
+        #expect(outcome.attempts.first?.error is AttemptTimeout)
+    }
 }

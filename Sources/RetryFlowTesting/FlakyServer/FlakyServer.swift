@@ -229,7 +229,9 @@ public final class FlakyServer: @unchecked Sendable {
             }
         }
         if step.delay > .zero {
-            let nanoseconds = step.delay.components.seconds * 1_000_000_000 + step.delay.components.attoseconds / 1_000_000_000
+            // Capped at a year: nanoseconds overflow an Int64 after ~292 years, and no test waits that long.
+            let delay = min(step.delay, .seconds(31_536_000))
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
             queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: perform)
         } else {
             perform()
