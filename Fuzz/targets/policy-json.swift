@@ -5,7 +5,9 @@ import RetryFlow
 /// a valid policy's delays stay within zero and its cap, and it round-trips through JSON.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard let policy = try? JSONDecoder().decode(RetryPolicy.self, from: Data(bytes: data, count: size)) else { return 0 }
+    guard let policy = try? JSONDecoder().decode(RetryPolicy.self, from: Data(bytes: data, count: size)) else {
+        return 0
+    }
     guard (try? policy.validate()) != nil else { return 0 }
     var random = SeededRandom(seed: UInt64(size))
     var previous: Duration?

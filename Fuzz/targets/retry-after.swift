@@ -12,7 +12,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         require(delay >= .zero && delay <= .seconds(999_999_999_999), "delay \(delay) for \(text.debugDescription)")
     }
     if let date = RetryAfter.httpDate(text, now: now) {
-        let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "GMT")!, from: date).year ?? 0
+        let year =
+            Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "GMT")!, from: date).year ?? 0
         if (1000...9999).contains(year) {
             let formatted = RetryAfter.imfFixdate(date)
             require(RetryAfter.httpDate(formatted, now: now) == date, "\(text.debugDescription) -> \(formatted)")

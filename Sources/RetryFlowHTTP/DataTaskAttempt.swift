@@ -38,8 +38,9 @@ extension URLSession {
 ///   Except when the session has a `URLCache`: then the task's protocol is made only once a cache
 ///   lookup on a background queue returns, and a cancel arriving before that queues its failure
 ///   from that background thread, after the transfer may have completed and the task left the
-///   registry (full stress runs: the old inline cancel crashed 3 of 5 with a cache and 0 of 5
-///   without; the delegate-queue cancel 1 of 6 with a cache and 0 of 15 without; docs/reliability.md). Nothing outside Foundation can tell when that lookup is over, so for
+///   registry. Full stress runs: the old inline cancel crashed 3 of 5 with a cache and 0 of 5
+///   without; the delegate-queue cancel 1 of 6 with a cache and 0 of 15 without
+///   (docs/reliability.md). Nothing outside Foundation can tell when that lookup is over, so for
 ///   such a session the data task is never cancelled: the attempt still ends at once, and the
 ///   abandoned task ends by itself (its answer, or the request timeout ``HTTPRetry`` sets from
 ///   the per-attempt timeout). Give the session no `URLCache` to free connections at once.
@@ -100,8 +101,9 @@ final class DataTaskAttempt: @unchecked Sendable {
 
     /// Ends the attempt at once with `CancellationError`, then stops the data task.
     func cancel() {
-        let (continuation, task) = state.withLock { state in
-            guard !state.cancelled else { return (nil, nil) as (CheckedContinuation<HTTPResponse, any Error>?, URLSessionDataTask?) }
+        typealias Pending = (CheckedContinuation<HTTPResponse, any Error>?, URLSessionDataTask?)
+        let (continuation, task) = state.withLock { state -> Pending in
+            guard !state.cancelled else { return (nil, nil) }
             state.cancelled = true
             defer { state.continuation = nil }
             return (state.continuation, state.task)

@@ -38,8 +38,11 @@ enum ConnectionCloseBenchmark {
         let connections = Set(server.requests.map(\.connection)).count
         return BenchmarkResult(
             name: "connection-close", value: Measure.median(closeTimes) / Double(count) * 1e6, unit: "µs/request",
-            baseline: "pooled keep-alive (the default)", baselineValue: Measure.median(pooledTimes) / Double(count) * 1e6,
+            baseline: "pooled keep-alive (the default)",
+            baselineValue: Measure.median(pooledTimes) / Double(count) * 1e6,
             ratio: Measure.median(ratios), goal: "report", met: nil,
-            note: "\(count) sequential GETs, median of \(ratios.count) interleaved pairs; \(connections) connections in all")
+            note:
+                "\(count) sequential GETs, median of \(ratios.count) interleaved pairs; \(connections) connections in all"
+        )
     }
 }

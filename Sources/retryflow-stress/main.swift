@@ -36,7 +36,8 @@ while let argument = arguments.popFirst() {
     case "--seed": configuration.seed = UInt64(min(1e15, number(argument)))
     case "--no-url-cache": configuration.urlCache = false
     case "--connection-close": configuration.rules.connectionClose = .always
-    case "--control-inline-cancel": configuration.transport = { session, request in try await inlineCancelSend(session, request) }
+    case "--control-inline-cancel":
+        configuration.transport = { session, request in try await inlineCancelSend(session, request) }
     default:
         FileHandle.standardError.write(Data("retryflow-stress: unknown argument \(argument)\n".utf8))
         exit(2)
@@ -48,7 +49,8 @@ exit(report.clean ? 0 : 1)
 
 /// The transport before the fix: `URLSessionTask.cancel()` straight from the cancellation handler.
 @Sendable func inlineCancelSend(_ session: URLSession, _ request: URLRequest) async throws -> HTTPResponse {
-    let box = Locked<(task: URLSessionDataTask?, continuation: CheckedContinuation<HTTPResponse, any Error>?)>((nil, nil))
+    let box = Locked<(task: URLSessionDataTask?, continuation: CheckedContinuation<HTTPResponse, any Error>?)>(
+        (nil, nil))
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
             let task = session.dataTask(with: request) { data, response, error in

@@ -13,7 +13,9 @@ import Testing
         let quoted = ChartEscaping.dotQuoted(text)
         let structure = try Graphviz.structure(of: "digraph fuzz {\n  a -> b [label=\(quoted)];\n}\n")
         let label = try #require(structure.edges.first?.label)
-        #expect(Array(label.unicodeScalars) == Array(quoted.dropFirst().dropLast().unicodeScalars), "\(label.debugDescription)")
+        #expect(
+            Array(label.unicodeScalars) == Array(quoted.dropFirst().dropLast().unicodeScalars),
+            "\(label.debugDescription)")
         #expect(label.unicodeScalars.contains("\u{0731}"))
         #expect(!label.unicodeScalars.contains("\u{01}"), "control characters become spaces")
     }

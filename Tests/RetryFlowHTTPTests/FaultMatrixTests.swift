@@ -38,7 +38,7 @@ import FoundationNetworking
              reason: .succeeded, status: 200, errors: ["URLError", nil]),
         Case(name: "hang, 200 (per-attempt timeout)", script: [.hang, .status(200)], requests: 2, state: .success,
              reason: .succeeded, status: 200, errors: ["attempt timed out after 3 s", nil],
-             // The original shape has no per-attempt timeout (the snippet had none): URLSession's own applies.
+             // The original shape takes no policy: only the rules' 30 s default per-attempt timeout ends a hang.
              surfaces: [.async, .completionHandler, .synchronous]),
         Case(name: "503 x3", script: [.status(503)], requests: 3, state: .failure, reason: .attemptsExhausted, status: 503,
              errors: ["HTTP 503", "HTTP 503", "HTTP 503"], surfaces: [.async, .completionHandler, .synchronous]),

@@ -19,7 +19,8 @@ import FoundationNetworking
     func farFutureRetryAfterEndsTheRunBeyondTheCap(value: String) async throws {
         let server = try FlakyServer(scripts: ["/f": [.status(503, headers: ["Retry-After": value]), .status(200)]])
         defer { server.stop() }
-        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/f")), retry: Self.policy)
+        let outcome = try await Runner.session().retryOutcome(
+            for: URLRequest(url: server.url("/f")), retry: Self.policy)
         #expect(outcome.finalState == .failure)
         #expect(outcome.reason == .retryAfterBeyondCap)
         #expect(server.requests(to: "/f").count == 1)
@@ -31,7 +32,8 @@ import FoundationNetworking
         let value = String(repeating: "x", count: 10_000)
         let server = try FlakyServer(scripts: ["/f": [.status(503, headers: ["Retry-After": value]), .status(200)]])
         defer { server.stop() }
-        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/f")), retry: Self.policy)
+        let outcome = try await Runner.session().retryOutcome(
+            for: URLRequest(url: server.url("/f")), retry: Self.policy)
         #expect(outcome.succeeded)
         let text = outcome.attempts[0].errorDescription ?? ""
         #expect(text.contains("ignored (malformed)"), "\(text)")
@@ -42,9 +44,12 @@ import FoundationNetworking
     }
 
     @Test func leadingZerosAreNotAnAbsurdWait() async throws {
-        let server = try FlakyServer(scripts: ["/f": [.status(503, headers: ["Retry-After": "0000000000000"]), .status(200)]])
+        let server = try FlakyServer(scripts: [
+            "/f": [.status(503, headers: ["Retry-After": "0000000000000"]), .status(200)]
+        ])
         defer { server.stop() }
-        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/f")), retry: Self.policy)
+        let outcome = try await Runner.session().retryOutcome(
+            for: URLRequest(url: server.url("/f")), retry: Self.policy)
         #expect(outcome.succeeded)
         #expect(server.requests(to: "/f").count == 2)
     }

@@ -14,15 +14,19 @@ import FoundationNetworking
     static let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(10)), jitter: .none)
 
     @Test func connectionCloseAlwaysSendsEveryRequestOnAFreshConnection() async throws {
-        let server = try FlakyServer(scripts: ["/c": [.reset, .closeBeforeResponse, .status(200)], "/warm": [.status(200)]])
+        let server = try FlakyServer(scripts: [
+            "/c": [.reset, .closeBeforeResponse, .status(200)], "/warm": [.status(200)],
+        ])
         defer { server.stop() }
         let session = Runner.session()
         var rules = HTTPRetryRules.default
         rules.connectionClose = .always
         for _ in 0..<3 {
-            _ = try await session.retryOutcome(for: URLRequest(url: server.url("/warm")), retry: Self.policy, rules: rules)
+            _ = try await session.retryOutcome(
+                for: URLRequest(url: server.url("/warm")), retry: Self.policy, rules: rules)
         }
-        let outcome = try await session.retryOutcome(for: URLRequest(url: server.url("/c")), retry: Self.policy, rules: rules)
+        let outcome = try await session.retryOutcome(
+            for: URLRequest(url: server.url("/c")), retry: Self.policy, rules: rules)
         #expect(outcome.succeeded)
         let seen = server.requests
         #expect(seen.allSatisfy { $0.header("Connection")?.lowercased() == "close" }, "\(seen.map { $0.headers })")

@@ -32,7 +32,8 @@ extension Duration {
     /// into a `Duration`: `nil` for NaN, infinities, negatives and anything beyond `limit` (at most
     /// ``inputLimit``), so no value can trap on an integer overflow.
     package static func checkedSeconds(
-        _ seconds: Double, limit: Duration = .inputLimit, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero
+        _ seconds: Double, limit: Duration = .inputLimit,
+        rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero
     ) -> Duration? {
         guard seconds.isFinite, seconds >= 0, seconds <= min(limit, inputLimit).inSeconds else { return nil }
         // Nanoseconds fit an Int64 up to ~9.2e9 s; beyond that, sub-second precision is gone from

@@ -174,17 +174,19 @@ package enum CancelStorm {
                     // Async surface.
                     let rules = configuration.rules
                     let task = Task {
-                        guard let outcome = try? await session.retryOutcome(for: request, retry: policy, rules: rules) else { return }
+                        guard let outcome = try? await session.retryOutcome(for: request, retry: policy, rules: rules)
+                        else { return }
                         if slot.complete(outcome) { finish.yield(index) }
                     }
                     cancel = { task.cancel() }
                 }
                 if let cancelAfter {
-                    cancellers.append(Task {
-                        try? await Task.sleep(for: cancelAfter)
-                        slot.markCancelled()
-                        cancel()
-                    })
+                    cancellers.append(
+                        Task {
+                            try? await Task.sleep(for: cancelAfter)
+                            slot.markCancelled()
+                            cancel()
+                        })
                 }
             }
             // Wait for every run of the wave, or the wave's limit (then the missing ones are lost).
@@ -251,11 +253,14 @@ package enum CancelStorm {
             return cancelled ? nil : "cancelled, but nobody cancelled it"
         case .success:
             guard let status = outcome.value?.statusCode, kind.answers.contains(status), last?.error == nil else {
-                return "success with \(outcome.value?.statusCode.description ?? "no answer"), last attempt \(last?.description ?? "none")"
+                return
+                    "success with \(outcome.value?.statusCode.description ?? "no answer"), last attempt \(last?.description ?? "none")"
             }
             return nil
         case .failure:
-            guard outcome.attempts.allSatisfy({ $0.error != nil }) else { return "failure after an attempt without error" }
+            guard outcome.attempts.allSatisfy({ $0.error != nil }) else {
+                return "failure after an attempt without error"
+            }
             if outcome.reason == .attemptsExhausted, outcome.attempts.count != policy.maxAttempts {
                 return "attempts exhausted after \(outcome.attempts.count) of \(policy.maxAttempts)"
             }
