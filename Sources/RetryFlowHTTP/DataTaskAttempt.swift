@@ -94,12 +94,18 @@ final class DataTaskAttempt: @unchecked Sendable {
                 state.task = task
                 return state.cancelled
             }
+            guard !cancelledMeanwhile else {
+                // Never resumed, so never sent and never completing: cancelling it is safe with or
+                // without a cache (nothing can leave the registry first), and releases it.
+                task.cancel()
+                return
+            }
             task.resume()
-            if cancelledMeanwhile { cancelOnDelegateQueue(task) }
         }
     }
 
-    /// Ends the attempt at once with `CancellationError`, then stops the data task.
+    /// Ends the attempt at once with `CancellationError`, then stops the data task (a task not
+    /// stored yet is cancelled by `start`, before it is ever resumed).
     func cancel() {
         typealias Pending = (CheckedContinuation<HTTPResponse, any Error>?, URLSessionDataTask?)
         let (continuation, task) = state.withLock { state -> Pending in
