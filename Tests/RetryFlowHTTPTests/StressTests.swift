@@ -55,10 +55,13 @@ import FoundationNetworking
 
     /// The cancel storm `make stress` runs at 10,000 requests, scaled down: a share cancelled
     /// during attempts and waits, per-attempt timeouts racing answers, through both the
-    /// completion-handler and the async surfaces. A registry crash in Foundation would end the
-    /// whole test process here.
-    @Test func cancelStormLosesNothingAndDoublesNothing() async throws {
+    /// completion-handler and the async surfaces, with a session that has a `URLCache` (data tasks
+    /// abandoned) and one that has none (data tasks cancelled). A registry crash in Foundation
+    /// would end the whole test process here.
+    @Test(arguments: [true, false])
+    func cancelStormLosesNothingAndDoublesNothing(urlCache: Bool) async throws {
         var configuration = CancelStorm.Configuration()
+        configuration.urlCache = urlCache
         configuration.requests = 600
         configuration.wave = 200
         configuration.cancelShare = 0.2
