@@ -10,7 +10,17 @@ extension URLSession {
     /// One attempt, insisting on an HTTP response. Unlike `data(for:)` on Linux, which reports a
     /// cancellation ~200 ms later, it throws `CancellationError` the moment its task is cancelled
     /// (and then cancels the data task), so the engine can run it without a racing child task.
-    func send(_ request: URLRequest) async throws -> HTTPResponse {
+    ///
+    /// With an `attemptTimeout`, URLSession's own (idle) timeout is set a second after it, in whole
+    /// seconds as libcurl takes it, and never above the session's: the engine ends the attempt
+    /// first, and a data task abandoned rather than cancelled (see below) ends soon after.
+    func send(_ request: URLRequest, attemptTimeout: Duration? = nil) async throws -> HTTPResponse {
+        var request = request
+        if let attemptTimeout {
+            request.timeoutInterval = min(
+                request.timeoutInterval, configuration.timeoutIntervalForRequest,
+                max(1, attemptTimeout.inSeconds.rounded(.up)) + 1)
+        }
         let attempt = DataTaskAttempt(session: self, request: request)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { attempt.start($0) }

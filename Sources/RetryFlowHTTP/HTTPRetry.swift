@@ -26,20 +26,13 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         var policy = self.policy
         let rules = self.rules
         let request = self.request
-        var prepared = rules.prepared(request)
+        let wire = rules.prepared(request)
         let transport = self.transport
         policy.retryIf = RetryClassifier { rules.decision(for: $0, request: request) }
         // No per-attempt timeout from the caller: the rules' default bounds a dead connection,
         // and the attempt's error says which timeout it was.
         let defaulted = policy.perAttemptTimeout == nil ? rules.defaultAttemptTimeout : nil
         if let defaulted { policy.perAttemptTimeout = defaulted }
-        // URLSession's own (idle) timeout a little after the engine's, in whole seconds as libcurl
-        // takes it: the engine ends the attempt first, and a data task that was abandoned rather
-        // than cancelled (a session with a URLCache, see DataTaskAttempt) ends soon after.
-        if let timeout = policy.perAttemptTimeout {
-            prepared.timeoutInterval = min(prepared.timeoutInterval, max(1, timeout.inSeconds.rounded(.up)) + 1)
-        }
-        let wire = prepared
         var engine = Retry(policy, clock: clock, onRetry: onRetry)
         engine.random = random
         engine.runsAttemptsInline = transportEndsOnCancel
@@ -64,9 +57,10 @@ extension HTTPRetry {
         session: URLSession, request: URLRequest, policy: RetryPolicy, rules: HTTPRetryRules, clock: C,
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil
     ) {
+        let attemptTimeout = policy.perAttemptTimeout ?? rules.defaultAttemptTimeout
         self.init(
-            transport: { request in try await session.send(request) }, request: request, policy: policy, rules: rules,
-            clock: clock, onRetry: onRetry)
+            transport: { request in try await session.send(request, attemptTimeout: attemptTimeout) }, request: request,
+            policy: policy, rules: rules, clock: clock, onRetry: onRetry)
         transportEndsOnCancel = true
     }
 }
