@@ -52,8 +52,8 @@ extension URLSession {
 ///   without; the delegate-queue cancel 1 of 6 with a cache and 0 of 15 without
 ///   (docs/reliability.md). Nothing outside Foundation can tell when that lookup is over, so for
 ///   such a session the data task is never cancelled: the attempt still ends at once, and the
-///   abandoned task ends by itself (its answer, or the request timeout ``HTTPRetry`` sets from
-///   the per-attempt timeout). Give the session no `URLCache` to free connections at once.
+///   abandoned task ends by itself (its answer, or the request timeout `send` sets from the
+///   per-attempt timeout). Give the session no `URLCache` to free connections at once.
 final class DataTaskAttempt: @unchecked Sendable {
     /// Where the blocking `URLSession` calls are made: never the cooperative pool. Concurrent: a
     /// serial queue would make one session's burst of 500 attempts delay every other session's.
