@@ -48,24 +48,24 @@ public enum RetryAfter {
         let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
         if words.count == 6, words[0].hasSuffix(","), shortDays.contains(String(words[0].dropLast())), words[5] == "GMT",
-            words[1].count == 2, let day = Int(words[1]), let month = months.firstIndex(of: words[2]),
-            words[3].count == 4, let year = Int(words[3]), let time = clock(words[4])
+            let day = number(words[1], digits: 2...2), let month = months.firstIndex(of: words[2]),
+            let year = number(words[3], digits: 4...4), let time = clock(words[4])
         {
             return date(year: year, month: month + 1, day: day, time: time)
         }
         // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
         if words.count == 4, words[0].hasSuffix(","), longDays.contains(String(words[0].dropLast())), words[3] == "GMT" {
             let parts = words[1].split(separator: "-").map(String.init)
-            if parts.count == 3, parts[0].count == 2, let day = Int(parts[0]), let month = months.firstIndex(of: parts[1]),
-                parts[2].count == 2, let twoDigit = Int(parts[2]), let time = clock(words[2])
+            if parts.count == 3, let day = number(parts[0], digits: 2...2), let month = months.firstIndex(of: parts[1]),
+                let twoDigit = number(parts[2], digits: 2...2), let time = clock(words[2])
             {
                 return date(year: fullYear(twoDigit, now: now), month: month + 1, day: day, time: time)
             }
         }
         // asctime: Sun Nov  6 08:49:37 1994
         if words.count == 5, shortDays.contains(words[0]), let month = months.firstIndex(of: words[1]),
-            (1...2).contains(words[2].count), let day = Int(words[2]), let time = clock(words[3]),
-            words[4].count == 4, let year = Int(words[4])
+            let day = number(words[2], digits: 1...2), let time = clock(words[3]),
+            let year = number(words[4], digits: 4...4)
         {
             return date(year: year, month: month + 1, day: day, time: time)
         }
@@ -90,10 +90,18 @@ public enum RetryAfter {
         return year
     }
 
+    /// A field of only ASCII digits, as many as the grammar says (`Int` alone would take `-999`
+    /// or `+6`: the date fuzzer found a year -999 accepted).
+    private static func number(_ text: String, digits: ClosedRange<Int>) -> Int? {
+        guard digits.contains(text.utf8.count), text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int(text)
+    }
+
     private static func clock(_ text: String) -> (Int, Int, Int)? {
         let parts = text.split(separator: ":").map(String.init)
-        guard parts.count == 3, parts.allSatisfy({ $0.count == 2 }),
-            let h = Int(parts[0]), let m = Int(parts[1]), let s = Int(parts[2]),
+        guard parts.count == 3,
+            let h = number(parts[0], digits: 2...2), let m = number(parts[1], digits: 2...2),
+            let s = number(parts[2], digits: 2...2),
             (0...23).contains(h), (0...59).contains(m), (0...60).contains(s)
         else { return nil }
         return (h, m, s)

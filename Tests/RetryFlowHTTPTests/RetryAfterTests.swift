@@ -22,6 +22,12 @@ import Testing
         ("Sun, 06 Nov 1994 08:49:37 UTC", .malformed),
         ("Sun, 06 Nov 1994 25:00:00 GMT", .malformed),
         ("Funday, 06-Nov-94 08:49:37 GMT", .malformed),
+        // Found by the retry-after fuzzer: signs are not digits (a year -999 was a date in 1000 BC).
+        ("Fri, 31 Dec -999 23:59:59 GMT", .malformed),
+        ("Sun, +6 Nov 1994 08:49:37 GMT", .malformed),
+        ("Sun, 06 Nov 1994 +8:49:37 GMT", .malformed),
+        ("Sunday, 06-Nov-+4 08:49:37 GMT", .malformed),
+        ("Sun Nov +6 08:49:37 1994", .malformed),
     ])
     func parses(value: String, expected: RetryAfter.Parsed) {
         #expect(RetryAfter.parse(value, now: Self.reference) == expected, "\(value)")
