@@ -55,8 +55,8 @@ import Testing
     /// closes the script or opens an HTML comment stays data. (The snippet's details above never
     /// reach the JSON, so they cannot prove this.)
     @Test func namesInTheScriptsDataCannotCloseIt() throws {
-        let table = TransitionTable<HostileState, HostileEvent, HostileGuard, HostileEffect>(
-            name: "<b>hostile</b>", initial: .start, terminals: [.end], rows: [.init(from: .start, event: .go, to: .end)])
+        let table = TransitionTable<HostileState, HostileEvent, HostileGuard, HostileEffect, HostileReason>(
+            name: "<b>hostile</b>", initial: .start, terminals: [.end], rows: [.init(from: .start, event: .go, to: .end, reason: .ended)])
         let trace = TransitionTrace<HostileState, HostileEvent, HostileGuard>(steps: [
             .init(from: .start, event: .go, condition: .always, to: .end, at: .zero, attempt: 1)
         ])
@@ -127,3 +127,4 @@ enum HostileState: String, TableSymbol {
 enum HostileEvent: String, TableSymbol { case go = "go</SCRIPT >" }
 enum HostileGuard: String, TableSymbol { case never }
 enum HostileEffect: String, TableSymbol { case nothing }
+enum HostileReason: String, TableSymbol { case ended }
