@@ -12,7 +12,7 @@ enum FetchCommand {
         OptionSpec("-X", "--request"), OptionSpec("-H", "--header", repeatable: true), OptionSpec("-d", "--data"),
         OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("--trace-chart"),
         OptionSpec("-v", "--verbose", value: false), OptionSpec("-h", "--help", value: false),
-    ]
+    ] + FetchDownload.specs
 
     static let help = """
         usage: retryflow fetch URL [options]
@@ -25,12 +25,12 @@ enum FetchCommand {
           -X, --request METHOD    the method (default GET, or POST with -d)
           -H, --header 'N: v'     a request header (repeatable)
           -d, --data DATA         the request body (@FILE reads a file)
-          -o, --output FILE       write the body to FILE (atomically) instead of stdout
+          -o, --output FILE       stream the body to FILE (atomically) instead of stdout
           --trace FILE.json       write the run's trace
           --trace-chart FILE.svg  write the flowchart with the run drawn over it (.svg, .png, .pdf, .dot)
           -v, --verbose           print the full timeline at the end
 
-        """ + PolicyOptions.help
+        """ + FetchDownload.help + PolicyOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "fetch", help: help, positionals: true)
@@ -44,12 +44,22 @@ enum FetchCommand {
             if let path = args.value(option) { try AtomicFile.checkWritable(path, option: option) }
         }
         let chartFormat = try args.value("--trace-chart").map { path throws(UsageError) in try TraceFiles.chartFormat(for: path, option: "--trace-chart") }
+        let downloadOptions = try FetchDownload.options(from: args)
 
         let configuration = URLSessionConfiguration.ephemeral
         // Linux's URLSession ignores a request's own timeout; the engine enforces --timeout itself.
         configuration.timeoutIntervalForRequest = policy.perAttemptTimeout.map { $0.inSeconds + 1 } ?? 60
         let session = URLSession(configuration: configuration)
         let reporter = ProgressReporter(label: "fetch", maxAttempts: policy.maxAttempts)
+        if let path = args.value("--output") {
+            let (status, outcome) = try await FetchDownload.run(
+                request, to: path, options: downloadOptions, policy: policy, rules: rules, configuration: configuration,
+                reporter: reporter, args: args)
+            if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
+            if let path = args.value("--trace-chart"), let chartFormat { try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat) }
+            if args.has("--verbose") { Console.error(Timeline.render(outcome.trace, reason: outcome.reason)) }
+            return status
+        }
         let outcome = try await session.retryOutcome(
             for: request, retry: policy, rules: rules, clock: ContinuousClock(), onTransition: reporter.record)
         if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }

@@ -1,28 +1,47 @@
 import Foundation
 import RetryFlow
 import RetryFlowGraphviz
+import RetryFlowHTTP
 
-/// `retryflow render`: the shipped machine's chart, optionally with a run drawn over it.
+/// `retryflow render`: a shipped machine's chart, optionally with a run drawn over it.
 enum RenderCommand {
     static let specs = [
-        OptionSpec("--style"), OptionSpec("--format"), OptionSpec("-o", "--output"), OptionSpec("--trace"),
+        OptionSpec("--machine"), OptionSpec("--style"), OptionSpec("--format"), OptionSpec("-o", "--output"), OptionSpec("--trace"),
         OptionSpec("-h", "--help", value: false),
     ]
 
     static let help = """
-        usage: retryflow render [--style state|flowchart] [--format FORMAT] [-o FILE] [--trace TRACE.json]
+        usage: retryflow render [--machine retry|transfer] [--style state|flowchart] [--format FORMAT] [-o FILE]
+                                [--trace TRACE.json]
 
-        Draws the retry machine from the same transition table the engine executes.
+        Draws a machine from the same transition table the engine executes.
+          --machine NAME    retry (default), or transfer (what a download does with its bytes)
           --style STYLE     state (UML state diagram) or flowchart (default flowchart)
           --format FORMAT   dot, mermaid, markdown, or a Graphviz format: svg, png, pdf, json, plain …
                             (default: from -o's extension, else dot)
           -o, --output FILE write to FILE (atomically) instead of stdout
-          --trace FILE      draw a run's trace (JSON from fetch/simulate --trace) over the chart
+          --trace FILE      draw a run's trace over the chart (JSON from fetch/simulate --trace, or
+                            from fetch --trace-transfer for --machine transfer)
         Binary formats (png, pdf) are not written to a terminal.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "render", help: help) else { return 0 }
+        switch try args.choice("--machine", ["retry", "transfer"]) ?? "retry" {
+        case "transfer":
+            return try render(TransferTable.transfer, machine: "transfer", args: args) { (trace: TransferTrace) in
+                trace.resumeSummary
+            }
+        default:
+            return try render(RetryTable.retry, machine: "retry", args: args) { (_: RetryTrace) in nil }
+        }
+    }
+
+    /// Draws `table` (and a run of it from `--trace`, captioned with `caption`'s extra words).
+    private static func render<S, E, G, F>(
+        _ table: TransitionTable<S, E, G, F>, machine: String, args: CommandLineArguments,
+        caption: (TransitionTrace<S, E, G>) -> String?
+    ) throws -> Int32 {
         let style = ChartStyle(rawValue: try args.choice("--style", ["state", "flowchart"]) ?? "flowchart")!
         let output = args.value("--output")
         if let output { try AtomicFile.checkWritable(output, option: "-o") }
@@ -33,24 +52,25 @@ enum RenderCommand {
         var overlay: TraceOverlay?
         if let path = args.value("--trace") {
             guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("--trace \(path): cannot read the file") }
-            let trace: RetryTrace
-            do { trace = try JSONDecoder().decode(RetryTrace.self, from: data) } catch {
-                throw UsageError("--trace \(path): not a RetryFlow trace (\(PolicyOptions.describe(error)))")
+            let trace: TransitionTrace<S, E, G>
+            do { trace = try JSONDecoder().decode(TransitionTrace<S, E, G>.self, from: data) } catch {
+                throw UsageError("--trace \(path): not a RetryFlow \(machine) trace (\(PolicyOptions.describe(error)))")
             }
-            let problems = trace.inconsistencies(with: RetryTable.retry)
+            let problems = trace.inconsistencies(with: table)
             guard problems.isEmpty else {
-                throw UsageError("--trace \(path): the trace does not match the retry table: \(problems.joined(separator: "; "))")
+                throw UsageError("--trace \(path): the trace does not match the \(machine) table: \(problems.joined(separator: "; "))")
             }
-            overlay = TraceOverlay(trace: trace, table: .retry)
+            overlay = TraceOverlay(trace: trace, table: table)
+            if let extra = caption(trace) { overlay?.caption += " · " + extra }
         }
 
         let data: Data
         switch format {
         case "mermaid", "markdown":
             guard overlay == nil else { throw UsageError("--trace draws on DOT-based formats, not \(format)") }
-            data = Data((format == "mermaid" ? MermaidChart.render(RetryTable.retry, style: style) : MarkdownTable.render(RetryTable.retry)).utf8)
+            data = Data((format == "mermaid" ? MermaidChart.render(table, style: style) : MarkdownTable.render(table)).utf8)
         case "dot", "gv":
-            data = Data(DOTChart.render(RetryTable.retry, style: style, overlay: overlay).utf8)
+            data = Data(DOTChart.render(table, style: style, overlay: overlay).utf8)
         default:
             let available = Graphviz.availableFormats
             guard available.contains(format) else {
@@ -60,7 +80,7 @@ enum RenderCommand {
                 throw UsageError("refusing to write binary \(format.uppercased()) to a terminal; use -o FILE or redirect stdout")
             }
             do {
-                data = try Graphviz.render(dot: DOTChart.render(RetryTable.retry, style: style, overlay: overlay), format: format)
+                data = try Graphviz.render(dot: DOTChart.render(table, style: style, overlay: overlay), format: format)
             } catch {
                 throw OperationFailed("rendering failed: \(error)")
             }

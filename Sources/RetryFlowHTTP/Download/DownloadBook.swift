@@ -131,8 +131,7 @@ final class DownloadBook: @unchecked Sendable {
     func watch<C: Clock<Duration>>(_ id: Int, limit: DownloadOptions.SpeedLimit, clock: C) async {
         var windowStart = clock.now
         var before = 0
-        let seconds = Double(limit.window.components.seconds) + Double(limit.window.components.attoseconds) * 1e-18
-        let floor = Int((Double(limit.bytesPerSecond) * seconds).rounded(.up))
+        let floor = Int((Double(limit.bytesPerSecond) * limit.window.inSeconds).rounded(.up))
         while !Task.isCancelled {
             do { try await clock.sleep(until: windowStart.advanced(by: limit.window), tolerance: nil) } catch { return }
             guard let received = received(attempt: id) else { return }
@@ -209,8 +208,7 @@ final class DownloadBook: @unchecked Sendable {
             if attempt.writes {
                 do { try file.append(data) } catch { return fail(attempt, error) }
                 ranges[ranges.count - 1].endedAt = file.size
-                let elapsed = now() - attempt.startedAt
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                let seconds = (now() - attempt.startedAt).inSeconds
                 progress?.yield(
                     DownloadProgress(
                         bytesOnDisk: file.size, expectedTotal: machine.total,

@@ -35,6 +35,9 @@ public struct DownloadError: Error, CustomStringConvertible {
     /// Everything the download produced.
     public let outcome: DownloadOutcome
 
+    /// The error for `outcome`.
+    public init(outcome: DownloadOutcome) { self.outcome = outcome }
+
     /// One line for the run, then one per attempt.
     public var description: String {
         var text: String
