@@ -4,7 +4,7 @@ import RetryFlowTesting
 
 /// `retryflow-bench [--quick] [--json FILE] [NAMES...]`: every figure is a ratio against its
 /// baseline measured in the same run, the median of several repetitions (machines here are shared).
-let all = ["machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "render-in-process", "wait-precision", "waiting-memory"]
+let all = ["machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "render-in-process", "wait-precision", "waiting-memory", "download-resume"]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "__machine-steps", arguments.count == 2, let runs = Int(arguments[1]) {
@@ -59,6 +59,7 @@ for name in names {
         case "success-overhead": results.append(try await HTTPBenchmarks.successOverhead(quick: quick))
         case "render-in-process": results.append(try await EngineBenchmarks.renderInProcess(quick: quick))
         case "wait-precision": results += try await EngineBenchmarks.waitPrecision(quick: quick)
+        case "download-resume": results += try await DownloadBenchmark.run(quick: quick)
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
         }
     } catch {
