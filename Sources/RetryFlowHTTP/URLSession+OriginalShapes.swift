@@ -26,7 +26,7 @@ extension URLSession {
         errorHandler: (@Sendable (Int, any Error) -> Void)? = nil,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> RetryDataTask {
-        let policy = RetryPolicy.seedCompatible(times: max(0, times), wait: .microseconds(Int64(wait)))
+        let policy = RetryPolicy.originalSnippet(times: max(0, times), wait: .microseconds(Int64(wait)))
         var onRetry: (@Sendable (RetryNotice) -> Void)?
         if let errorHandler {
             onRetry = { notice in errorHandler(notice.remainingAttempts, notice.error) }
@@ -84,9 +84,17 @@ extension URLSession {
     ) -> RetryDataTask {
         let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 5)
         var chosen = policy ?? .default
-        chosen.maxAttempts = max(1, retryCount + 1)
+        chosen.maxAttempts = RetryPolicy.attempts(retrying: retryCount)
         if chosen.perAttemptTimeout == nil { chosen.perAttemptTimeout = .seconds(5) }
         let run = HTTPRetry(session: self, request: request, policy: chosen, rules: .default, clock: ContinuousClock())
+        do {
+            try chosen.validate()
+        } catch {
+            // Nothing can be sent, but a caller waits for one of its handlers: `failure` runs, once,
+            // on the delegate queue like every answer, and the returned task stays idle.
+            delegateQueue.addOperation { failure(error, []) }
+            return RetryDataTask(run: run, queue: delegateQueue) { _ in }
+        }
         let task = RetryDataTask(run: run, queue: delegateQueue) { outcome in
             switch outcome.httpResult {
             case .success(let answer): completion(answer.response, answer.data)

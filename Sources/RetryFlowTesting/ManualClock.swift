@@ -195,6 +195,15 @@ public final class ManualClock: Clock, @unchecked Sendable {
         }
     }
 
+    /// ``runAdvancing(_:)`` for a `body` that throws: its error is rethrown, so a test fails with
+    /// it instead of crashing on `try!`.
+    public func runAdvancing<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let result: Result<T, any Error> = await runAdvancing {
+            do { return .success(try await body()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
     /// Re-checks every ``waitUntil(_:)`` condition now: for conditions that also read state outside
     /// the clock (a driver's own bookkeeping), call this when that state changes.
     public func recheck() { notifyWaiters() }

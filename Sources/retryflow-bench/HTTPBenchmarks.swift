@@ -96,7 +96,7 @@ enum HTTPBenchmarks {
             }
         }
         let flowSession = session()
-        let policy = RetryPolicy.seedCompatible(times: 5, wait: .milliseconds(100))
+        let policy = RetryPolicy.originalSnippet(times: 5, wait: .milliseconds(100))
         let flowTime = await Measure.seconds {
             await withTaskGroup(of: Void.self) { group in
                 for index in 0..<count {

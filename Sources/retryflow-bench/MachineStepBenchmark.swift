@@ -22,7 +22,7 @@ enum MachineStepBenchmark {
             while !machine.isFinished {
                 if failed < failures {
                     failed += 1
-                    let step = try! machine.handle(.failed, at: now, decision: .retry)
+                    let step = try! machine.handle(.failed(.retry, detail: nil), at: now)
                     steps += 2  // the event's row, then the retry decision's completion row
                     for action in step.actions { if case .sleep(let d) = action { now += d } }
                     if machine.state == .wait {

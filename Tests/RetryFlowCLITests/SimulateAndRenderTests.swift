@@ -60,7 +60,7 @@ import Testing
         _ = try await Tool.run(["simulate", "--outcomes", "reset,200", "--trace", trace])
         let drawn = try await Tool.run(["render", "--trace", trace])
         #expect(drawn.status == 0)
-        #expect(drawn.stdout.contains("failed ×1"))
+        #expect(drawn.stdout.contains("failed / plan delay ×1"))
         #expect(drawn.stdout.contains("attempts: 2"))
         let png = folder.appendingPathComponent("run.png").path
         let written = try await Tool.run(["render", "--trace", trace, "-o", png])

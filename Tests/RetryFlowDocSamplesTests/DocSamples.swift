@@ -102,7 +102,7 @@ private func sample5() throws {
 
 // migrating.md, sample 6
 private func sample6() async throws {
-    let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .seedCompatible())
+    let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .originalSnippet())
 
     _ = data
     _ = response

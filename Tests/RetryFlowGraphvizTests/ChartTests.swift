@@ -71,7 +71,7 @@ import Testing
         let state = MermaidChart.render(table, style: .state)
         #expect(state.hasPrefix("stateDiagram-v2\n"))
         #expect(state.contains("    [*] --> n0\n"))
-        #expect(state.contains("n1 --> n2 : failed\n"))
+        #expect(state.contains("n1 --> n2 : failed / plan delay\n"))
         let transitionLines = state.split(separator: "\n").filter { $0.contains(" --> ") && !$0.contains("[*]") }
         #expect(transitionLines.count == table.rows.count)
         let flow = MermaidChart.render(table, style: .flowchart)
@@ -95,7 +95,9 @@ import Testing
     enum Check: String, TableSymbol { case ok = "is <ok> & \"fine\"" }
     enum Act: String, TableSymbol { case act = "act\\n\"now\"" }
 
-    static let nastyTable = TransitionTable<Nasty, Go, Check, Act>(
+    enum Why: String, TableSymbol { case done = "done \"<now>\"" }
+
+    static let nastyTable = TransitionTable<Nasty, Go, Check, Act, Why>(
         name: "nasty \"name\"", initial: .quote, terminals: [.injection],
         rows: [
             .init(from: .quote, event: .go, to: .backslash, effects: [.act]),
@@ -104,7 +106,7 @@ import Testing
             .init(from: .braces, event: .go, condition: .when(.ok), to: .markup),
             .init(from: .braces, event: .go, to: .unicode),
             .init(from: .markup, event: .go, to: .unicode),
-            .init(from: .unicode, event: .go, to: .injection),
+            .init(from: .unicode, event: .go, to: .injection, reason: .done),
         ])
 
     /// DOT's parser gets back exactly the nodes and edges the table has, and every label's text
@@ -154,7 +156,7 @@ import Testing
     // MARK: overlay
 
     @Test func overlayCountsTakenEdgesAndGreysTheRest() async throws {
-        let trace = await ShippedDiagrams.exampleTrace()
+        let trace = try await ShippedDiagrams.exampleTrace()
         let overlay = TraceOverlay(trace: trace, table: table)
         #expect(overlay.finalState == "success")
         #expect(overlay.caption == "attempts: 3 · waits: 500 ms, 1 s · ended: success at 1.5 s")
@@ -162,7 +164,7 @@ import Testing
         #expect(overlay.rowCounts[failedRow] == 2)
         for style in ChartStyle.allCases {
             let dot = DOTChart.render(table, style: style, overlay: overlay)
-            #expect(dot.contains("label=\"failed ×2\""))
+            #expect(dot.contains("label=\"failed / plan delay ×2\""))
             #expect(dot.contains("label=\"start / start attempt ×1\""))
             #expect(dot.contains("fillcolor=\"#ffe08a\""))
             #expect(dot.contains("label=\"attempts: 3 · waits: 500 ms, 1 s · ended: success at 1.5 s\""))

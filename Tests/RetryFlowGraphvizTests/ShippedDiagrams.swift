@@ -13,12 +13,12 @@ enum ShippedDiagrams {
     static let regenerateCommand = "make diagrams"
 
     /// The example run drawn over the chart: fail, fail, succeed, on the manual clock.
-    static func exampleTrace() async -> RetryTrace {
+    static func exampleTrace() async throws -> RetryTrace {
         let clock = ManualClock()
         let policy = RetryPolicy(
             maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
-        let outcome = await clock.runAdvancing {
-            try! await Retry(policy, clock: clock).outcome { attempt -> String in
+        let outcome = try await clock.runAdvancing {
+            try await Retry(policy, clock: clock).outcome { attempt -> String in
                 if attempt.number < 3 { throw ExampleError(attempt: attempt.number) }
                 return "200 OK"
             }
@@ -34,7 +34,7 @@ enum ShippedDiagrams {
     /// Every text file of `diagrams/`, by name.
     static func textFiles() async throws -> [(name: String, text: String)] {
         let table = RetryTable.retry
-        let trace = await exampleTrace()
+        let trace = try await exampleTrace()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let traceJSON = String(decoding: try encoder.encode(trace), as: UTF8.self) + "\n"

@@ -202,14 +202,16 @@ import FoundationNetworking
             }
         }
         #expect(refused.contains("delegate queue"))
-        let fine: Int? = await withCheckedContinuation { continuation in
+        // Expectations stay on the test's task: the thread only hands its results back.
+        let (fine, body): (Int?, String) = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 let (data, response, _) = session.synchronousDataTask(with: url)
-                #expect(String(decoding: data ?? Data(), as: UTF8.self) == "sync")
-                continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode)
+                continuation.resume(
+                    returning: ((response as? HTTPURLResponse)?.statusCode, String(decoding: data ?? Data(), as: UTF8.self)))
             }
         }
         #expect(fine == 200)
+        #expect(body == "sync")
         #expect(server.requests(to: "/s").count == 1, "the refused call sent nothing")
     }
 
@@ -234,15 +236,49 @@ import FoundationNetworking
         defer { server.stop() }
         let session = Runner.session()
         let fast = RetryPolicy(backoff: .constant(.milliseconds(10)), jitter: .none)
-        let attempts: [AttemptRecord] = await withCheckedContinuation { continuation in
+        let attempts: [AttemptRecord]? = await withCheckedContinuation { continuation in
             session.downloadAndRetry(with: server.url("/dl"), retryCount: 2, policy: fast, completion: { _, _ in
-                Issue.record("should fail")
+                continuation.resume(returning: nil)  // the wrong handler: checked below, not on the delegate queue
             }) { _, attempts in
                 continuation.resume(returning: attempts)
             }
         }
-        #expect(attempts.count == 3)
+        #expect(attempts?.count == 3)
         #expect(server.requests(to: "/dl").count == 3)
+    }
+
+    /// An invalid policy sends nothing, yet the caller hears back exactly once, through `failure`.
+    @Test func downloadAndRetryWithAnInvalidPolicyCallsFailureOnce() async throws {
+        let server = try FlakyServer(scripts: ["/dl": [.status(200)]])
+        defer { server.stop() }
+        let calls = CallCounter()
+        let invalid = RetryPolicy(backoff: .constant(.seconds(-1)))
+        let failed: (error: any Error, attempts: [AttemptRecord])? = await withCheckedContinuation { continuation in
+            Runner.session().downloadAndRetry(with: server.url("/dl"), retryCount: 2, policy: invalid, completion: { _, _ in
+                continuation.resume(returning: nil)  // nothing was sent, nothing can succeed: checked below
+            }) { error, attempts in
+                calls.hit()
+                continuation.resume(returning: (error, attempts))
+            }
+        }
+        #expect((failed?.error as? RetryPolicyError)?.field == "backoff.delay")
+        #expect(failed?.attempts.isEmpty == true)
+        #expect(server.requests(to: "/dl").isEmpty)
+        #expect(calls.count == 1)
+    }
+
+    /// `retryCount: .max` used to overflow `retryCount + 1`; it now means "retry without end".
+    @Test func downloadAndRetryAcceptsTheLargestRetryCount() async throws {
+        let server = try FlakyServer(scripts: ["/dl": [.status(200)]])
+        defer { server.stop() }
+        let status: Int = await withCheckedContinuation { continuation in
+            Runner.session().downloadAndRetry(with: server.url("/dl"), retryCount: .max, completion: { response, _ in
+                continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode ?? 0)
+            }) { _, _ in
+                continuation.resume(returning: -1)
+            }
+        }
+        #expect(status == 200)
     }
 
     @Test func tracesAndErrorsCarryNoSecrets() async throws {

@@ -82,6 +82,19 @@ final class Log: @unchecked Sendable {
         #expect(total == .seconds(6000))
     }
 
+    /// The throwing variant hands the body's error to the test instead of crashing on `try!`.
+    @Test func runAdvancingRethrowsTheBodysError() async {
+        struct Late: Error, Equatable {}
+        let clock = ManualClock()
+        await #expect(throws: Late()) {
+            try await clock.runAdvancing {
+                try await clock.sleep(for: .seconds(5))
+                if clock.now.offset == .seconds(5) { throw Late() }
+                return 1
+            }
+        }
+    }
+
     @Test func instantsOrderAndMeasure() {
         let a = ManualClock.Instant(offset: .seconds(1))
         let b = a.advanced(by: .milliseconds(500))

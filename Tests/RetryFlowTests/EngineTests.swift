@@ -48,8 +48,8 @@ import Testing
     @Test func exhaustedAttemptsKeepEveryError() async throws {
         let clock = ManualClock()
         let calls = Counter()
-        let outcome = await clock.runAdvancing {
-            try! await Retry(constant, clock: clock).outcome { _ -> Int in throw Boom(n: calls.next()) }
+        let outcome = try await clock.runAdvancing {
+            try await Retry(constant, clock: clock).outcome { _ -> Int in throw Boom(n: calls.next()) }
         }
         #expect(outcome.finalState == .failure)
         #expect(outcome.reason == .attemptsExhausted)
@@ -94,8 +94,8 @@ import Testing
     @Test func rejectedResultsAreRetriedAndTheLastIsKept() async throws {
         let clock = ManualClock()
         let calls = Counter()
-        let outcome = await clock.runAdvancing {
-            try! await Retry(constant, clock: clock).outcome(classifyResult: { $0 == 503 ? RetryVerdict(.retry, "HTTP 503") : nil }) { _ in
+        let outcome = try await clock.runAdvancing {
+            try await Retry(constant, clock: clock).outcome(classifyResult: { $0 == 503 ? RetryVerdict(.retry, "HTTP 503") : nil }) { _ in
                 calls.next() < 3 ? 503 : 200
             }
         }
@@ -104,8 +104,8 @@ import Testing
         #expect(outcome.attempts.map(\.errorDescription) == ["HTTP 503", "HTTP 503", nil])
         expectConsistent(outcome.trace)
 
-        let allBad = await clock.runAdvancing {
-            try! await Retry(constant, clock: clock).outcome(classifyResult: { _ in RetryVerdict(.retry, "HTTP 503") }) { _ in 503 }
+        let allBad = try await clock.runAdvancing {
+            try await Retry(constant, clock: clock).outcome(classifyResult: { _ in RetryVerdict(.retry, "HTTP 503") }) { _ in 503 }
         }
         #expect(allBad.finalState == .failure)
         #expect(allBad.value == 503, "the last rejected value is not lost")
@@ -314,8 +314,8 @@ import Testing
             notices.update { $0.append("\(notice.attempt) \(notice.error) \(notice.delay.shortDescription) left \(notice.remainingAttempts)") }
         }
         let (stream, continuation) = AsyncStream.makeStream(of: RetryTrace.Step.self)
-        let outcome = await clock.runAdvancing { [retry] in
-            try! await retry.outcome(transitions: continuation) { attempt -> Int in
+        let outcome = try await clock.runAdvancing { [retry] in
+            try await retry.outcome(transitions: continuation) { attempt -> Int in
                 if attempt.number < 3 { throw Boom(n: attempt.number) }
                 return 7
             }
@@ -335,24 +335,24 @@ import Testing
     }
 
     @Test func seededJitterReplaysExactly() async throws {
-        func delays(seed: UInt64) async -> [Duration] {
+        func delays(seed: UInt64) async throws -> [Duration] {
             let clock = ManualClock()
-            let outcome = await clock.runAdvancing {
-                try! await Retry(RetryPolicy(maxAttempts: 6), clock: clock, random: SeededRandom(seed: seed))
+            let outcome = try await clock.runAdvancing {
+                try await Retry(RetryPolicy(maxAttempts: 6), clock: clock, random: SeededRandom(seed: seed))
                     .outcome { attempt -> Int in throw Boom(n: attempt.number) }
             }
             expectConsistent(outcome.trace)
             return outcome.attempts.map(\.delayBefore)
         }
-        let first = await delays(seed: 11)
-        #expect(first == (await delays(seed: 11)))
-        #expect(first != (await delays(seed: 12)))
+        let first = try await delays(seed: 11)
+        #expect(first == (try await delays(seed: 11)))
+        #expect(first != (try await delays(seed: 12)))
     }
 
     @Test func traceRoundTripsThroughJSON() async throws {
         let clock = ManualClock()
-        let outcome = await clock.runAdvancing {
-            try! await Retry(constant, clock: clock).outcome { attempt -> Int in
+        let outcome = try await clock.runAdvancing {
+            try await Retry(constant, clock: clock).outcome { attempt -> Int in
                 if attempt.number == 1 { throw Boom(n: 1) }
                 return 1
             }

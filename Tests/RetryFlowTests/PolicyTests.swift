@@ -66,12 +66,20 @@ import Testing
         #expect(RetryPolicy.default.maxDelay == .seconds(20))
         #expect(RetryPolicy.default.jitter == .full)
         #expect(RetryPolicy.none.maxAttempts == 1)
-        let seed = RetryPolicy.seedCompatible()
+        let seed = RetryPolicy.originalSnippet()
         #expect(seed.maxAttempts == 51)
         #expect(seed.backoff == .constant(.milliseconds(200)))
         #expect(seed.jitter == .none)
         try seed.validate()
-        try RetryPolicy.seedCompatible(times: 3, wait: .seconds(60)).validate()
+        try RetryPolicy.originalSnippet(times: 3, wait: .seconds(60)).validate()
+    }
+
+    /// `times + 1` attempts would overflow at `Int.max`: it saturates instead of crashing.
+    @Test func retryCountsSaturateInsteadOfOverflowing() throws {
+        #expect(RetryPolicy.originalSnippet(times: .max).maxAttempts == .max)
+        #expect(RetryPolicy.originalSnippet(times: .max - 1).maxAttempts == .max)
+        #expect(RetryPolicy.originalSnippet(times: -5).maxAttempts == 1)
+        try RetryPolicy.originalSnippet(times: .max).validate()
     }
 
     @Test(arguments: [

@@ -2,13 +2,6 @@ import Foundation
 import RetryFlow
 import Testing
 
-/// Every trace any test produces goes through here, so no run escapes the table.
-func expectConsistent(_ trace: RetryTrace, sourceLocation: SourceLocation = #_sourceLocation) {
-    let problems = trace.inconsistencies(with: RetryTable.retry)
-    #expect(problems.isEmpty, "trace disagrees with the table: \(problems)", sourceLocation: sourceLocation)
-    #expect(!trace.steps.isEmpty, "empty trace", sourceLocation: sourceLocation)
-}
-
 /// A scripted error, so tests can tell attempts apart.
 struct Boom: Error, Equatable, CustomStringConvertible {
     var n: Int

@@ -31,11 +31,11 @@ import Testing
                 }
                 if listedInvalid {
                     #expect(throws: InvalidTransition(state: state, event: event, at: .seconds(9))) {
-                        _ = try machine.handle(event, at: .seconds(9))
+                        _ = try machine.handle(Self.input(event), at: .seconds(9))
                     }
                     #expect(machine.state == state, "an invalid event must leave the machine where it was")
                 } else {
-                    let step = try machine.handle(event, at: .seconds(9))
+                    let step = try machine.handle(Self.input(event), at: .seconds(9))
                     #expect(step.transition.from == state)
                     #expect(step.transition.event == event)
                 }
@@ -47,9 +47,9 @@ import Testing
     @Test func machineNeverRestsInADecision() throws {
         var machine = RetryMachine(policy: .default, random: SeededRandom(seed: 1))
         _ = try machine.handle(.start, at: .zero)
-        let step = try machine.handle(.failed, at: .zero)
+        let step = try machine.handle(.failed(.retry, detail: nil), at: .zero)
         #expect(step.transition.to == .retry)
-        #expect(step.completion != nil)
+        #expect(step.taken.count == 2)
         #expect(machine.state != .retry)
         #expect(RetryTable.retry.isDecision(.retry))
         #expect(!RetryTable.retry.isDecision(.wait))
@@ -62,6 +62,48 @@ import Testing
                 ? table.rows(from: row.to, on: nil).map(\.effects.count).max() ?? 0 : 0
             #expect(row.effects.count + completionMax <= RetryActions.capacity, "\(row)")
         }
+    }
+
+    /// Validation counts what one step can produce: a row whose step overflows the fixed buffer
+    /// fails validation instead of losing an action at run time.
+    @Test func overfullStepIsReported() {
+        var rows = RetryTable.retry.rows.filter { !($0.from == .wait && $0.event == .delayElapsed) }
+        rows.append(
+            .init(from: .wait, event: .delayElapsed, to: .request,
+                  effects: [.startAttempt, .notifyRetry, .cancelAttempt, .startAttempt, .notifyRetry, .cancelAttempt,
+                            .startAttempt]))
+        let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        #expect(table.problems.contains { if case .stepTooLong(_, rows: 1, effects: 7) = $0 { true } else { false } })
+    }
+
+    /// Every row into a terminal names why the run ends, and no other row names a reason.
+    @Test func reasonsAreRowDataAndChecked() {
+        #expect(RetryTable.retry.rows.filter { RetryTable.retry.isTerminal($0.to) }.allSatisfy { $0.reason != nil })
+        var rows = RetryTable.retry.rows.map { row in
+            row.from == .wait && row.event == .cancelled
+                ? RetryTable.Row(from: row.from, event: row.event, to: row.to, effects: row.effects) : row
+        }
+        rows.append(.init(from: .wait, event: .delayElapsed, condition: .when(.retryable), to: .request, reason: .succeeded))
+        let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        #expect(table.problems.contains(.missingReason(row: "wait --cancelled / finish--> cancelled")))
+        #expect(table.problems.contains(.reasonWithoutEnd(row: "wait --delay elapsed [retryable]--> request")))
+    }
+
+    /// The reason a run reports is the one its finishing row names, for every finishing row.
+    @Test func finishActionCarriesTheRowsReason() throws {
+        var machine = RetryMachine(policy: RetryPolicy(maxAttempts: 1), random: SeededRandom(seed: 1))
+        _ = try machine.handle(.start, at: .zero)
+        let step = try machine.handle(.failed(.retry, detail: "boom"), at: .seconds(1))
+        #expect(Array(step.actions) == [.finish(state: .failure, reason: .attemptsExhausted)])
+        #expect(step.taken(detail: "boom").map(\.detail) == ["boom", nil])
+    }
+
+    @Test func unreachableRowsAndARestlessInitialStateAreReported() {
+        var rows = RetryTable.retry.rows.filter { $0.to != .wait }
+        rows.append(.init(from: .retry, event: nil, to: .failure, effects: [.finish], reason: .notRetryable))
+        let table = RetryTable(name: "broken", initial: .retry, terminals: [.success, .failure, .cancelled], rows: rows)
+        #expect(table.problems.contains(.unreachableRow(row: "wait --delay elapsed / start attempt--> request")))
+        #expect(table.problems.contains(.initialCannotRest(state: "retry")))
     }
 
     @Test func unreachableStateIsReported() {
@@ -112,14 +154,14 @@ import Testing
         enum S: String, TableSymbol { case a, b, c, end }
         enum E: String, TableSymbol { case go }
         enum G: String, TableSymbol { case ok }
-        enum X: String, TableSymbol { case none }
-        let table = TransitionTable<S, E, G, X>(
+        enum X: String, TableSymbol { case x }
+        let table = TransitionTable<S, E, G, X, X>(
             name: "loop", initial: .a, terminals: [.end],
             rows: [
                 .init(from: .a, event: .go, to: .b),
-                .init(from: .b, event: nil, condition: .when(.ok), to: .end),
+                .init(from: .b, event: nil, condition: .when(.ok), to: .end, reason: .x),
                 .init(from: .b, event: nil, to: .c),
-                .init(from: .c, event: nil, condition: .when(.ok), to: .end),
+                .init(from: .c, event: nil, condition: .when(.ok), to: .end, reason: .x),
                 .init(from: .c, event: nil, to: .b),
             ])
         #expect(table.problems.contains(.completionLoop(states: ["b", "c", "b"])))
@@ -127,12 +169,25 @@ import Testing
 
     @Test func rowLabelsReadLikeUML() {
         let labels = RetryTable.retry.rows.map(\.description)
-        #expect(labels.contains("request --attempt timed out / cancel attempt--> retry"))
+        #expect(labels.contains("request --attempt timed out / cancel attempt, plan delay--> retry"))
         #expect(labels.contains("retry --[no attempts left] / finish--> failure"))
         #expect(labels.contains("retry --[retry immediately] / notify retry, start attempt--> request"))
     }
 
     // MARK: helpers
+
+    /// An input standing for `event`, with a retryable verdict where one is carried.
+    static func input(_ event: RetryEvent) -> RetryInput {
+        switch event {
+        case .start: .start
+        case .succeeded: .succeeded
+        case .failed: .failed(.retry, detail: nil)
+        case .attemptTimedOut: .attemptTimedOut(.retry, detail: nil)
+        case .deadlineExceeded: .deadlineExceeded(detail: nil)
+        case .delayElapsed: .delayElapsed
+        case .cancelled: .cancelled(detail: nil)
+        }
+    }
 
     static func error(of table: RetryTable) -> TableValidationError? {
         do { try table.validate() } catch { return error }
@@ -154,7 +209,7 @@ import Testing
         case .cancelled: path = [.cancelled]
         case .retry: return nil
         }
-        for event in path { _ = try? machine.handle(event, at: .zero) }
+        for event in path { _ = try? machine.handle(input(event), at: .zero) }
         return machine.state == state ? machine : nil
     }
 }

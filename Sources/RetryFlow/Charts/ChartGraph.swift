@@ -49,7 +49,7 @@ public struct ChartGraph: Hashable, Sendable {
     public let edges: [Edge]
 
     /// The drawing of `table` in `style`.
-    public init<S, E, G, F>(_ table: TransitionTable<S, E, G, F>, style: ChartStyle) {
+    public init<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>, style: ChartStyle) {
         name = table.name
         var (nodes, edges): ([Node], [Edge])
         switch style {
@@ -80,13 +80,13 @@ public struct ChartGraph: Hashable, Sendable {
         for root in [start].compactMap({ $0 }) + nodes.map(\.id) where !visited.contains(root) { visit(root) }
     }
 
-    private static func shape<S, E, G, F>(of state: S, in table: TransitionTable<S, E, G, F>) -> Shape {
+    private static func shape<S, E, G, F, R>(of state: S, in table: TransitionTable<S, E, G, F, R>) -> Shape {
         if state == table.initial { return .start }
         if table.isTerminal(state) { return .end }
         return table.isDecision(state) ? .decision : .step
     }
 
-    private static func stateDiagram<S, E, G, F>(_ table: TransitionTable<S, E, G, F>) -> ([Node], [Edge]) {
+    private static func stateDiagram<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) -> ([Node], [Edge]) {
         let nodes = S.allCases.map { Node(id: $0.rawValue, label: $0.label, shape: shape(of: $0, in: table), state: $0.rawValue) }
         let edges = table.rows.enumerated().map { index, row in
             Edge(from: row.from.rawValue, to: row.to.rawValue, label: table.label(ofRow: index), rows: [index])
@@ -97,7 +97,7 @@ public struct ChartGraph: Hashable, Sendable {
     /// Decision states become chains of diamonds, one per guarded completion row, in lookup order:
     /// a row `[g]` leaves its diamond on "yes", a row `[not g]` on "no"; the other branch goes on to
     /// the next diamond, and the last (unconditional) row takes the final branch.
-    private static func flowchart<S, E, G, F>(_ table: TransitionTable<S, E, G, F>) -> ([Node], [Edge]) {
+    private static func flowchart<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) -> ([Node], [Edge]) {
         var nodes: [Node] = []
         var entry: [S: String] = [:]
         var chains: [S: [(rowIndex: Int, diamond: String?)]] = [:]
@@ -142,17 +142,20 @@ public struct ChartGraph: Hashable, Sendable {
             guard let chain = chains[state] else { continue }
             for (position, link) in chain.enumerated() {
                 let row = table.rows[link.rowIndex]
-                let effects = row.effects.isEmpty ? "" : " / " + row.effects.map(\.label).joined(separator: ", ")
                 guard let diamond = link.diamond else { continue }
                 let leavesOnYes: Bool
                 switch row.condition {
                 case .when: leavesOnYes = true
                 case .unless: leavesOnYes = false
                 case .always:  // an unguarded decision: one plain exit
-                    edges.append(Edge(from: diamond, to: entry[row.to]!, label: String(effects.dropFirst(1)), rows: [link.rowIndex]))
+                    edges.append(
+                        Edge(from: diamond, to: entry[row.to]!, label: RowLabel.text([], effects: row.effects),
+                             rows: [link.rowIndex]))
                     continue
                 }
-                edges.append(Edge(from: diamond, to: entry[row.to]!, label: (leavesOnYes ? "yes" : "no") + effects, rows: [link.rowIndex]))
+                edges.append(
+                    Edge(from: diamond, to: entry[row.to]!, label: RowLabel.text([leavesOnYes ? "yes" : "no"], effects: row.effects),
+                         rows: [link.rowIndex]))
                 // The other branch carries every later row of the chain.
                 let later = chain[(position + 1)...]
                 guard let next = later.first else { continue }
@@ -161,8 +164,9 @@ public struct ChartGraph: Hashable, Sendable {
                     edges.append(Edge(from: diamond, to: nextDiamond, label: otherBranch, rows: later.map(\.rowIndex)))
                 } else {
                     let last = table.rows[next.rowIndex]
-                    let lastEffects = last.effects.isEmpty ? "" : " / " + last.effects.map(\.label).joined(separator: ", ")
-                    edges.append(Edge(from: diamond, to: entry[last.to]!, label: otherBranch + lastEffects, rows: [next.rowIndex]))
+                    edges.append(
+                        Edge(from: diamond, to: entry[last.to]!, label: RowLabel.text([otherBranch], effects: last.effects),
+                             rows: [next.rowIndex]))
                 }
             }
         }

@@ -16,8 +16,8 @@ public enum DOTChart {
     static let finalFill = "#ffe08a"
 
     /// DOT for `table` in `style`; with `overlay`, taken edges bold and counted, the rest greyed.
-    public static func render<S, E, G, F>(
-        _ table: TransitionTable<S, E, G, F>, style: ChartStyle = .state, overlay: TraceOverlay? = nil
+    public static func render<S, E, G, F, R>(
+        _ table: TransitionTable<S, E, G, F, R>, style: ChartStyle = .state, overlay: TraceOverlay? = nil
     ) -> String {
         render(ChartGraph(table, style: style), style: style, overlay: overlay)
     }

@@ -1,20 +1,15 @@
-/// A table's rows as a Markdown table (`from | event | guard | to | effects`), for READMEs and
+/// A table's rows as a Markdown table (`from | event | guard | to | effects | reason`), for READMEs and
 /// docs; generated, so it cannot drift from the code.
 public enum MarkdownTable {
     /// The Markdown table of `table`'s rows, in lookup order.
-    public static func render<S, E, G, F>(_ table: TransitionTable<S, E, G, F>) -> String {
+    public static func render<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) -> String {
         func cell(_ text: String) -> String { text.replacingPipes() }
-        var lines = ["| from | event | guard | to | effects |", "|---|---|---|---|---|"]
-        for row in table.rows {
-            let guardText: String
-            if row.condition == .always {
-                guardText = row.event == nil && table.rows(from: row.from, on: nil).count > 1 ? "(else)" : ""
-            } else {
-                guardText = row.condition.label
-            }
+        var lines = ["| from | event | guard | to | effects | reason |", "|---|---|---|---|---|---|"]
+        for (index, row) in table.rows.enumerated() {
+            let guardText = table.isElse(row: index) ? "(else)" : row.condition.label
             let cells = [
                 row.from.label, row.event?.label ?? "", guardText, row.to.label,
-                row.effects.map(\.label).joined(separator: ", "),
+                row.effects.map(\.label).joined(separator: ", "), row.reason?.label ?? "",
             ]
             lines.append("| " + cells.map(cell).joined(separator: " | ") + " |")
         }

@@ -14,8 +14,13 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     public var policy: RetryPolicy
     /// The clock all waits, timeouts and trace times use.
     public var clock: C
-    /// Draws jitter; a ``SeededRandom`` makes delays replayable.
-    public var random: any RandomNumberGenerator & Sendable
+    /// Seeds each run's jitter: run k draws from a generator seeded with this generator's k-th number,
+    /// so concurrent runs differ and a ``SeededRandom`` replays every run.
+    public var random: any RandomNumberGenerator & Sendable {
+        didSet { randomness = RunRandomness(random) }
+    }
+    /// Hands each run its own generator; shared by copies of this engine (one run counter).
+    private(set) var randomness: RunRandomness
     /// Called before each retry with the failed attempt, its error and the coming delay.
     public var onRetry: (@Sendable (RetryNotice) -> Void)?
     /// Turns an attempt's error into the words kept in the trace (drivers redact secrets here).
@@ -38,6 +43,7 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         self.policy = policy
         self.clock = clock
         self.random = random
+        self.randomness = RunRandomness(random)
         self.onRetry = onRetry
         self.describeError = { String(describing: $0) }
     }
@@ -114,26 +120,29 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
         let start = clock.now
         let book = RunBook<Value>(engine: engine, transitions: transitions, cancelled: Task.isCancelled)
         while true {
-            guard let actions = book.deliver(at: start.duration(to: clock.now)) else {
-                return book.outcome(state: book.machine.state, reason: .invalidTransition, at: start.duration(to: clock.now))
+            // The instant the machine decides at: every wait it plans is anchored here.
+            let decidedAt = start.duration(to: clock.now)
+            guard let actions = book.deliver(at: decidedAt) else {
+                return book.outcome(state: book.machine.state, reason: .invalidTransition, at: decidedAt)
             }
             for action in actions {
                 switch action {
                 case .startAttempt(let number):
                     let attemptStart = start.duration(to: clock.now)
-                    let (timerAt, timerEvent, timerError) = timer(start: start, clock: clock, policy: engine.policy)
+                    let timer = engine.policy.attemptTimer(startingAt: attemptStart)
                     let end: AttemptEnd<Value>
-                    if engine.runsAttemptsInline && timerAt == nil {
+                    if engine.runsAttemptsInline && timer == nil {
                         do { end = .returned(try await operation(book.attemptInfo(number))) } catch { end = .threw(error) }
                     } else {
                         let race: AttemptRace<Value>
                         (end, race) = await AttemptRace.run(
-                            clock: clock, timerAt: timerAt, attempt: book.attemptInfo(number), operation: operation)
+                            clock: clock, timerAt: timer.map { start.advanced(by: $0.at) }, attempt: book.attemptInfo(number),
+                            operation: operation)
                         book.inFlight = race
                     }
                     book.attemptEnded(
-                        number, end: end, timerEvent: timerEvent, timerError: timerError, classifyResult: classifyResult,
-                        started: attemptStart, now: start.duration(to: clock.now), cancelled: Task.isCancelled)
+                        number, end: end, timer: timer, classifyResult: classifyResult, started: attemptStart,
+                        now: start.duration(to: clock.now), cancelled: Task.isCancelled)
                 case .cancelAttempt:
                     book.inFlight?.operationTask?.cancel()
                     book.inFlight = nil
@@ -141,37 +150,19 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
                     book.notifyRetry(attempt: attempt, delay: delay)
                 case .sleep(let delay):
                     book.willSleep()
+                    // Anchored at the decision, not started after the hooks: a wait the machine
+                    // planned to end before the deadline ends before it, whatever the hooks cost.
                     do {
-                        try await clock.sleep(for: delay)
-                        book.event = .delayElapsed
+                        try await clock.sleep(until: start.advanced(by: decidedAt + delay), tolerance: nil)
+                        book.pending = .delayElapsed
                     } catch {
-                        book.event = .cancelled
+                        book.pending = .cancelled(detail: nil)
                     }
                 case .finish(let state, let reason):
                     return book.outcome(state: state, reason: reason, at: start.duration(to: clock.now))
                 }
             }
         }
-    }
-
-    /// When the attempt's timer fires and what it means: the per-attempt timeout or the deadline,
-    /// whichever comes first.
-    private func timer(
-        start: C.Instant, clock: C, policy: RetryPolicy
-    ) -> (C.Instant?, RetryEvent, any Error) {
-        var at: C.Instant?
-        var event = RetryEvent.attemptTimedOut
-        var error: any Error = AttemptTimeout(timeout: policy.perAttemptTimeout ?? .zero)
-        if let timeout = policy.perAttemptTimeout { at = clock.now.advanced(by: timeout) }
-        if let deadline = policy.deadline {
-            let deadlineAt = start.advanced(by: deadline)
-            if at.map({ deadlineAt < $0 }) ?? true {
-                at = deadlineAt
-                event = .deadlineExceeded
-                error = DeadlineExceeded(deadline: deadline)
-            }
-        }
-        return (at, event, error)
     }
 }
 
@@ -188,27 +179,24 @@ private final class RunBook<Value: Sendable> {
     var lastError: (any Error)?
     var delayBefore: Duration = .zero
     var inFlight: AttemptRace<Value>?
-    // The next event to deliver, with the classifier's verdict and words for the trace.
-    var event: RetryEvent
-    var decision: RetryDecision = .retry
-    var detail: String?
+    /// The next input to deliver (the driver holds no other copy of the machine's state).
+    var pending: RetryInput
 
     init<C: Clock<Duration>>(engine: Retry<C>, transitions: AsyncStream<RetryTrace.Step>.Continuation?, cancelled: Bool) {
         self.engine = EngineHooks(
             onRetry: engine.onRetry, onTransition: engine.onTransition, describeError: engine.describeError)
         self.policy = engine.policy
         self.transitions = transitions
-        self.machine = RetryMachine(policy: engine.policy, random: AnyRandom(engine.random))
-        self.event = cancelled ? .cancelled : .start
+        self.machine = RetryMachine(policy: engine.policy, random: engine.randomness.nextRun())
+        self.pending = cancelled ? .cancelled(detail: nil) : .start
         // No reserve: a parked run should hold only the steps it took (10,000 parked runs add up).
     }
 
     /// Delivers the pending event; the actions to perform, or `nil` for an event with no row.
     func deliver(at now: Duration) -> RetryActions? {
         do {
-            let step = try machine.handle(event, at: now, decision: decision, detail: detail)
-            record(step.transition)
-            if let completion = step.completion { record(completion) }
+            let step = try machine.handle(pending, at: now)
+            for taken in step.taken(detail: pending.detail) { record(taken) }
             return step.actions
         } catch {
             trace.rejections.append(error)
@@ -226,48 +214,52 @@ private final class RunBook<Value: Sendable> {
         RetryAttempt(number: number, maxAttempts: policy.maxAttempts, previousError: lastError)
     }
 
-    /// Turns how the attempt ended into the next event, its verdict and the attempt's record.
+    /// Turns how the attempt ended into the next input and the attempt's record.
     func attemptEnded(
-        _ number: Int, end: AttemptEnd<Value>, timerEvent: RetryEvent, timerError: any Error,
+        _ number: Int, end: AttemptEnd<Value>, timer: AttemptTimer?,
         classifyResult: (@Sendable (Value) -> RetryVerdict?)?, started: Duration, now: Duration, cancelled: Bool
     ) {
         let error: (any Error)?
+        var decision = RetryDecision.fail
+        let describe = engine.describeError
         switch end {
         case .returned(let value):
             lastValue = value
             if let verdict = classifyResult?(value) {
-                event = .failed
+                let rejected = RejectedResult(verdict.description)
+                error = rejected
                 decision = verdict.decision
-                error = RejectedResult(verdict.description)
+                pending = .failed(decision, detail: describe(rejected))
             } else {
-                event = .succeeded
-                decision = .retry
                 error = nil
+                pending = .succeeded
             }
         case .threw(let thrown):
-            if RetryClassifier.isCancellation(thrown) && cancelled {
-                event = .cancelled
-                decision = .fail
-            } else {
-                event = .failed
-                decision = policy.retryIf.decision(for: thrown)
-            }
             error = thrown
+            if RetryClassifier.isCancellation(thrown) && cancelled {
+                pending = .cancelled(detail: describe(thrown))
+            } else {
+                decision = policy.retryIf.decision(for: thrown)
+                pending = .failed(decision, detail: describe(thrown))
+            }
+        case .timerFired where timer?.kind == .deadline:
+            let passed = DeadlineExceeded(deadline: policy.deadline ?? .zero)
+            error = passed
+            pending = .deadlineExceeded(detail: describe(passed))
         case .timerFired:
-            event = timerEvent
-            error = timerError
-            decision = timerEvent == .attemptTimedOut ? policy.retryIf.decision(for: timerError) : .fail
+            let timeout = AttemptTimeout(timeout: policy.perAttemptTimeout ?? .zero)
+            error = timeout
+            decision = policy.retryIf.decision(for: timeout)
+            pending = .attemptTimedOut(decision, detail: describe(timeout))
         case .cancelled:
-            event = .cancelled
-            decision = .fail
             error = CancellationError()
+            pending = .cancelled(detail: describe(CancellationError()))
         }
-        detail = error.map { engine.describeError($0) }
         lastError = error
         attempts.append(
             AttemptRecord(
                 number: number, start: started, duration: now - started, delayBefore: delayBefore, error: error,
-                decision: error == nil ? nil : decision, errorDescription: detail))
+                decision: error == nil ? nil : decision, errorDescription: pending.detail))
     }
 
     func notifyRetry(attempt: Int, delay: Duration) {
@@ -279,12 +271,14 @@ private final class RunBook<Value: Sendable> {
 
     func willSleep() {
         inFlight = nil  // a finished attempt's task is not kept through the wait
-        detail = nil
-        decision = .retry
     }
 
     func outcome(state: RetryState, reason: StopReason, at now: Duration) -> RetryOutcome<Value> {
-        RetryOutcome(finalState: state, reason: reason, value: lastValue, attempts: attempts, trace: trace, duration: now)
+        // Debug builds (and so every test) check each run against the table it ran.
+        assert(
+            reason == .invalidTransition || trace.isConsistent(with: machine.table),
+            "trace disagrees with the table: \(trace.inconsistencies(with: machine.table))")
+        return RetryOutcome(finalState: state, reason: reason, value: lastValue, attempts: attempts, trace: trace, duration: now)
     }
 }
 

@@ -92,7 +92,7 @@ public enum ObjCSnippetEffect: String, TableSymbol {
 }
 
 extension TransitionTable where State == SwiftSnippetState, Event == SwiftSnippetEvent, Guard == SwiftSnippetGuard,
-    Effect == SwiftSnippetEffect
+    Effect == SwiftSnippetEffect, Reason == StopReason
 {
     /// `retryDataTask(times:wait:errorHandler:completionHandler:)` as it was written.
     public static let swiftSnippet = TransitionTable(
@@ -101,16 +101,17 @@ extension TransitionTable where State == SwiftSnippetState, Event == SwiftSnippe
         terminals: [.success, .failure],
         rows: [
             .init(from: .idle, event: .start, to: .request, effects: [.resumeDataTask]),
-            .init(from: .request, event: .completed, to: .success, effects: [.completionHandler]),
+            .init(from: .request, event: .completed, to: .success, effects: [.completionHandler], reason: .succeeded),
             .init(from: .request, event: .failed, to: .retry),
-            .init(from: .retry, event: nil, condition: .unless(.timesLeft), to: .failure, effects: [.completionHandler]),
+            .init(from: .retry, event: nil, condition: .unless(.timesLeft), to: .failure, effects: [.completionHandler],
+                  reason: .attemptsExhausted),
             .init(from: .retry, event: nil, to: .usleepOnDelegateQueue, effects: [.errorHandler, .usleep]),
             .init(from: .usleepOnDelegateQueue, event: .woke, to: .request, effects: [.recurse, .resumeDataTask]),
         ])
 }
 
 extension TransitionTable where State == ObjCSnippetState, Event == ObjCSnippetEvent, Guard == ObjCSnippetGuard,
-    Effect == ObjCSnippetEffect
+    Effect == ObjCSnippetEffect, Reason == StopReason
 {
     /// `downloadAndRetryWithURL:retryCount:completion:failure:` as it was written.
     public static let objcSnippet = TransitionTable(
@@ -119,9 +120,10 @@ extension TransitionTable where State == ObjCSnippetState, Event == ObjCSnippetE
         terminals: [.success, .failure],
         rows: [
             .init(from: .idle, event: .start, to: .request, effects: [.download]),
-            .init(from: .request, event: .completed, to: .success, effects: [.completion]),
+            .init(from: .request, event: .completed, to: .success, effects: [.completion], reason: .succeeded),
             .init(from: .request, event: .failed, to: .retry),
-            .init(from: .retry, event: nil, condition: .unless(.retriesLeft), to: .failure, effects: [.failure]),
+            .init(from: .retry, event: nil, condition: .unless(.retriesLeft), to: .failure, effects: [.failure],
+                  reason: .attemptsExhausted),
             .init(from: .retry, event: nil, to: .request, effects: [.recurse, .download]),
         ])
 }

@@ -1,14 +1,18 @@
-/// The kinds of work a row of the retry table asks the driver to do. The machine turns each into a
-/// ``RetryAction`` carrying its values (attempt number, delay, why the run ended).
+/// The kinds of work a row of the retry table asks for. The machine turns most into a
+/// ``RetryAction`` carrying its values (attempt number, delay, why the run ended); `plan delay`
+/// only computes the next wait, which the guards of the `retry` decision then read.
 public enum RetryEffect: String, TableSymbol {
     /// Begin the next attempt.
     case startAttempt = "start attempt"
     /// Abandon the attempt in flight (it timed out, or the deadline passed).
     case cancelAttempt = "cancel attempt"
+    /// Work out the wait before the next attempt: the server's Retry-After, or the policy's backoff
+    /// with its cap and jitter. On the rows entering `retry`, so its guards read a planned delay.
+    case planDelay = "plan delay"
     /// Tell observers a retry is coming (the `onRetry` hook).
     case notifyRetry = "notify retry"
-    /// Sleep the backoff delay on the injected clock.
+    /// Sleep the planned delay on the injected clock.
     case sleep
-    /// The run is over: report the outcome.
+    /// The run is over: report the outcome, for the reason the row names.
     case finish
 }

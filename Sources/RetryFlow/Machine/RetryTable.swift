@@ -1,36 +1,44 @@
 /// The retry machine's transition table, and the charts'.
-public typealias RetryTable = TransitionTable<RetryState, RetryEvent, RetryGuard, RetryEffect>
+public typealias RetryTable = TransitionTable<RetryState, RetryEvent, RetryGuard, RetryEffect, StopReason>
 
-extension TransitionTable where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == RetryEffect {
+extension TransitionTable
+where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == RetryEffect, Reason == StopReason {
     /// The retry flowchart, as data. Read top to bottom: this is what runs, and what `diagrams/` draws.
     ///
-    /// Rows for one state and event are tried in order; the first whose guard holds wins.
-    /// Rows with no event fire as soon as their state is entered (the `retry` decision).
+    /// Rows for one state and event are tried in order; the first whose guard holds wins. Rows with
+    /// no event fire as soon as their state is entered (the `retry` decision), and read the delay the
+    /// `plan delay` effect of the row entering it worked out. Rows that end a run name the reason.
     public static let retry = RetryTable(
         name: "RetryFlow",
         initial: .idle,
         terminals: [.success, .failure, .cancelled],
         rows: [
-            // from      event              guard                           to          effects
+            // from       event               guard                          to         effects                          reason
             .init(from: .idle, event: .start, to: .request, effects: [.startAttempt]),
-            .init(from: .idle, event: .cancelled, to: .cancelled, effects: [.finish]),
+            .init(from: .idle, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
 
-            .init(from: .request, event: .succeeded, to: .success, effects: [.finish]),
-            .init(from: .request, event: .failed, to: .retry),
-            .init(from: .request, event: .attemptTimedOut, to: .retry, effects: [.cancelAttempt]),
-            .init(from: .request, event: .cancelled, to: .cancelled, effects: [.cancelAttempt, .finish]),
-            .init(from: .request, event: .deadlineExceeded, to: .failure, effects: [.cancelAttempt, .finish]),
+            .init(from: .request, event: .succeeded, to: .success, effects: [.finish], reason: .succeeded),
+            .init(from: .request, event: .failed, to: .retry, effects: [.planDelay]),
+            .init(from: .request, event: .attemptTimedOut, to: .retry, effects: [.cancelAttempt, .planDelay]),
+            .init(from: .request, event: .cancelled, to: .cancelled, effects: [.cancelAttempt, .finish],
+                  reason: .cancelled),
+            .init(from: .request, event: .deadlineExceeded, to: .failure, effects: [.cancelAttempt, .finish],
+                  reason: .deadlineExceeded),
 
-            .init(from: .retry, event: nil, condition: .unless(.retryable), to: .failure, effects: [.finish]),
-            .init(from: .retry, event: nil, condition: .unless(.attemptsLeft), to: .failure, effects: [.finish]),
-            .init(from: .retry, event: nil, condition: .unless(.retryAfterWithinCap), to: .failure, effects: [.finish]),
-            .init(from: .retry, event: nil, condition: .unless(.withinDeadline), to: .failure, effects: [.finish]),
+            .init(from: .retry, event: nil, condition: .unless(.retryable), to: .failure, effects: [.finish],
+                  reason: .notRetryable),
+            .init(from: .retry, event: nil, condition: .unless(.attemptsLeft), to: .failure, effects: [.finish],
+                  reason: .attemptsExhausted),
+            .init(from: .retry, event: nil, condition: .unless(.retryAfterWithinCap), to: .failure, effects: [.finish],
+                  reason: .retryAfterBeyondCap),
+            .init(from: .retry, event: nil, condition: .unless(.withinDeadline), to: .failure, effects: [.finish],
+                  reason: .deadlineExceeded),
             .init(from: .retry, event: nil, condition: .when(.retryImmediately), to: .request,
                   effects: [.notifyRetry, .startAttempt]),
             .init(from: .retry, event: nil, to: .wait, effects: [.notifyRetry, .sleep]),
 
             .init(from: .wait, event: .delayElapsed, to: .request, effects: [.startAttempt]),
-            .init(from: .wait, event: .cancelled, to: .cancelled, effects: [.finish]),
+            .init(from: .wait, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
         ]
     )
 }

@@ -1,5 +1,6 @@
-/// Why a run ended, named from the table row that ended it (its event, or the guard that failed).
-public enum StopReason: String, Hashable, Sendable, Codable, CaseIterable {
+/// Why a run ended: named by the table row that ended it (``Transition/reason``), never worked out
+/// beside the table.
+public enum StopReason: String, TableSymbol {
     /// An attempt's result was accepted.
     case succeeded
     /// The caller cancelled.
@@ -15,19 +16,9 @@ public enum StopReason: String, Hashable, Sendable, Codable, CaseIterable {
     /// The driver delivered an event the table has no row for (a bug in a driver, recorded in the trace).
     case invalidTransition = "invalid transition"
 
-    /// The reason a run ends by taking `row` into a terminal state.
-    ///
-    /// This names the row; it decides nothing (the table already did).
+    /// The reason a run ends by taking `row`: the reason the row names.
+    @available(*, deprecated, message: "read row.reason: every finishing row names its reason")
     public init(endingRow row: RetryTable.Row) {
-        switch (row.event, row.condition.guardSymbol) {
-        case (.succeeded?, _): self = .succeeded
-        case (.cancelled?, _): self = .cancelled
-        case (.deadlineExceeded?, _): self = .deadlineExceeded
-        case (_, .retryable?): self = .notRetryable
-        case (_, .attemptsLeft?): self = .attemptsExhausted
-        case (_, .retryAfterWithinCap?): self = .retryAfterBeyondCap
-        case (_, .withinDeadline?): self = .deadlineExceeded
-        default: self = row.to == .success ? .succeeded : .notRetryable
-        }
+        self = row.reason ?? .invalidTransition
     }
 }

@@ -29,7 +29,7 @@ public enum Backoff: Hashable, Sendable {
         case .constant(let d): return d.inSeconds
         case .linear(let initial, let increment): return initial.inSeconds + increment.inSeconds * steps
         case .exponential(let base, let multiplier):
-            return base.inSeconds * pow(multiplier, steps)
+            return base.inSeconds * wholePower(multiplier, steps)
         }
     }
 
@@ -55,9 +55,10 @@ public enum Backoff: Hashable, Sendable {
     }
 }
 
+/// `base` to a whole `exponent` by repeated squaring (infinite for a fractional, negative or huge
+/// exponent): not libm's `pow`, so delays are the same on every platform.
 @usableFromInline
-func pow(_ base: Double, _ exponent: Double) -> Double {
-    // Repeated squaring on whole exponents keeps the core free of libm differences across platforms.
+func wholePower(_ base: Double, _ exponent: Double) -> Double {
     guard exponent >= 0, exponent == exponent.rounded(), exponent < 1e6 else { return .infinity }
     var result = 1.0
     var factor = base

@@ -9,7 +9,7 @@ import FoundationNetworking
 /// Decides, for an error an attempt threw, whether to retry: the policy's "retry-if".
 ///
 /// Cancellation (`CancellationError`, `URLError(.cancelled)`) is never retried, whatever the
-/// classifier says: the engine checks it first.
+/// closure says: ``decision(for:)`` answers `fail` for it without asking the closure.
 ///
 /// ```swift
 /// let onlyTimeouts = RetryClassifier { error in

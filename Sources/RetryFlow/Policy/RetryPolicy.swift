@@ -58,8 +58,21 @@ public struct RetryPolicy: Sendable {
     /// The original `retryDataTask(times:wait:)` snippet's behaviour: `times` retries (so `times + 1`
     /// attempts), a constant `wait` with no jitter, every thrown (transport) error retried.
     /// Unlike the snippet, the wait blocks no thread.
+    public static func originalSnippet(times: Int = 50, wait: Duration = .milliseconds(200)) -> RetryPolicy {
+        RetryPolicy(
+            maxAttempts: attempts(retrying: times), backoff: .constant(wait), maxDelay: max(wait, .seconds(20)),
+            jitter: .none)
+    }
+
+    /// The original snippet's policy (the name read like a random seed).
+    @available(*, deprecated, renamed: "originalSnippet(times:wait:)")
     public static func seedCompatible(times: Int = 50, wait: Duration = .milliseconds(200)) -> RetryPolicy {
-        RetryPolicy(maxAttempts: times + 1, backoff: .constant(wait), maxDelay: max(wait, .seconds(20)), jitter: .none)
+        originalSnippet(times: times, wait: wait)
+    }
+
+    /// Attempts for `retries` retries: one more, at least 1, and `Int.max` rather than overflowing.
+    package static func attempts(retrying retries: Int) -> Int {
+        retries < Int.max ? max(0, retries) + 1 : Int.max
     }
 
     /// Throws ``RetryPolicyError`` naming the first field that cannot work.

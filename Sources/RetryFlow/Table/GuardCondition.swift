@@ -39,4 +39,7 @@ public enum GuardCondition<Guard: TableSymbol>: Hashable, Sendable {
         case .unless(let g): g.negatedLabel
         }
     }
+
+    /// The guard as drawn on a row, `[label]`, or `""` for ``always``.
+    package var bracketed: String { self == .always ? "" : "[\(label)]" }
 }

@@ -18,6 +18,17 @@ public enum TableProblem: Hashable, Sendable, CustomStringConvertible {
     case mixedDecision(state: String)
     /// Completion rows lead in a loop through these states, so the machine could spin forever.
     case completionLoop(states: [String])
+    /// A row leaves a state no path reaches, so it is never taken.
+    case unreachableRow(row: String)
+    /// The initial state is a decision or a terminal: a run could not rest in it before its first event.
+    case initialCannotRest(state: String)
+    /// A row enters a terminal state without naming why the run ends.
+    case missingReason(row: String)
+    /// A row names a reason but does not end the run.
+    case reasonWithoutEnd(row: String)
+    /// One step (this event row, then the longest completion chain after it) takes more rows or
+    /// produces more actions than a step holds (``StepBuffer/capacity``).
+    case stepTooLong(row: String, rows: Int, effects: Int)
 
     /// A sentence naming the problem and the states or rows involved.
     public var description: String {
@@ -32,6 +43,13 @@ public enum TableProblem: Hashable, Sendable, CustomStringConvertible {
             "decision state '\(s)' has no unconditional last row, so the machine could stall in it"
         case .mixedDecision(let s): "state '\(s)' mixes completion rows with event rows"
         case .completionLoop(let s): "completion rows loop through \(s.joined(separator: " -> "))"
+        case .unreachableRow(let r): "row can never be taken, its state is unreachable: \(r)"
+        case .initialCannotRest(let s): "initial state '\(s)' is a decision or a terminal, so no run can start there"
+        case .missingReason(let r): "row ends the run but names no reason: \(r)"
+        case .reasonWithoutEnd(let r): "row names a reason but does not enter a terminal state: \(r)"
+        case .stepTooLong(let r, let rows, let effects):
+            "one step from this row takes \(rows) rows with \(effects) effects, more than a step holds "
+                + "(\(StepBuffer<Int>.capacity) of each): \(r)"
         }
     }
 }
@@ -51,9 +69,13 @@ public struct TableValidationError: Error, CustomStringConvertible {
 extension TransitionTable {
     /// Every structural problem of the table, in a stable order (empty when it is sound).
     ///
-    /// Checks: every state reachable from the initial state; no dead ends; every reachable state can
-    /// reach a terminal; terminals have no exits; no duplicate or shadowed rows; decisions always
-    /// have an unconditional last row, take no events and cannot loop among themselves.
+    /// Checks everything the executor (``TableMachine``) relies on: every state and row reachable from
+    /// a resting initial state; no dead ends; every reachable state can reach a terminal (when the
+    /// table has terminals: a table without them runs forever, like a circuit breaker); terminals have
+    /// no exits; no duplicate or shadowed rows; decisions always have an unconditional last row, take
+    /// no events and cannot loop among themselves; every row into a terminal names its reason, and
+    /// only those; no step (an event row and the completion chain after it) needs more rows or
+    /// actions than ``StepBuffer/capacity``. A table that validates runs.
     public var problems: [TableProblem] {
         var found: [TableProblem] = []
         var seenKeys: [(State, Event?, GuardCondition<Guard>)] = []
@@ -66,17 +88,23 @@ extension TransitionTable {
             }
             seenKeys.append((row.from, row.event, row.condition))
             if row.condition == .always { unconditional.append((row.from, row.event)) }
+            if isTerminal(row.to), row.reason == nil { found.append(.missingReason(row: row.description)) }
+            if !isTerminal(row.to), row.reason != nil { found.append(.reasonWithoutEnd(row: row.description)) }
         }
+        if isDecision(initial) || isTerminal(initial) { found.append(.initialCannotRest(state: initial.label)) }
 
         let reachable = closure(from: [initial]) { state in rows.filter { $0.from == state }.map(\.to) }
         for state in State.allCases {
             let leaving = rows.filter { $0.from == state }
-            if isTerminal(state) {
-                if !leaving.isEmpty { found.append(.terminalHasExit(state: state.label)) }
-                continue
-            }
             if !reachable.contains(state) {
                 found.append(.unreachable(state: state.label))
+                if !isTerminal(state) {
+                    found += leaving.map { .unreachableRow(row: $0.description) }
+                    continue
+                }
+            }
+            if isTerminal(state) {
+                if !leaving.isEmpty { found.append(.terminalHasExit(state: state.label)) }
                 continue
             }
             if leaving.isEmpty {
@@ -92,11 +120,34 @@ extension TransitionTable {
             }
         }
         let canFinish = closure(from: terminals) { state in rows.filter { $0.to == state }.map(\.from) }
-        for state in State.allCases where reachable.contains(state) && !canFinish.contains(state) {
+        for state in State.allCases where !terminals.isEmpty && reachable.contains(state) && !canFinish.contains(state) {
             if !found.contains(.deadEnd(state: state.label)) { found.append(.cannotFinish(state: state.label)) }
         }
-        if let loop = completionLoop() { found.append(.completionLoop(states: loop.map(\.label))) }
+        if let loop = completionLoop() {
+            found.append(.completionLoop(states: loop.map(\.label)))
+        } else {
+            let capacity = StepBuffer<Int>.capacity
+            for row in rows where row.event != nil {
+                let after = longestChain(from: row.to)
+                let (taken, effects) = (1 + after.rows, row.effects.count + after.effects)
+                if taken > capacity || effects > capacity {
+                    found.append(.stepTooLong(row: row.description, rows: taken, effects: effects))
+                }
+            }
+        }
         return found
+    }
+
+    /// The most completion rows, and separately the most effects, one step can take after entering
+    /// `state` (zero unless it is a decision). Only called on tables without completion loops.
+    private func longestChain(from state: State) -> (rows: Int, effects: Int) {
+        var most = (rows: 0, effects: 0)
+        for row in rows where row.from == state && row.event == nil {
+            let after = longestChain(from: row.to)
+            most.rows = max(most.rows, 1 + after.rows)
+            most.effects = max(most.effects, row.effects.count + after.effects)
+        }
+        return most
     }
 
     /// Throws a ``TableValidationError`` listing every problem, or returns when the table is sound.

@@ -1,12 +1,12 @@
 /// One row of a transition table: in state `from`, on `event`, if `condition` holds, move to `to`
-/// and perform `effects` in order.
+/// and perform `effects` in order. A row that enters a terminal state names the `reason` the run ends.
 ///
 /// A row whose `event` is `nil` is a *completion transition* (UML's term): it fires by itself as
 /// soon as the machine enters `from`. States left only by completion rows are decisions, drawn as
 /// diamonds; the machine never rests in them.
-public struct Transition<State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Effect: TableSymbol>:
-    Hashable, Sendable
-{
+public struct Transition<
+    State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Effect: TableSymbol, Reason: TableSymbol
+>: Hashable, Sendable {
     /// The state the row leaves.
     public let from: State
     /// The event that triggers it, or `nil` for a completion transition.
@@ -17,29 +17,25 @@ public struct Transition<State: TableSymbol, Event: TableSymbol, Guard: TableSym
     public let to: State
     /// What the driver must do, in order, when the row is taken.
     public let effects: [Effect]
+    /// Why a run that takes this row ends: set on every row entering a terminal state, and only there
+    /// (``TransitionTable/validate()`` checks both).
+    public let reason: Reason?
 
-    /// Makes a row. Prefer the table-building helpers `on(_:_:when:to:do:)` and friends for readability.
+    /// Makes a row; tables list one per line, in the order of a chart's column header.
     public init(
-        from: State, event: Event?, condition: GuardCondition<Guard> = .always, to: State, effects: [Effect] = []
+        from: State, event: Event?, condition: GuardCondition<Guard> = .always, to: State, effects: [Effect] = [],
+        reason: Reason? = nil
     ) {
         self.from = from
         self.event = event
         self.condition = condition
         self.to = to
         self.effects = effects
+        self.reason = reason
     }
 
     /// The UML-style label `event [guard] / effect, effect` used on state diagrams.
-    public var label: String {
-        var parts: [String] = []
-        if let event { parts.append(event.label) }
-        if condition != .always { parts.append("[\(condition.label)]") }
-        var text = parts.joined(separator: " ")
-        if !effects.isEmpty {
-            text += (text.isEmpty ? "/ " : " / ") + effects.map(\.label).joined(separator: ", ")
-        }
-        return text
-    }
+    public var label: String { RowLabel.text(event: event, guardText: condition.bracketed, effects: effects) }
 }
 
 extension Transition: CustomStringConvertible {

@@ -1,20 +1,24 @@
-/// A finite state machine written down as data: the rows are both what the engine executes and what
-/// the charts draw.
+/// A finite state machine written down as data: the rows are both what the machine executes and
+/// what the charts draw.
 ///
-/// The table is generic so that other machines reuse it (the teaching tables that rebuild the
-/// original snippets, a circuit breaker). Lookup rule: among the rows for the current state and the
-/// event, in table order, the first whose ``GuardCondition`` holds wins.
+/// The table is generic so that every machine reuses it, and its executor (``TableMachine``): the
+/// retry machine, the teaching tables that retell the original snippets, and any table of your own.
+/// Lookup rule: among the rows for the current state and the event, in table order, the first whose
+/// ``GuardCondition`` holds wins. Rows entering a terminal state name the `Reason` the run ends.
 ///
 /// ```swift
-/// let table = TransitionTable<Light, Tick, NoGuard, NoEffect>(
+/// enum Light: String, TableSymbol { case red, green }
+/// enum Tick: String, TableSymbol { case tick }
+/// enum Nothing: String, TableSymbol { case nothing }   // no guards, effects or ends
+/// let table = TransitionTable<Light, Tick, Nothing, Nothing, Nothing>(
 ///     name: "light", initial: .red, terminals: [],
 ///     rows: [.init(from: .red, event: .tick, to: .green), .init(from: .green, event: .tick, to: .red)])
 /// ```
-public struct TransitionTable<State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Effect: TableSymbol>:
-    Sendable
-{
+public struct TransitionTable<
+    State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Effect: TableSymbol, Reason: TableSymbol
+>: Sendable {
     /// One row of this table.
-    public typealias Row = Transition<State, Event, Guard, Effect>
+    public typealias Row = Transition<State, Event, Guard, Effect, Reason>
 
     /// The graph name used in charts (an identifier; charts of the same table are byte-identical).
     public let name: String
@@ -26,7 +30,7 @@ public struct TransitionTable<State: TableSymbol, Event: TableSymbol, Guard: Tab
     public let rows: [Row]
     /// For each row, the completion rows of the state it enters (empty unless that state is a
     /// decision), in lookup order: precomputed so a machine step scans only what can apply.
-    public let completionRows: [[Int]]
+    package let completionRows: [[Int]]
 
     /// Makes a table. It is not validated here; call ``validate()`` (tests do, for every shipped table).
     public init(name: String, initial: State, terminals: [State], rows: [Row]) {
@@ -52,20 +56,11 @@ public struct TransitionTable<State: TableSymbol, Event: TableSymbol, Guard: Tab
 
     /// The index of the row to take from `state` on `event` (`nil` for completion transitions),
     /// evaluating guards with `evaluate`; `nil` when no row applies.
-    @inlinable
     public func rowIndex(from state: State, on event: Event?, evaluate: (Guard) -> Bool) -> Int? {
         for index in rows.indices {
             let row = rows[index]
             if row.from == state, row.event == event, row.condition.holds(evaluate) { return index }
         }
-        return nil
-    }
-
-    /// After taking row `taken`, the index of the completion row that fires, if its target is a
-    /// decision: the first whose guard holds.
-    @inlinable
-    public func completionRowIndex(after taken: Int, evaluate: (Guard) -> Bool) -> Int? {
-        for index in completionRows[taken] where rows[index].condition.holds(evaluate) { return index }
         return nil
     }
 
@@ -78,11 +73,16 @@ public struct TransitionTable<State: TableSymbol, Event: TableSymbol, Guard: Tab
     /// that follows guarded rows for the same state and event (UML's convention).
     public func label(ofRow index: Int) -> String {
         let row = rows[index]
-        guard row.condition == .always,
-            rows[..<index].contains(where: { $0.from == row.from && $0.event == row.event && $0.condition != .always })
-        else { return row.label }
-        let effects = row.effects.isEmpty ? "" : " / " + row.effects.map(\.label).joined(separator: ", ")
-        return (row.event.map { "\($0.label) " } ?? "") + "[else]" + effects
+        return RowLabel.text(event: row.event, guardText: isElse(row: index) ? "[else]" : row.condition.bracketed,
+                             effects: row.effects)
+    }
+
+    /// Whether row `index` is unconditional and follows guarded rows for the same state and event:
+    /// the `[else]` of UML, `(else)` in the Markdown table.
+    public func isElse(row index: Int) -> Bool {
+        let row = rows[index]
+        return row.condition == .always
+            && rows[..<index].contains { $0.from == row.from && $0.event == row.event && $0.condition != .always }
     }
 
     /// Every (state, event) pair that has no row: delivering that event in that state is an

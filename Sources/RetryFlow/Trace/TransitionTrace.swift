@@ -74,7 +74,7 @@ public struct TransitionTrace<State: TableSymbol, Event: TableSymbol, Guard: Tab
     ///
     /// Checks: the first step leaves the initial state; each step is a row of the table; each step
     /// leaves the state the previous one entered; there are no rejected events.
-    public func inconsistencies<Effect>(with table: TransitionTable<State, Event, Guard, Effect>) -> [String] {
+    public func inconsistencies<Effect, Reason>(with table: TransitionTable<State, Event, Guard, Effect, Reason>) -> [String] {
         var found: [String] = []
         if let first = steps.first, first.from != table.initial {
             found.append("first step leaves '\(first.from.label)', not the initial state '\(table.initial.label)'")
@@ -94,14 +94,13 @@ public struct TransitionTrace<State: TableSymbol, Event: TableSymbol, Guard: Tab
     }
 
     /// Whether every step of this run is a row of `table`, chained from its initial state.
-    public func isConsistent<Effect>(with table: TransitionTable<State, Event, Guard, Effect>) -> Bool {
+    public func isConsistent<Effect, Reason>(with table: TransitionTable<State, Event, Guard, Effect, Reason>) -> Bool {
         inconsistencies(with: table).isEmpty
     }
 
     /// `from --event [guard]--> to`.
     public static func describe(_ step: Step) -> String {
-        var label = step.event?.label ?? ""
-        if step.condition != .always { label += (label.isEmpty ? "" : " ") + "[\(step.condition.label)]" }
+        let label = RowLabel.text(event: step.event, guardText: step.condition.bracketed, effects: [Event]())
         return "\(step.from.label) --\(label)--> \(step.to.label)"
     }
 }

@@ -79,10 +79,8 @@ public enum Simulation {
                 // An attempt that takes no time finishes by itself: never move the clock under it.
                 guard scripted.takesTime else { return nil }
                 var expected = [step.at + (scripted.result == .hang ? hangTime : scripted.duration)]
-                var timer: Duration?
-                if let timeout = policy.perAttemptTimeout { timer = step.at + timeout }
-                if let deadline = policy.deadline { timer = min(timer ?? deadline, deadline) }
-                if let timer { expected.append(timer) }
+                // The engine's own timer decision, so the two cannot disagree on which fires first.
+                if let timer = policy.attemptTimer(startingAt: step.at) { expected.append(timer.at) }
                 return expected.sorted()
             default:
                 return nil

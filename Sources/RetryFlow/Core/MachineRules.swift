@@ -1,0 +1,80 @@
+/// What a machine adds to its table: the facts its guards read and what its effects mean. The core
+/// (``TableMachine``) does everything else: lookup, completion rows, the trace, collecting actions.
+///
+/// The rules see only what the rows give them, in this order for each row taken: ``receive(_:at:)``
+/// with the input (event rows only; so an event row's own guard reads the facts as they were before
+/// its input), then ``perform(_:of:step:)`` for each effect in order. Completion rows then read
+/// what those produced. No step is hidden: whatever a guard reads comes from an input or an effect
+/// drawn on the chart.
+///
+/// The rules name their table's vocabulary with typealiases (Swift cannot infer them all):
+///
+/// ```swift
+/// struct CounterRules: MachineRules {
+///     typealias State = CounterState
+///     typealias Event = CounterEvent
+///     typealias Guard = CounterGuard
+///     typealias Effect = CounterEffect
+///     typealias Reason = CounterReason
+///     typealias Input = CounterEvent      // an event enum that is its own input
+///     typealias Action = CounterAction
+///     var count = 0
+///     mutating func receive(_ input: CounterEvent, at time: Duration) {}
+///     func holds(_ guardSymbol: CounterGuard) -> Bool { count >= 3 }   // [three counted]
+///     mutating func perform(_ effect: CounterEffect, of row: Row, notes: inout StepNotes) -> CounterAction? {
+///         count += 1
+///         return nil
+///     }
+/// }
+/// ```
+public protocol MachineRules: Sendable {
+    /// The states of the table.
+    associatedtype State: TableSymbol
+    /// The events of the table.
+    associatedtype Event: TableSymbol
+    /// The guards of the table.
+    associatedtype Guard: TableSymbol
+    /// The effects of the table.
+    associatedtype Effect: TableSymbol
+    /// Why a run ends, named on every row entering a terminal.
+    associatedtype Reason: TableSymbol
+    /// What the driver delivers: an event with its payload.
+    associatedtype Input: MachineInput where Input.Event == Event
+    /// What the driver must do, with its values; an effect makes at most one.
+    associatedtype Action: Sendable
+
+    /// Takes in an input's payload and time, as its row is taken (before that row's effects).
+    mutating func receive(_ input: Input, at time: Duration)
+    /// Whether `guardSymbol` holds, from facts received or produced by effects.
+    func holds(_ guardSymbol: Guard) -> Bool
+    /// Performs `effect` of `row` (updating facts), notes what the trace should show (a delay) in
+    /// `notes`, and returns the action the driver must take, if any.
+    mutating func perform(_ effect: Effect, of row: Row, notes: inout StepNotes) -> Action?
+    /// Completes the trace notes of a row after its effects (the retry machine adds the attempt
+    /// number). Does nothing unless implemented.
+    func annotate(_ notes: inout StepNotes)
+}
+
+extension MachineRules {
+    /// A row of this machine's table.
+    public typealias Row = Transition<State, Event, Guard, Effect, Reason>
+    /// This machine's table.
+    public typealias Table = TransitionTable<State, Event, Guard, Effect, Reason>
+    /// This machine's trace.
+    public typealias Trace = TransitionTrace<State, Event, Guard>
+
+    /// Nothing to add.
+    public func annotate(_ notes: inout StepNotes) {}
+}
+
+/// What the rules note about a row taken, for its trace step: the attempt number current after it,
+/// and the delay decided at it. Plain values, so a step stays cheap to return.
+public struct StepNotes: Hashable, Sendable {
+    /// The attempt (or other counter) current after the row; 0 unless the rules set it.
+    public var attempt = 0
+    /// The delay decided at this row, if any.
+    public var delay: Duration?
+
+    /// Nothing noted.
+    public init() {}
+}

@@ -1,0 +1,74 @@
+/// Up to ``capacity`` values held inline: the rows one machine step takes and the actions it
+/// returns. A fixed-size value, so a step allocates nothing; ``TransitionTable/validate()`` rejects a
+/// table whose step could need more.
+///
+/// It is a collection: `for action in step.actions { … }`, `step.actions.count`, `step.taken[0]`.
+public struct StepBuffer<Element>: RandomAccessCollection {
+    /// The most values one step holds: rows taken, and actions produced.
+    public static var capacity: Int { 6 }
+
+    private var e0: Element?
+    private var e1: Element?
+    private var e2: Element?
+    private var e3: Element?
+    private var e4: Element?
+    private var e5: Element?
+    /// How many values there are.
+    public private(set) var count = 0
+
+    /// No values.
+    public init() {}
+
+    /// Appends `element`. Validation keeps a step within capacity, so overflowing is a bug in an
+    /// unvalidated table: it stops the program rather than drop an action silently.
+    mutating func append(_ element: Element) {
+        switch count {
+        case 0: e0 = element
+        case 1: e1 = element
+        case 2: e2 = element
+        case 3: e3 = element
+        case 4: e4 = element
+        case 5: e5 = element
+        default: preconditionFailure("more than \(Self.capacity) values in one step: validate() the table")
+        }
+        count += 1
+    }
+
+    /// The first position.
+    public var startIndex: Int { 0 }
+    /// One past the last position.
+    public var endIndex: Int { count }
+
+    /// The value at `index`.
+    public subscript(index: Int) -> Element {
+        precondition(index >= 0 && index < count, "step buffer index out of range")
+        switch index {
+        case 0: return e0!
+        case 1: return e1!
+        case 2: return e2!
+        case 3: return e3!
+        case 4: return e4!
+        default: return e5!
+        }
+    }
+}
+
+extension StepBuffer: Sendable where Element: Sendable {}
+
+extension StepBuffer: Equatable where Element: Equatable {
+    /// Equal when they hold equal values in the same order.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.elementsEqual(rhs) }
+}
+
+extension StepBuffer: Hashable where Element: Hashable {
+    /// Hashes the values in order.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for element in self { hasher.combine(element) }
+    }
+}
+
+extension StepBuffer: CustomStringConvertible {
+    /// The values, like an array's description.
+    public var description: String { "[" + map { String(describing: $0) }.joined(separator: ", ") + "]" }
+}

@@ -1,0 +1,52 @@
+/// What a driver tells the retry machine, with what it knows: each input stands for one
+/// ``RetryEvent`` of the table and carries its payload, so nothing is defaulted.
+public enum RetryInput: Hashable, Sendable, MachineInput {
+    /// Begin (`resume()`, `run`).
+    case start
+    /// The attempt produced a result the policy accepts.
+    case succeeded
+    /// The attempt threw, or produced a result the policy wants retried: the classifier's verdict,
+    /// and words for the trace (already redacted).
+    case failed(RetryDecision, detail: String?)
+    /// The attempt ran past the per-attempt timeout and was cancelled; the verdict on the timeout.
+    case attemptTimedOut(RetryDecision, detail: String?)
+    /// The overall deadline passed while an attempt was in flight.
+    case deadlineExceeded(detail: String?)
+    /// The planned wait is over.
+    case delayElapsed
+    /// The caller cancelled the run.
+    case cancelled(detail: String?)
+
+    /// The table event this input stands for.
+    public var event: RetryEvent {
+        switch self {
+        case .start: .start
+        case .succeeded: .succeeded
+        case .failed: .failed
+        case .attemptTimedOut: .attemptTimedOut
+        case .deadlineExceeded: .deadlineExceeded
+        case .delayElapsed: .delayElapsed
+        case .cancelled: .cancelled
+        }
+    }
+
+    /// The words kept in the trace for this input.
+    public var detail: String? {
+        switch self {
+        case .failed(_, let detail), .attemptTimedOut(_, let detail), .deadlineExceeded(let detail),
+            .cancelled(let detail):
+            detail
+        case .start, .succeeded, .delayElapsed: nil
+        }
+    }
+
+    /// The classifier's verdict this input carries: its own for a failure or a timeout, `fail` for
+    /// an end that is never retried, `retry` (unused by any guard) for the rest.
+    var decision: RetryDecision {
+        switch self {
+        case .failed(let decision, _), .attemptTimedOut(let decision, _): decision
+        case .deadlineExceeded, .cancelled: .fail
+        case .start, .succeeded, .delayElapsed: .retry
+        }
+    }
+}

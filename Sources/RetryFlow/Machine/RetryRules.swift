@@ -1,0 +1,85 @@
+/// The retry machine's specialisation of ``TableMachine``: the facts its guards read and what its
+/// effects mean. The table decides every transition; this only answers its questions.
+struct RetryRules: MachineRules {
+    typealias State = RetryState
+    typealias Event = RetryEvent
+    typealias Guard = RetryGuard
+    typealias Effect = RetryEffect
+    typealias Reason = StopReason
+    typealias Input = RetryInput
+    typealias Action = RetryAction
+
+    let policy: RetryPolicy
+    var random: AnyRandom
+    /// How many attempts have started.
+    private(set) var attempt = 0
+    /// The last delay actually waited (decorrelated jitter grows from it).
+    private(set) var previousDelay: Duration?
+    /// The verdict of the last input (received as its row is taken).
+    private var decision: RetryDecision = .retry
+    /// When the last input happened: the instant delays are planned from.
+    private var now: Duration = .zero
+    /// The wait the `plan delay` effect worked out.
+    private var plannedDelay: Duration = .zero
+
+    init(policy: RetryPolicy, random: AnyRandom) {
+        self.policy = policy
+        self.random = random
+    }
+
+    mutating func receive(_ input: RetryInput, at time: Duration) {
+        decision = input.decision
+        now = time
+    }
+
+    func holds(_ guardSymbol: RetryGuard) -> Bool {
+        switch guardSymbol {
+        case .retryable: return decision.isRetryable
+        case .attemptsLeft: return attempt < policy.maxAttempts
+        case .retryAfterWithinCap:
+            if case .retryAfter(let asked) = decision { return asked <= policy.maxRetryAfter }
+            return true
+        case .withinDeadline: return policy.deadline.map { now + plannedDelay < $0 } ?? true
+        case .retryImmediately: return plannedDelay == .zero
+        }
+    }
+
+    mutating func perform(_ effect: RetryEffect, of row: Row, notes: inout StepNotes) -> RetryAction? {
+        switch effect {
+        case .startAttempt:
+            attempt += 1
+            return .startAttempt(attempt)
+        case .cancelAttempt:
+            return .cancelAttempt
+        case .planDelay:
+            switch decision {
+            case .retryAfter(let asked): plannedDelay = max(.zero, asked)
+            case .retry: plannedDelay = policy.delay(beforeRetry: attempt, previous: previousDelay, using: &random)
+            case .fail: plannedDelay = .zero
+            }
+            return nil
+        case .notifyRetry:
+            notes.delay = plannedDelay
+            return .notifyRetry(attempt: attempt, delay: plannedDelay)
+        case .sleep:
+            notes.delay = plannedDelay
+            // A server's Retry-After is not the policy's own delay: decorrelated jitter ignores it.
+            if case .retryAfter = decision {} else { previousDelay = plannedDelay }
+            return .sleep(plannedDelay)
+        case .finish:
+            guard let reason = row.reason else { preconditionFailure("validate() rejects a finishing row with no reason") }
+            return .finish(state: row.to, reason: reason)
+        }
+    }
+
+    func annotate(_ notes: inout StepNotes) {
+        notes.attempt = attempt
+    }
+}
+
+/// A random generator stored without generics, so the machine stays one concrete type.
+struct AnyRandom: RandomNumberGenerator, Sendable {
+    private var base: any RandomNumberGenerator & Sendable
+    init(_ base: some RandomNumberGenerator & Sendable) { self.base = base }
+    mutating func next() -> UInt64 { base.next() }
+}
