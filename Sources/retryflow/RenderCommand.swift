@@ -38,8 +38,8 @@ enum RenderCommand {
     }
 
     /// Draws `table` (and a run of it from `--trace`, captioned with `caption`'s extra words).
-    private static func render<S, E, G, F>(
-        _ table: TransitionTable<S, E, G, F>, machine: String, args: CommandLineArguments,
+    private static func render<S, E, G, F, R>(
+        _ table: TransitionTable<S, E, G, F, R>, machine: String, args: CommandLineArguments,
         caption: (TransitionTrace<S, E, G>) -> String?
     ) throws -> Int32 {
         let style = ChartStyle(rawValue: try args.choice("--style", ["state", "flowchart"]) ?? "flowchart")!

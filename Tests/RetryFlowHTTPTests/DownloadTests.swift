@@ -50,7 +50,7 @@ import FoundationNetworking
 
     static func expectTracesConsistent(_ outcome: DownloadOutcome, sourceLocation: SourceLocation = #_sourceLocation) {
         expectConsistent(outcome.retry.trace, sourceLocation: sourceLocation)
-        #expect(outcome.transfer.inconsistencies(with: TransferTable.transfer) == [], sourceLocation: sourceLocation)
+        expectConsistent(outcome.transfer, with: TransferTable.transfer, sourceLocation: sourceLocation)
         // One transfer `attempt` step per retry attempt: the two machines saw the same run.
         let attempts = outcome.transfer.steps.filter { $0.event == .attempt }.count
         #expect(attempts == outcome.retry.attempts.count, sourceLocation: sourceLocation)
@@ -81,7 +81,7 @@ import FoundationNetworking
         #expect(requests[1].header("Range") == "bytes=\(resumedAt)-")
         #expect(requests[1].header("If-Range") == "\"v1\"")
         #expect(outcome.ranges[1].wroteFrom == resumedAt)
-        #expect(outcome.transfer.steps.contains { $0.from == .requesting && $0.to == .appending })
+        #expect(outcome.transfer.steps.contains { $0.from == .checkingRange && $0.to == .appending })
     }
 
     @Test func cutManyTimesStillCompletesSendingEachByteOnce() async throws {
@@ -131,7 +131,7 @@ import FoundationNetworking
         #expect(requests[2].header("Range") == nil)  // started again from byte 0
         #expect(outcome.ranges[1].status == 206 && outcome.ranges[1].wroteFrom == nil)
         #expect(outcome.retry.attempts[1].error is DownloadProblem)
-        #expect(outcome.transfer.steps.contains { $0.from == .requesting && $0.event == .partial && $0.to == .restarting })
+        #expect(outcome.transfer.steps.contains { $0.from == .checkingRange && $0.to == .restarting })
     }
 
     @Test func aWeakETagSendsNoIfRange() async throws {

@@ -78,7 +78,7 @@ final class DownloadBook: @unchecked Sendable {
             current = Attempt(id: lastAttemptID, startedAt: now())
             ranges.append(
                 DownloadAttemptRange(
-                    attempt: machine.attempt, requestedFrom: from, sentIfRange: ifRange, status: nil, wroteFrom: nil,
+                    attempt: machine.rules.attempt, requestedFrom: from, sentIfRange: ifRange, status: nil, wroteFrom: nil,
                     endedAt: file.size))
             return (lastAttemptID, request)
         }
@@ -159,7 +159,7 @@ final class DownloadBook: @unchecked Sendable {
             ranges[ranges.count - 1].status = http.statusCode
             var answer = Self.answer(http)
             if answer.status == 416, let total = answer.rangeTotal, total == file.size,
-                machine.expectedSHA256 != nil
+                machine.rules.expectedSHA256 != nil
             {
                 do { answer.fileSHA256 = try file.sha256() } catch { return fail(attempt, error) }
             }
@@ -211,9 +211,9 @@ final class DownloadBook: @unchecked Sendable {
                 let seconds = (now() - attempt.startedAt).inSeconds
                 progress?.yield(
                     DownloadProgress(
-                        bytesOnDisk: file.size, expectedTotal: machine.total,
+                        bytesOnDisk: file.size, expectedTotal: machine.rules.total,
                         bytesPerSecond: seconds > 0 ? Double(file.size - attempt.wroteFrom) / seconds : 0,
-                        attempt: machine.attempt, resumedAt: attempt.wroteFrom))
+                        attempt: machine.rules.attempt, resumedAt: attempt.wroteFrom))
             } else if attempt.body.count < Self.bodyLimit {
                 attempt.body.append(data.prefix(Self.bodyLimit - attempt.body.count))
             }
@@ -244,7 +244,7 @@ final class DownloadBook: @unchecked Sendable {
             case .streaming, .appending:
                 do {
                     var sha: String?
-                    if let expected = machine.expectedSHA256, machine.total.map({ $0 == file.size }) ?? true {
+                    if let expected = machine.rules.expectedSHA256, machine.rules.total.map({ $0 == file.size }) ?? true {
                         sha = try file.sha256()
                         if sha != expected { mismatch = (expected, sha ?? "") }
                     }
@@ -267,11 +267,11 @@ final class DownloadBook: @unchecked Sendable {
                 default:
                     return (
                         attempt.continuation,
-                        .failure(DownloadProblem.incomplete(bytesOnDisk: file.size, total: machine.total))
+                        .failure(DownloadProblem.incomplete(bytesOnDisk: file.size, total: machine.rules.total))
                     )
                 }
             case .failed:
-                let (expected, actual) = mismatch ?? (machine.expectedSHA256 ?? "?", "?")
+                let (expected, actual) = mismatch ?? (machine.rules.expectedSHA256 ?? "?", "?")
                 return (attempt.continuation, .failure(DownloadProblem.checksumMismatch(expected: expected, actual: actual)))
             default:
                 // A 416 that completed the file, or another status for the classifier to judge.
@@ -294,7 +294,7 @@ final class DownloadBook: @unchecked Sendable {
             return DownloadOutcome(
                 retry: retry, transferState: machine.state, transfer: trace, ranges: ranges,
                 file: machine.state == .complete ? file.destination : file.url, bytesOnDisk: file.size,
-                expectedTotal: machine.total)
+                expectedTotal: machine.rules.total)
         }
     }
 
@@ -306,11 +306,10 @@ final class DownloadBook: @unchecked Sendable {
         let time = now()
         do {
             let step = try machine.handle(input, at: time)
-            trace.steps.append(step.transition)
-            if let completion = step.completion { trace.steps.append(completion) }
+            trace.steps += step.taken
             return step.actions
         } catch {
-            trace.rejections.append(.init(state: error.state, event: error.event, at: error.at))
+            trace.rejections.append(error)
             return nil
         }
     }

@@ -41,7 +41,7 @@ public struct TransferAnswer: Hashable, Sendable {
 }
 
 /// One input to the transfer machine, with what the driver observed.
-public enum TransferInput: Hashable, Sendable {
+public enum TransferInput: Hashable, Sendable, MachineInput {
     /// An attempt starts.
     case attempt
     /// The server answered (status and headers).
@@ -95,26 +95,20 @@ public enum TransferAction: Hashable, Sendable {
     case finish(TransferState)
 }
 
-/// The transfer machine: pure, a value. It looks each input up in ``TransitionTable/transfer``,
-/// keeps the facts its guards read (bytes on disk, total, validator, checksum) from the inputs the
-/// rows consumed, and returns the actions to perform. No I/O, no clock.
-public struct TransferMachine: Sendable {
-    /// What one input did: the row taken, the decision row after it (if any), and the actions.
-    public struct Step: Hashable, Sendable {
-        /// The row the input triggered.
-        public var transition: TransferTrace.Step
-        /// The completion row taken after it, when it entered `verifying`.
-        public var completion: TransferTrace.Step?
-        /// What the driver must do, in order.
-        public var actions: [TransferAction]
-    }
+/// The transfer table's specialisation on the machine core: the facts its guards read (bytes on
+/// disk, total, validator, the answer, the checksum), taken from the inputs the rows consume and
+/// the effects they perform, and what each effect asks the driver to do.
+public struct TransferRules: MachineRules {
+    public typealias State = TransferState
+    public typealias Event = TransferEvent
+    public typealias Guard = TransferGuard
+    public typealias Effect = TransferEffect
+    public typealias Reason = TransferReason
+    public typealias Input = TransferInput
+    public typealias Action = TransferAction
 
-    /// The table this machine executes.
-    public let table: TransferTable
     /// The SHA-256 the finished file must have (lowercase hex), if any.
     public let expectedSHA256: String?
-    /// The current state.
-    public private(set) var state: TransferState
     /// Bytes in the partial file.
     public private(set) var bytesOnDisk: Int
     /// The complete length, once a server announced it.
@@ -123,44 +117,18 @@ public struct TransferMachine: Sendable {
     public private(set) var validator: String?
     /// Attempts started.
     public private(set) var attempt = 0
-
-    private var answer: TransferAnswer?
+    /// The last answer received.
+    public private(set) var answer: TransferAnswer?
     private var sha256: String?
 
-    /// A machine for a file that already holds `bytesOnDisk` bytes (0 for a fresh download).
-    public init(bytesOnDisk: Int = 0, expectedSHA256: String? = nil, table: TransferTable = .transfer) {
-        self.table = table
-        self.state = table.initial
+    /// Rules for a file that already holds `bytesOnDisk` bytes.
+    public init(bytesOnDisk: Int, expectedSHA256: String?) {
         self.bytesOnDisk = bytesOnDisk
         self.expectedSHA256 = expectedSHA256?.lowercased()
     }
 
-    /// Whether the run is over.
-    public var isFinished: Bool { table.isTerminal(state) }
-
-    /// Delivers `input`, observed `at` (time since the run started), and moves by the table.
-    /// - Throws: ``InvalidTransferTransition`` when the table has no row for it in this state;
-    ///   the machine is left unchanged.
-    public mutating func handle(_ input: TransferInput, at time: Duration) throws(InvalidTransferTransition) -> Step {
-        let saved = self
-        absorb(input)
-        let event = input.event
-        guard let index = table.rowIndex(from: state, on: event, evaluate: { holds($0) }) else {
-            let state = saved.state
-            self = saved
-            throw InvalidTransferTransition(state: state, event: event, at: time)
-        }
-        var actions: [TransferAction] = []
-        let taken = take(table.rows[index], at: time, detail: detail(for: input), actions: &actions)
-        var completion: TransferTrace.Step?
-        if let next = table.completionRowIndex(after: index, evaluate: { holds($0) }) {
-            completion = take(table.rows[next], at: time, detail: nil, actions: &actions)
-        }
-        return Step(transition: taken, completion: completion, actions: actions)
-    }
-
-    /// Records what an input tells (before the guards read it).
-    private mutating func absorb(_ input: TransferInput) {
+    /// Records what an input tells, as its row is taken.
+    public mutating func receive(_ input: TransferInput, at time: Duration) {
         switch input {
         case .attempt:
             attempt += 1
@@ -179,7 +147,8 @@ public struct TransferMachine: Sendable {
         }
     }
 
-    private func holds(_ guardSymbol: TransferGuard) -> Bool {
+    /// Whether `guardSymbol` holds, from the facts received.
+    public func holds(_ guardSymbol: TransferGuard) -> Bool {
         switch guardSymbol {
         case .partialOnDisk:
             return bytesOnDisk > 0
@@ -196,45 +165,40 @@ public struct TransferMachine: Sendable {
         }
     }
 
-    private mutating func take(
-        _ row: TransferTable.Row, at time: Duration, detail: String?, actions: inout [TransferAction]
-    ) -> TransferTrace.Step {
-        let from = state
-        state = row.to
-        for effect in row.effects {
-            switch effect {
-            case .askWhole:
-                actions.append(.askWhole)
-            case .askRest:
-                actions.append(.askRest(from: bytesOnDisk, ifRange: validator))
-            case .truncate:
-                bytesOnDisk = 0
-                total = answer?.contentLength
-                validator = answer?.ifRangeValidator
-                actions.append(.truncate)
-            case .append:
-                total = answer?.rangeTotal
-                // A resumed partial from an earlier run learns its validator from the first 206.
-                if validator == nil { validator = answer?.ifRangeValidator }
-                actions.append(.append(at: bytesOnDisk))
-            case .reject:
-                actions.append(.reject(reason: rejection))
-            case .discard:
-                bytesOnDisk = 0
-                total = nil
-                validator = nil
-                actions.append(.discard)
-            case .install:
-                if total == nil { total = bytesOnDisk }
-                actions.append(.install)
-            case .finish:
-                actions.append(.finish(row.to))
-            }
+    /// Performs `effect` on the facts and names the driver's work.
+    public mutating func perform(_ effect: TransferEffect, of row: Row, notes: inout StepNotes) -> TransferAction? {
+        switch effect {
+        case .askWhole:
+            return .askWhole
+        case .askRest:
+            return .askRest(from: bytesOnDisk, ifRange: validator)
+        case .truncate:
+            bytesOnDisk = 0
+            total = answer?.contentLength
+            validator = answer?.ifRangeValidator
+            return .truncate
+        case .append:
+            total = answer?.rangeTotal
+            // A partial left by an earlier run learns its validator from the first 206.
+            if validator == nil { validator = answer?.ifRangeValidator }
+            return .append(at: bytesOnDisk)
+        case .reject:
+            return .reject(reason: rejection)
+        case .discard:
+            bytesOnDisk = 0
+            total = nil
+            validator = nil
+            return .discard
+        case .install:
+            if total == nil { total = bytesOnDisk }
+            return .install
+        case .finish:
+            return .finish(row.to)
         }
-        return TransferTrace.Step(
-            from: from, event: row.event, condition: row.condition, to: row.to, at: time, attempt: attempt,
-            detail: detail)
     }
+
+    /// Each trace step carries the attempt it belongs to.
+    public func annotate(_ notes: inout StepNotes) { notes.attempt = attempt }
 
     /// Why a `206` or `416` cannot be used, in words.
     private var rejection: String {
@@ -247,12 +211,50 @@ public struct TransferMachine: Sendable {
         return "206 starts at byte \(start) of \(announced), the file holds \(bytesOnDisk)"
             + (total.map { " of \($0)" } ?? "")
     }
+}
+
+/// The transfer machine: ``TableMachine`` running ``TransitionTable/transfer`` with the
+/// ``TransferRules``. Pure: no I/O, no clock. Its trace steps carry the byte range in words.
+public struct TransferMachine: Sendable {
+    /// What one input did: the rows taken (as trace steps, with words) and the actions.
+    public struct Step: Sendable {
+        /// The rows taken, the input's first.
+        public var taken: [TransferTrace.Step]
+        /// What the driver must do, in order.
+        public var actions: [TransferAction]
+    }
+
+    private var core: TableMachine<TransferRules>
+
+    /// A machine for a file that already holds `bytesOnDisk` bytes (0 for a fresh download).
+    public init(bytesOnDisk: Int = 0, expectedSHA256: String? = nil, table: TransferTable = .transfer) {
+        core = TableMachine(table: table, rules: TransferRules(bytesOnDisk: bytesOnDisk, expectedSHA256: expectedSHA256))
+    }
+
+    /// The current state.
+    public var state: TransferState { core.state }
+    /// Whether the run is over.
+    public var isFinished: Bool { core.isFinished }
+    /// The facts: bytes on disk, total, validator, attempt.
+    public var rules: TransferRules { core.rules }
+
+    /// Delivers `input`, observed `at` (time since the run started), and moves by the table.
+    /// - Throws: a rejection when the table has no row for it in this state (machine unchanged).
+    public mutating func handle(
+        _ input: TransferInput, at time: Duration
+    ) throws(TableMachine<TransferRules>.Rejection) -> Step {
+        let words = detail(for: input)
+        let step = try core.handle(input, at: time)
+        return Step(taken: Array(step.taken(detail: words)), actions: Array(step.actions))
+    }
 
     /// The trace's words for an input: the byte range asked, answered or written.
     private func detail(for input: TransferInput) -> String? {
+        let facts = core.rules
         switch input {
         case .attempt:
-            return bytesOnDisk > 0 ? "bytes=\(bytesOnDisk)-" + (validator.map { " If-Range \($0)" } ?? "") : "bytes=0-"
+            guard facts.bytesOnDisk > 0 else { return "bytes=0-" }
+            return "bytes=\(facts.bytesOnDisk)-" + (facts.validator.map { " If-Range \($0)" } ?? "")
         case .answered(let answer):
             var text = "\(answer.status)"
             if let start = answer.rangeStart { text += " from byte \(start)" }
@@ -261,19 +263,7 @@ public struct TransferMachine: Sendable {
         case .bodyEnded(let bytes, _), .interrupted(let bytes):
             return "\(bytes) bytes on disk"
         case .gaveUp, .cancelled:
-            return "\(bytesOnDisk) bytes on disk"
+            return "\(facts.bytesOnDisk) bytes on disk"
         }
     }
-}
-
-/// An input the transfer table has no row for in the machine's state (a driver bug).
-public struct InvalidTransferTransition: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The state the machine was in (and stayed in).
-    public let state: TransferState
-    /// The event that had no row.
-    public let event: TransferEvent
-    /// When, since the run started.
-    public let at: Duration
-    /// `no row for '206' in state 'cut'`.
-    public var description: String { "no row for '\(event.label)' in state '\(state.label)'" }
 }

@@ -10,6 +10,10 @@ public enum TransferState: String, TableSymbol {
     case streaming
     /// A `206` body is being appended at the end of the partial file.
     case appending
+    /// A `206` arrived: does its `Content-Range` continue the file? A decision.
+    case checkingRange = "checking range"
+    /// A `416` arrived: is the file on disk already whole? A decision.
+    case checkingLength = "checking length"
     /// An attempt ended early; the bytes on disk are kept for the next attempt to resume.
     case cut
     /// The partial file was discarded (wrong `206`, unusable `416`); the next attempt starts at 0.
@@ -68,6 +72,18 @@ public enum TransferGuard: String, TableSymbol {
         case .checksumMatches: "checksum mismatch"
         }
     }
+}
+
+/// Why a transfer ended, named by the row that ended it.
+public enum TransferReason: String, TableSymbol {
+    /// Every byte is on disk and in place.
+    case complete
+    /// Every byte arrived but the SHA-256 did not match.
+    case checksumMismatch = "checksum mismatch"
+    /// The retry machine gave up; the partial file is kept.
+    case gaveUp = "gave up"
+    /// The caller cancelled; the partial file is kept.
+    case cancelled
 }
 
 /// The work a row of the transfer table asks the download driver to do.
