@@ -40,7 +40,7 @@ let package = Package(
         // Every Swift sample of README.md and docs/, generated into one file: if a sample stops compiling, so does this.
         .testTarget(
             name: "RetryFlowDocSamplesTests", dependencies: ["RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]),
-        .testTarget(name: "RetryFlowGraphvizTests", dependencies: ["RetryFlowGraphviz", "RetryFlowTesting"]),
+        .testTarget(name: "RetryFlowGraphvizTests", dependencies: ["RetryFlowGraphviz", "RetryFlowHTTP", "RetryFlowTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

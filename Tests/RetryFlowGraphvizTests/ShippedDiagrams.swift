@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowGraphviz
+import RetryFlowHTTP
 import RetryFlowTesting
 
 /// The charts committed in `diagrams/`, generated from the shipped table. The drift test compares
@@ -49,6 +50,8 @@ enum ShippedDiagrams {
             ("example-fail-fail-succeed.dot", DOTChart.render(table, style: .flowchart, overlay: overlay)),
             ("swift-snippet-flowchart.dot", DOTChart.render(TransitionTable.swiftSnippet, style: .flowchart)),
             ("objc-snippet-flowchart.dot", DOTChart.render(TransitionTable.objcSnippet, style: .flowchart)),
+            ("transfer-state.dot", DOTChart.render(TransferTable.transfer, style: .state)),
+            ("transfer-table.md", MarkdownTable.render(TransferTable.transfer)),
         ]
     }
 
@@ -62,6 +65,7 @@ enum ShippedDiagrams {
         ("example-fail-fail-succeed.png", "example-fail-fail-succeed.dot", "png"),
         ("swift-snippet-flowchart.svg", "swift-snippet-flowchart.dot", "svg"),
         ("objc-snippet-flowchart.svg", "objc-snippet-flowchart.dot", "svg"),
+        ("transfer-state.svg", "transfer-state.dot", "svg"),
     ]
 
     /// Writes every file (used by `make diagrams`).
