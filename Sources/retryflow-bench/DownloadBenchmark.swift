@@ -30,16 +30,13 @@ enum DownloadBenchmark {
         let policy = RetryPolicy(maxAttempts: cuts + 3, backoff: .constant(.zero), jitter: .none)
         let session = HTTPBenchmarks.session()
 
-        // Uninterrupted, twice: the first run warms the page cache and the allocator; the second counts.
-        let whole = folder.appendingPathComponent("whole")
-        var wholeSeconds = 0.0
-        for _ in 0..<2 {
-            wholeSeconds = try await Measure.seconds {
-                _ = try await session.download(for: URLRequest(url: server.url("/whole")), to: whole, retry: policy)
-            }
-            try FileManager.default.removeItem(at: whole)
-        }
+        // A small download first, so URLSession and libcurl are loaded before anything is measured.
+        let warmUp = folder.appendingPathComponent("warm-up")
+        try server.serveDownload(FlakyServer.Resource(size: 1 << 20), at: "/warm-up")
+        _ = try await session.download(for: URLRequest(url: server.url("/warm-up")), to: warmUp, retry: policy)
 
+        // The resumed download first, so its memory growth is measured from a process that has not
+        // yet moved hundreds of MB (the uninterrupted runs come after).
         let resumed = folder.appendingPathComponent("resumed")
         let residentBefore = Measure.residentBytes()
         Measure.resetPeakResident()
@@ -52,6 +49,17 @@ enum DownloadBenchmark {
         let attempts = outcome?.retry.attempts.count ?? 0
         let complete = outcome?.succeeded == true && outcome?.bytesOnDisk == size
         try? FileManager.default.removeItem(at: resumed)
+
+        // Uninterrupted, twice: the first run is in the same cache state as the resumed one was; the
+        // faster of the two is the baseline (the goal is checked against the better figure).
+        let whole = folder.appendingPathComponent("whole")
+        var wholeSeconds = Double.infinity
+        for _ in 0..<2 {
+            wholeSeconds = min(wholeSeconds, try await Measure.seconds {
+                _ = try await session.download(for: URLRequest(url: server.url("/whole")), to: whole, retry: policy)
+            })
+            try FileManager.default.removeItem(at: whole)
+        }
 
         var curlNote = "curl not found"
         if let curl = Measure.which("curl") {
@@ -84,7 +92,8 @@ enum DownloadBenchmark {
             BenchmarkResult(
                 name: "download-resume wall", value: resumedSeconds, unit: "s",
                 baseline: "the same download uninterrupted", baselineValue: wholeSeconds, ratio: wallRatio,
-                goal: "ratio <= 1.3", met: complete && wallRatio <= 1.3, note: "one run each; \(curlNote)"),
+                goal: "ratio <= 1.3", met: complete && wallRatio <= 1.3,
+                note: "resumed: one run; uninterrupted: best of 2; \(curlNote)"),
             BenchmarkResult(
                 name: "download-resume memory", value: growth / 1_048_576, unit: "MiB", baseline: "32 MiB",
                 baselineValue: 32, ratio: growth / 1_048_576 / 32, goal: "peak RSS growth <= 32 MiB",
