@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the package needs from Debian when it is missing: the Graphviz C library
-# (libgvc, for RetryFlowGraphviz) and pkg-config (SwiftPM finds libgvc through it).
+# (libgvc, for RetryFlowGraphviz), pkg-config (SwiftPM finds libgvc through it), and curl (the
+# download-resume benchmark runs it side by side with RetryFlow).
 # On macOS: `brew install graphviz pkg-config` (Package.swift names the same providers).
 set -euo pipefail
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
 if ! pkg-config --exists libgvc 2>/dev/null; then missing+=(libgraphviz-dev); fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 

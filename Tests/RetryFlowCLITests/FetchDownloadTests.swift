@@ -13,15 +13,7 @@ import Testing
     }
 
     static func sha(_ path: String) throws -> String {
-        let result = Process()
-        result.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        result.arguments = [path]
-        let pipe = Pipe()
-        result.standardOutput = pipe
-        try result.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        result.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+        try FlakyServer.Resource.sha256(ofFileAt: URL(fileURLWithPath: path))
     }
 
     @Test func aCutDownloadResumesAndLandsWhole() async throws {

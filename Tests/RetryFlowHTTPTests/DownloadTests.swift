@@ -22,14 +22,7 @@ import FoundationNetworking
         return url
     }
 
-    static func sha(_ url: URL) throws -> String {
-        let data = try Data(contentsOf: url)
-        return data.withUnsafeBytes { buffer in
-            var hasher = SHA256()
-            hasher.update(buffer: buffer)
-            return hasher.hexDigest()
-        }
-    }
+    static func sha(_ url: URL) throws -> String { try FlakyServer.Resource.sha256(ofFileAt: url) }
 
     /// Runs a download of `resource` served by `steps`; returns the outcome, the server and the folder.
     static func run(

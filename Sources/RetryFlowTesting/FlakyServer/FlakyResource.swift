@@ -48,6 +48,18 @@ extension FlakyServer {
         /// The whole body (for small resources in tests).
         public var body: [UInt8] { bytes(0..<size) }
 
+        /// The SHA-256 of the file at `url` (read in slices), to compare with ``sha256``: how a test
+        /// checks that the bytes on disk are the source's.
+        public static func sha256(ofFileAt url: URL) throws -> String {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            var hasher = SHA256()
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                chunk.withUnsafeBytes { hasher.update(buffer: $0) }
+            }
+            return hasher.hexDigest()
+        }
+
         /// The SHA-256 of the whole body, as 64 lowercase hex digits, computed in slices.
         public var sha256: String {
             var hasher = SHA256()
