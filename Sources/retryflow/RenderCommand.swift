@@ -54,7 +54,7 @@ enum RenderCommand {
             guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("--trace \(path): cannot read the file") }
             let trace: TransitionTrace<S, E, G>
             do { trace = try JSONDecoder().decode(TransitionTrace<S, E, G>.self, from: data) } catch {
-                throw UsageError("--trace \(path): not a RetryFlow \(machine) trace (\(PolicyOptions.describe(error)))")
+                throw UsageError("--trace \(path): not a RetryFlow trace of the \(machine) machine (\(PolicyOptions.describe(error)))")
             }
             let problems = trace.inconsistencies(with: table)
             guard problems.isEmpty else {
