@@ -78,8 +78,8 @@ import FoundationNetworking
     }
 
     @Test func cutManyTimesStillCompletesSendingEachByteOnce() async throws {
-        let resource = FlakyServer.Resource(size: 4 << 20, lastModified: "Mon, 30 Nov 2026 05:00:00 GMT")
-        let slice = 512 * 1024
+        let resource = FlakyServer.Resource(size: 2 << 20, lastModified: "Mon, 30 Nov 2026 05:00:00 GMT")
+        let slice = 256 * 1024
         let steps = Array(repeating: FlakyServer.DownloadStep.cut(after: slice), count: 7) + [.serve]
         let (outcome, server, destination) = try await Self.run(resource, steps: steps)
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
@@ -212,9 +212,9 @@ import FoundationNetworking
     }
 
     @Test func cancellationMidTransferKeepsAnUncorruptedPartial() async throws {
-        let resource = FlakyServer.Resource(size: 4 << 20)
+        let resource = FlakyServer.Resource(size: 2 << 20)
         let server = try FlakyServer()
-        try server.serveDownload(resource, at: "/file", steps: [.stall(after: 1 << 20)])
+        try server.serveDownload(resource, at: "/file", steps: [.stall(after: 512 << 10)])
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("file.bin")
@@ -223,12 +223,12 @@ import FoundationNetworking
             try await Runner.session().download(
                 for: URLRequest(url: server.url("/file")), to: destination, retry: Self.policy, progress: progress)
         }
-        for await update in stream where update.bytesOnDisk >= 1 << 20 { break }
+        for await update in stream where update.bytesOnDisk >= 512 << 10 { break }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         let part = URL(fileURLWithPath: destination.path + ".part")
         let kept = try Data(contentsOf: part)
-        #expect(kept.count == 1 << 20)
+        #expect(kept.count == 512 << 10)
         #expect(try Self.sha(part) == SHA256.hex(of: resource.bytes(0..<kept.count)))
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
