@@ -213,7 +213,7 @@ public struct TransferRules: MachineRules {
     }
 }
 
-/// The transfer machine: ``TableMachine`` running ``TransitionTable/transfer`` with the
+/// The transfer machine: `TableMachine` running `TransitionTable.transfer` with the
 /// ``TransferRules``. Pure: no I/O, no clock. Its trace steps carry the byte range in words.
 public struct TransferMachine: Sendable {
     /// What one input did: the rows taken (as trace steps, with words) and the actions.
