@@ -16,6 +16,8 @@ let package = Package(
         // The machine, policies, engine and trace: needs nothing but the toolchain.
         .target(name: "RetryFlow"),
         .target(name: "RetryFlowHTTP", dependencies: ["RetryFlow"]),
+        // The original snippets retold as tables, for the docs' charts: teaching material, not a product.
+        .target(name: "RetryFlowSnippets", dependencies: ["RetryFlow"]),
         // Graphviz is needed only to render images; DOT text comes from RetryFlow alone.
         .systemLibrary(
             name: "CGraphviz",
@@ -27,20 +29,22 @@ let package = Package(
         .target(name: "RetryFlowTesting", dependencies: ["RetryFlow", "RetryFlowHTTP"]),
         .executableTarget(
             name: "retryflow",
-            dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]
+            dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting", "RetryFlowSnippets"]
         ),
         .executableTarget(
             name: "retryflow-bench",
             dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]
         ),
-        .testTarget(name: "RetryFlowTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
+        .testTarget(name: "RetryFlowTests", dependencies: ["RetryFlow", "RetryFlowTesting", "RetryFlowSnippets"]),
         .testTarget(name: "RetryFlowTestingTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowHTTPTests", dependencies: ["RetryFlowHTTP", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowCLITests", dependencies: ["retryflow", "RetryFlowTesting"]),
         // Every Swift sample of README.md and docs/, generated into one file: if a sample stops compiling, so does this.
         .testTarget(
             name: "RetryFlowDocSamplesTests", dependencies: ["RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]),
-        .testTarget(name: "RetryFlowGraphvizTests", dependencies: ["RetryFlowGraphviz", "RetryFlowHTTP", "RetryFlowTesting"]),
+        .testTarget(
+            name: "RetryFlowGraphvizTests",
+            dependencies: ["RetryFlowGraphviz", "RetryFlowHTTP", "RetryFlowTesting", "RetryFlowSnippets"]),
     ],
     swiftLanguageModes: [.v6]
 )

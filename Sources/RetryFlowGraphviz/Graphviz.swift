@@ -1,5 +1,6 @@
 import CGraphviz
 import Foundation
+import RetryFlow
 
 /// In-process access to the Graphviz C library (libgvc, libcgraph): DOT in, SVG, PNG, PDF, JSON,
 /// plain text, or any format the installed plugins offer, out. No `dot` process is spawned.
@@ -12,21 +13,22 @@ import Foundation
 /// let svg = try Graphviz.render(dot: DOTChart.render(RetryTable.retry), format: "svg")
 /// ```
 public enum Graphviz {
-    private static let lock = NSLock()
+    private static let lock = Locked(())
     // Touched only under `lock`; made once and kept for the life of the process.
     nonisolated(unsafe) private static var sharedContext: OpaquePointer?
 
     private static func withContext<R>(_ body: (OpaquePointer) throws(GraphvizError) -> R) throws(GraphvizError) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        if sharedContext == nil {
-            rf_quiet_errors()
-            sharedContext = gvContext()
+        let result: Result<R, GraphvizError> = lock.withLock { _ in
+            if sharedContext == nil {
+                rf_quiet_errors()
+                sharedContext = gvContext()
+            }
+            guard let context = sharedContext else {
+                return .failure(GraphvizError(kind: .renderFailed, message: "gvContext() returned no context"))
+            }
+            do throws(GraphvizError) { return .success(try body(context)) } catch { return .failure(error) }
         }
-        guard let context = sharedContext else {
-            throw GraphvizError(kind: .renderFailed, message: "gvContext() returned no context")
-        }
-        return try body(context)
+        return try result.get()
     }
 
     /// Lays `dot` out with `layout` (default `dot`) and renders it to `format` (`svg`, `png`,

@@ -28,11 +28,10 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         let request = self.request
         let transport = self.transport
         policy.retryIf = RetryClassifier { rules.decision(for: $0, request: request) }
-        var engine = Retry(policy, clock: clock, onRetry: onRetry)
-        engine.random = random
-        engine.runsAttemptsInline = transportEndsOnCancel
-        engine.describeError = { Redaction.describe($0) }
-        engine.onTransition = onTransition
+        var engine = Retry(
+            policy, clock: clock, onRetry: onRetry, onTransition: onTransition, describeError: { Redaction.describe($0) },
+            runsAttemptsInline: transportEndsOnCancel)
+        engine.random = random  // an existential here: set as a property
         return try await engine.outcome(
             classifyResult: { rules.verdict(for: $0.response, request: request, now: Date()) },
             transitions: transitions
@@ -128,14 +127,14 @@ private final class OneShot<Value: Sendable>: @unchecked Sendable {
 /// `URLSession`: a fake in unit tests, a scripted server in simulations. Same machine, same rules.
 ///
 /// ```swift
-/// let outcome = try await HTTPRetryRun.outcome(for: request, policy: .default, clock: ManualClock()) { _ in
+/// let outcome = try await HTTPRetryRun.outcome(for: request, retry: .default, clock: ManualClock()) { _ in
 ///     HTTPResponse(data: Data(), response: HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil)!)
 /// }
 /// ```
 public enum HTTPRetryRun {
     /// The outcome of `request` sent through `transport`.
     public static func outcome<C: Clock<Duration>>(
-        for request: URLRequest, policy: RetryPolicy = .default, rules: HTTPRetryRules = .default, clock: C,
+        for request: URLRequest, retry policy: RetryPolicy = .default, rules: HTTPRetryRules = .default, clock: C,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
         onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
@@ -147,16 +146,32 @@ public enum HTTPRetryRun {
         run.random = random
         return try await run.outcome()
     }
+
+    /// The outcome of `request` sent through `transport` (the policy now has the `retry:` label).
+    @available(*, deprecated, renamed: "outcome(for:retry:rules:clock:random:onRetry:onTransition:transport:)")
+    public static func outcome<C: Clock<Duration>>(
+        for request: URLRequest, policy: RetryPolicy, rules: HTTPRetryRules = .default, clock: C,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
+        onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
+        transport: @escaping @Sendable (URLRequest) async throws -> HTTPResponse
+    ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
+        try await outcome(
+            for: request, retry: policy, rules: rules, clock: clock, random: random, onRetry: onRetry,
+            onTransition: onTransition, transport: transport)
+    }
 }
 
 extension RetryOutcome where Value == HTTPResponse {
     /// What the callers of the HTTP API get: the response when the run succeeded, and also when it
-    /// ended on a final answer it was not allowed to retry (a POST's 503 is still the server's
-    /// answer); otherwise an ``HTTPRetryError`` with every attempt.
-    public var httpResult: Result<HTTPResponse, HTTPRetryError> {
-        if let value, succeeded || (finalState == .failure && reason == .notRetryable && attempts.last?.error is RejectedResult) {
-            return .success(value)
-        }
-        return .failure(HTTPRetryError(outcome: self))
+    /// ended, for one of ``HTTPRetryRules/finalAnswerReasons``, on a response (a POST's 503 is still
+    /// the server's answer); otherwise the `RetryError` with every attempt.
+    public var httpResult: Result<HTTPResponse, RetryError> {
+        let endedOnAnswer = HTTPRetryRules.finalAnswerReasons.contains(reason) && attempts.last?.returnedValue == true
+        if let value, succeeded || endedOnAnswer { return .success(value) }
+        return .failure(
+            RetryError(
+                reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration,
+                lastValue: value))
     }
 }

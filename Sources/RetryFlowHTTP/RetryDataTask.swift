@@ -91,12 +91,22 @@ extension URLSession {
     ///
     /// - Throws: ``RetryPolicyError`` for an invalid policy, before anything is sent.
     public func retryDataTask(
-        with request: URLRequest, policy: RetryPolicy = .default, rules: HTTPRetryRules = .default,
+        with request: URLRequest, retry policy: RetryPolicy = .default, rules: HTTPRetryRules = .default,
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
         completionHandler: @escaping @Sendable (RetryOutcome<HTTPResponse>) -> Void
     ) throws(RetryPolicyError) -> RetryDataTask {
         try policy.validate()
         let run = HTTPRetry(session: self, request: request, policy: policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry)
         return RetryDataTask(run: run, queue: delegateQueue, completion: completionHandler)
+    }
+
+    /// ``retryDataTask(with:retry:rules:onRetry:completionHandler:)`` under its old label.
+    @available(*, deprecated, renamed: "retryDataTask(with:retry:rules:onRetry:completionHandler:)")
+    public func retryDataTask(
+        with request: URLRequest, policy: RetryPolicy, rules: HTTPRetryRules = .default,
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
+        completionHandler: @escaping @Sendable (RetryOutcome<HTTPResponse>) -> Void
+    ) throws(RetryPolicyError) -> RetryDataTask {
+        try retryDataTask(with: request, retry: policy, rules: rules, onRetry: onRetry, completionHandler: completionHandler)
     }
 }

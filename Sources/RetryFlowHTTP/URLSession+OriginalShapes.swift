@@ -74,11 +74,12 @@ extension URLSession {
         downloadAndRetry(with: url, retryCount: retryCount, completion: completion) { _, _ in failure() }
     }
 
-    /// ``downloadAndRetry(with:retryCount:completion:failure:)`` whose `failure` receives the last
+    /// ``downloadAndRetry(with:retryCount:completion:failure:)`` under a policy of your own (`retry:`,
+    /// default: the default policy), whose `failure` receives the last
     /// error and every attempt (each with its own error), so nothing is lost.
     @discardableResult
     public func downloadAndRetry(
-        with url: URL, retryCount: Int, policy: RetryPolicy? = nil,
+        with url: URL, retryCount: Int, retry policy: RetryPolicy? = nil,
         completion: @escaping @Sendable (URLResponse, Data) -> Void,
         failure: @escaping @Sendable (any Error, [AttemptRecord]) -> Void
     ) -> RetryDataTask {
@@ -103,5 +104,16 @@ extension URLSession {
         }
         task.resume()
         return task
+    }
+
+    /// ``downloadAndRetry(with:retryCount:retry:completion:failure:)`` under its old label.
+    @available(*, deprecated, renamed: "downloadAndRetry(with:retryCount:retry:completion:failure:)")
+    @discardableResult
+    public func downloadAndRetry(
+        with url: URL, retryCount: Int, policy: RetryPolicy?,
+        completion: @escaping @Sendable (URLResponse, Data) -> Void,
+        failure: @escaping @Sendable (any Error, [AttemptRecord]) -> Void
+    ) -> RetryDataTask {
+        downloadAndRetry(with: url, retryCount: retryCount, retry: policy, completion: completion, failure: failure)
     }
 }

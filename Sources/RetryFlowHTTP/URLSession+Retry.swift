@@ -13,7 +13,7 @@ extension URLSession {
     /// ```swift
     /// let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
     /// ```
-    /// - Throws: ``HTTPRetryError`` (with every attempt and the trace) when the run gives up;
+    /// - Throws: `RetryError` (with every attempt, the trace and the last response) when the run gives up;
     ///   `CancellationError` when the task is cancelled; ``RetryPolicyError`` for an invalid policy.
     public func data(
         for request: URLRequest, retry policy: RetryPolicy, rules: HTTPRetryRules = .default,

@@ -51,8 +51,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
         var cancelledBeforeRegistering: Set<UInt64> = []
     }
 
-    private let lock = NSLock()
-    private var state = State()
+    private let state = Locked(State())
 
     /// A clock at zero with no sleepers.
     public init() {}
@@ -220,8 +219,6 @@ public final class ManualClock: Clock, @unchecked Sendable {
     }
 
     private func withLock<R>(_ body: (inout State) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&state)
+        state.withLock(body)
     }
 }

@@ -49,7 +49,7 @@ enum EngineBenchmarks {
         let raStarts = Starts()
         let request = URLRequest(url: URL(string: "http://simulated.invalid/")!)
         let raPolicy = RetryPolicy(maxAttempts: retryAfters + 1, backoff: .constant(.milliseconds(50)), jitter: .none)
-        _ = try await HTTPRetryRun.outcome(for: request, policy: raPolicy, clock: ContinuousClock()) { _ in
+        _ = try await HTTPRetryRun.outcome(for: request, retry: raPolicy, clock: ContinuousClock()) { _ in
             raStarts.add(ContinuousClock.now)
             let response = HTTPURLResponse(url: request.url!, statusCode: 503, httpVersion: nil, headerFields: ["Retry-After": "1"])!
             return HTTPResponse(data: Data(), response: response)
@@ -101,26 +101,15 @@ enum EngineBenchmarks {
 }
 
 /// Instants collected from concurrent callbacks.
-final class Starts: @unchecked Sendable {
-    private let lock = NSLock()
-    private var instants: [ContinuousClock.Instant] = []
+final class Starts: Sendable {
+    private let instants = Locked<[ContinuousClock.Instant]>([])
 
-    func add(_ instant: ContinuousClock.Instant) {
-        lock.lock()
-        instants.append(instant)
-        lock.unlock()
-    }
+    func add(_ instant: ContinuousClock.Instant) { instants.withLock { $0.append(instant) } }
 
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return instants.count
-    }
+    var count: Int { instants.withLock { $0.count } }
 
     /// Seconds between consecutive instants.
     func gaps() -> [Double] {
-        lock.lock()
-        defer { lock.unlock() }
-        return zip(instants, instants.dropFirst()).map { $0.duration(to: $1).inSecondsValue }
+        instants.withLock { instants in zip(instants, instants.dropFirst()).map { $0.duration(to: $1).inSecondsValue } }
     }
 }

@@ -103,7 +103,7 @@ enum HTTPBenchmarks {
                     group.addTask {
                         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                             let task = try! flowSession.retryDataTask(
-                                with: URLRequest(url: server.url("/flow/\(index)")), policy: policy, rules: .transportErrorsOnly
+                                with: URLRequest(url: server.url("/flow/\(index)")), retry: policy, rules: .transportErrorsOnly
                             ) { _ in continuation.resume() }
                             task.resume()
                         }

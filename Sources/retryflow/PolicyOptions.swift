@@ -7,7 +7,7 @@ enum PolicyOptions {
     static let specs: [OptionSpec] = [
         OptionSpec("--attempts"), OptionSpec("--retry"),
         OptionSpec("--backoff"), OptionSpec("--delay"), OptionSpec("--multiplier"), OptionSpec("--max-delay"),
-        OptionSpec("--retry-delay"), OptionSpec("--jitter"),
+        OptionSpec("--retry-delay"), OptionSpec("--jitter"), OptionSpec("--min-delay"), OptionSpec("--schedule"),
         OptionSpec("--timeout"), OptionSpec("--max-time"), OptionSpec("--deadline"), OptionSpec("--retry-max-time"),
         OptionSpec("--max-retry-after"), OptionSpec("--retry-on-status"),
         OptionSpec("--no-retry-after", value: false), OptionSpec("--retry-non-idempotent", value: false),
@@ -20,9 +20,11 @@ enum PolicyOptions {
           --backoff KIND          constant, linear or exponential (default exponential)
           --delay SECONDS         the first delay (default 0.5)
           --multiplier X          growth of exponential backoff (default 2)
-          --max-delay SECONDS     cap on any backoff delay (default 20)
+          --max-delay SECONDS     cap on any backoff delay (default 20; below --delay: constant at the cap)
+          --min-delay SECONDS     floor under every delay, after cap and jitter (tenacity's min=)
+          --schedule LIST         the delays written out, e.g. 1,2,5 (the last repeats; Polly's list)
           --retry-delay SECONDS   curl's constant delay: same as --backoff constant --delay SECONDS
-          --jitter KIND           none, full, equal or decorrelated (default full)
+          --jitter KIND           none, full, equal, decorrelated, or symmetric:P for ±P % (default full)
           --timeout SECONDS       per-attempt timeout (curl's --max-time is accepted)
           --deadline SECONDS      time for all attempts and waits (curl's --retry-max-time is accepted)
           --max-retry-after S     longest Retry-After honoured; more ends the run (default 300)
@@ -56,6 +58,9 @@ enum PolicyOptions {
         if arguments.has("--retry-delay") && (arguments.has("--backoff") || arguments.has("--delay")) {
             throw UsageError("--retry-delay is curl's constant delay; give it or --backoff/--delay, not both")
         }
+        if arguments.has("--schedule") && (arguments.has("--backoff") || arguments.has("--delay") || arguments.has("--retry-delay")) {
+            throw UsageError("--schedule lists every delay; give it or --backoff/--delay/--retry-delay, not both")
+        }
         let kind = try arguments.choice("--backoff", ["constant", "linear", "exponential"])
         let delay = try arguments.seconds("--delay")
         if let constant = try arguments.seconds("--retry-delay") {
@@ -80,10 +85,10 @@ enum PolicyOptions {
             }
             policy.backoff = .exponential(base: base, multiplier: multiplier)
         }
+        if let list = arguments.value("--schedule") { policy.backoff = .schedule(try Self.delays(list)) }
         if let cap = try arguments.seconds("--max-delay") { policy.maxDelay = cap }
-        if let jitter = try arguments.choice("--jitter", Jitter.allCases.map(\.rawValue)) {
-            policy.jitter = Jitter(rawValue: jitter)!
-        }
+        if let floor = try arguments.seconds("--min-delay") { policy.minDelay = floor }
+        if let text = arguments.value("--jitter") { policy.jitter = try Self.jitter(text) }
         if let timeout = try positiveSeconds("--timeout", curlName: "--max-time", in: arguments) {
             policy.perAttemptTimeout = timeout
         }
@@ -129,10 +134,35 @@ enum PolicyOptions {
 
     private static func kind(of backoff: Backoff) -> String {
         switch backoff {
-        case .constant: "constant"
+        case .constant, .schedule, .custom: "constant"
         case .linear: "linear"
         case .exponential: "exponential"
         }
+    }
+
+    /// `1,2,5`: seconds, each finite and not negative.
+    private static func delays(_ list: String) throws(UsageError) -> [Duration] {
+        var delays: [Duration] = []
+        for item in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let text = item.trimmingCharacters(in: .whitespaces)
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 1e9 else {
+                throw UsageError("--schedule: \"\(text)\" is not a number of seconds (e.g. --schedule 1,2,5)")
+            }
+            delays.append(.nanoseconds(Int64((seconds * 1e9).rounded())))
+        }
+        return delays
+    }
+
+    /// A named jitter, or `symmetric:P` for ±P %.
+    private static func jitter(_ text: String) throws(UsageError) -> Jitter {
+        if let named = Jitter(rawValue: text) { return named }
+        if text.hasPrefix("symmetric:"), let percent = Double(text.dropFirst("symmetric:".count)), percent.isFinite,
+            (0...100).contains(percent)
+        {
+            return .symmetric(percent / 100)
+        }
+        throw UsageError(
+            "--jitter must be one of none, full, equal, decorrelated, or symmetric:P with P from 0 to 100, got \"\(text)\"")
     }
 
     static func describe(_ error: any Error) -> String {

@@ -4,10 +4,13 @@ import RetryFlow
 /// Tells a person on stderr what a live run is doing, from the engine's transition hook: each
 /// attempt, its outcome, each wait, and why the run stopped. On a terminal, a wait of a second or
 /// more counts down in place; elsewhere (a pipe, a CI log) each line is printed once.
-final class ProgressReporter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var attemptStarted: Duration = .zero
-    private var countdown: (task: Task<Void, Never>, line: String)?
+final class ProgressReporter: Sendable {
+    private struct State {
+        var attemptStarted: Duration = .zero
+        var countdown: (task: Task<Void, Never>, line: String)?
+    }
+
+    private let state = Locked(State())
     private let label: String
     private let maxAttempts: Int
 
@@ -17,28 +20,30 @@ final class ProgressReporter: @unchecked Sendable {
     }
 
     func record(_ step: RetryTrace.Step) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let running = countdown {
+        state.withLock { record(step, in: &$0) }
+    }
+
+    private func record(_ step: RetryTrace.Step, in state: inout State) {
+        if let running = state.countdown {
             running.task.cancel()
-            countdown = nil
+            state.countdown = nil
             FileHandle.standardError.write(Data("\r\u{1B}[K\(running.line)\n".utf8))  // the countdown becomes a plain line
         }
         let prefix = Console.paint(label, .strong)
         switch (step.from, step.to) {
         case (_, .request):
-            attemptStarted = step.at
+            state.attemptStarted = step.at
             Console.error("\(prefix) attempt \(step.attempt) of \(maxAttempts) at \(step.at.shortDescription)")
         case (.request, .success):
-            Console.error("\(prefix)   " + Console.paint("done in \((step.at - attemptStarted).shortDescription)", .good))
+            Console.error("\(prefix)   " + Console.paint("done in \((step.at - state.attemptStarted).shortDescription)", .good))
         case (.request, .retry), (.request, .failure), (.request, .cancelled):
             let what = step.detail ?? step.event?.label ?? ""
-            Console.error("\(prefix)   " + Console.paint("\(step.event?.label ?? "") after \((step.at - attemptStarted).shortDescription): \(what)", .bad))
+            Console.error("\(prefix)   " + Console.paint("\(step.event?.label ?? "") after \((step.at - state.attemptStarted).shortDescription): \(what)", .bad))
         case (.retry, .wait):
             let delay = step.delay ?? .zero
             let line = "\(prefix)   " + Console.paint("waiting \(delay.shortDescription) before the next attempt", .quiet)
             if Console.stderrIsTerminal && delay >= .seconds(1) {
-                countdown = (Self.countDown(delay, prefix: prefix), line)
+                state.countdown = (Self.countDown(delay, prefix: prefix), line)
             } else {
                 Console.error(line)
             }

@@ -1,18 +1,20 @@
 import Foundation
 import RetryFlow
+import RetryFlowSnippets
 import RetryFlowGraphviz
 import RetryFlowHTTP
 
 /// `retryflow render`: a shipped machine's chart, optionally with a run drawn over it.
 enum RenderCommand {
     static let specs = [
-        OptionSpec("--machine"), OptionSpec("--style"), OptionSpec("--format"), OptionSpec("-o", "--output"), OptionSpec("--trace"),
+        OptionSpec("--machine"), OptionSpec("--table"), OptionSpec("--style"), OptionSpec("--format"),
+        OptionSpec("-o", "--output"), OptionSpec("--trace"),
         OptionSpec("-h", "--help", value: false),
     ]
 
     static let help = """
         usage: retryflow render [--machine retry|transfer] [--style state|flowchart] [--format FORMAT] [-o FILE]
-                                [--trace TRACE.json]
+                                [--trace TRACE.json] [--table NAME]
 
         Draws a machine from the same transition table the engine executes.
           --machine NAME    retry (default), or transfer (what a download does with its bytes)
@@ -22,16 +24,28 @@ enum RenderCommand {
           -o, --output FILE write to FILE (atomically) instead of stdout
           --trace FILE      draw a run's trace over the chart (JSON from fetch/simulate --trace, or
                             from fetch --trace-transfer for --machine transfer)
+          --table NAME      for the retry machine: retryflow (default), or an original snippet's table
+                            retold: swift-snippet, objc-snippet
         Binary formats (png, pdf) are not written to a terminal.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "render", help: help) else { return 0 }
-        switch try args.choice("--machine", ["retry", "transfer"]) ?? "retry" {
-        case "transfer":
+        let machine = try args.choice("--machine", ["retry", "transfer"]) ?? "retry"
+        let table = try args.choice("--table", ["retryflow", "swift-snippet", "objc-snippet"]) ?? "retryflow"
+        if table != "retryflow" {
+            guard machine == "retry" else { throw UsageError("--table names a retry table; it does not go with --machine \(machine)") }
+            if args.has("--trace") { throw UsageError("--trace draws on the retryflow table only") }
+        }
+        switch (machine, table) {
+        case ("transfer", _):
             return try render(TransferTable.transfer, machine: "transfer", args: args) { (trace: TransferTrace) in
                 trace.resumeSummary
             }
+        case (_, "swift-snippet"):
+            return try render(TransitionTable.swiftSnippet, machine: "swift-snippet", args: args) { _ in nil }
+        case (_, "objc-snippet"):
+            return try render(TransitionTable.objcSnippet, machine: "objc-snippet", args: args) { _ in nil }
         default:
             return try render(RetryTable.retry, machine: "retry", args: args) { (_: RetryTrace) in nil }
         }

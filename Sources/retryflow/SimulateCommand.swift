@@ -33,7 +33,7 @@ enum SimulateCommand {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "simulate", help: help) else { return 0 }
         guard let list = args.value("--outcomes") else { throw UsageError("simulate needs --outcomes, e.g. --outcomes reset,503,200") }
         let outcomes: [ScriptedOutcome]
-        do { outcomes = try ScriptedOutcome.parseList(list) } catch { throw UsageError(error.description) }
+        do { outcomes = try ScriptedOutcome.parseList(list) } catch { throw Self.usageError(error) }
         let (policy, rules) = try PolicyOptions.make(from: args)
         let seed: UInt64
         if let text = args.value("--seed") {
@@ -55,11 +55,20 @@ enum SimulateCommand {
             outcome = try await Simulation.run(
                 outcomes: outcomes, policy: policy, rules: rules, method: request.httpMethod ?? "GET", headers: headers, seed: seed)
         } catch let error as ScriptedOutcomeError {
-            throw UsageError(error.description)
+            throw Self.usageError(error)
         }
         Console.output(Timeline.render(outcome.trace, reason: outcome.reason))
         if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
         if let path = args.value("--trace-chart"), let chartFormat { try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat) }
         return 0
+    }
+
+    /// The library's words, with the flags a person types.
+    static func usageError(_ error: ScriptedOutcomeError) -> UsageError {
+        switch error.kind {
+        case .empty: UsageError("--outcomes is empty")
+        case .hangWithoutTimer: UsageError("a \"hang\" outcome needs --timeout or --deadline: nothing else ends it")
+        case .badItem: UsageError("--outcomes: \(error.description)")
+        }
     }
 }

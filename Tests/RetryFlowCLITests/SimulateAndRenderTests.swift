@@ -52,6 +52,22 @@ import Testing
         #expect(svg.stdout.contains("<svg"))
     }
 
+    /// The teaching tables come from their own target, and the tool draws them like the shipped one:
+    /// the same bytes as the committed chart.
+    @Test func renderDrawsTheOriginalSnippets() async throws {
+        let diagrams = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("diagrams")
+        for name in ["swift-snippet", "objc-snippet"] {
+            let drawn = try await Tool.run(["render", "--table", name, "--format", "dot"])
+            #expect(drawn.status == 0)
+            let committed = try String(contentsOf: diagrams.appendingPathComponent("\(name)-flowchart.dot"), encoding: .utf8)
+            #expect(drawn.stdout == committed, "\(name)")
+        }
+        let refused = try await Tool.run(["render", "--table", "swift-snippet", "--trace", "/nonexistent.json"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--trace draws on the retryflow table only"))
+    }
+
     @Test func renderDrawsATraceFromSimulate() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -250,12 +250,12 @@ private func sample16() async throws {
 // README.md, sample 17
 private func sample17() async throws {
 
-    // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws HTTPRetryError with every attempt
+    // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
     let outcome = try await URLSession.shared.retryOutcome(for: request, retry: .default)   // state, reason, attempts, trace
 
     // completion handler: runs exactly once, on the session's delegate queue
-    let task = try URLSession.shared.retryDataTask(with: request, policy: .default) { outcome in
+    let task = try URLSession.shared.retryDataTask(with: request, retry: .default) { outcome in
         print(outcome.httpResult)
     }
     task.resume()                       // task.state, task.trace, task.cancel()

@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowSnippets
 import RetryFlowGraphviz
 import RetryFlowHTTP
 import RetryFlowTesting

@@ -127,7 +127,7 @@ import FoundationNetworking
         do {
             _ = try await session.data(for: URLRequest(url: server.url("/down")), retry: Self.policy)
             Issue.record("should throw")
-        } catch let error as HTTPRetryError {
+        } catch let error as RetryError {
             #expect(error.reason == .attemptsExhausted)
             #expect(error.attempts.count == 3)
             #expect(error.lastResponse?.statusCode == 503)

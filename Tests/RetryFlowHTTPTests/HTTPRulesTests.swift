@@ -22,6 +22,36 @@ import FoundationNetworking
         HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
     }
 
+    /// A run that ends on a response the rules refuse to retry returns it; a run whose last attempt
+    /// threw gives up with the core's RetryError, even if an earlier attempt had a response.
+    @Test func finalAnswersAreReturnedOnlyWhenTheLastAttemptAnswered() async throws {
+        let url = URL(string: "http://simulated.invalid/")!
+        @Sendable func response(_ status: Int) -> HTTPResponse {
+            HTTPResponse(data: Data(), response: HTTPURLResponse(url: url, statusCode: status, httpVersion: nil, headerFields: nil)!)
+        }
+        let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none)
+        var post = URLRequest(url: url)
+        post.httpMethod = "POST"
+        let answered = try await HTTPRetryRun.outcome(for: post, retry: policy, clock: ContinuousClock()) { _ in response(503) }
+        #expect(answered.reason == .notRetryable)
+        #expect(HTTPRetryRules.finalAnswerReasons.contains(answered.reason))
+        #expect((try? answered.httpResult.get())?.statusCode == 503, "a POST's 503 is the server's answer")
+
+        let calls = Locked(0)
+        let threwLast = try await HTTPRetryRun.outcome(for: URLRequest(url: url), retry: policy, clock: ContinuousClock()) { _ in
+            if calls.withLock({ $0 += 1; return $0 }) == 1 { return response(503) }
+            throw URLError(.unsupportedURL)
+        }
+        #expect(threwLast.reason == .notRetryable)
+        #expect(threwLast.attempts.map(\.returnedValue) == [true, false])
+        switch threwLast.httpResult {
+        case .success: Issue.record("the last attempt threw: nothing to return")
+        case .failure(let error):
+            #expect(error.lastResponse?.statusCode == 503)
+            #expect((error.lastError as? URLError)?.code == .unsupportedURL)
+        }
+    }
+
     @Test func transportErrorsOnIdempotentRequests() {
         for code: URLError.Code in [.timedOut, .cannotFindHost, .cannotConnectToHost, .networkConnectionLost, .dnsLookupFailed,
                                     .notConnectedToInternet, .badServerResponse, .unknown] {

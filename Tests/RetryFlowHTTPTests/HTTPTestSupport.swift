@@ -15,11 +15,10 @@ enum Surface: String, CaseIterable, CustomTestStringConvertible {
 }
 
 /// Counts completion-handler calls.
-final class CallCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var calls = 0
-    func hit() { lock.lock(); calls += 1; lock.unlock() }
-    var count: Int { lock.lock(); defer { lock.unlock() }; return calls }
+final class CallCounter: Sendable {
+    private let calls = Locked(0)
+    func hit() { calls.withLock { $0 += 1 } }
+    var count: Int { calls.withLock { $0 } }
 }
 
 /// What a run through one surface produced.
@@ -51,7 +50,7 @@ enum Runner {
         case .completionHandler:
             let outcome: RetryOutcome<HTTPResponse> = try await withCheckedThrowingContinuation { continuation in
                 do {
-                    let task = try session.retryDataTask(with: request, policy: policy) { outcome in
+                    let task = try session.retryDataTask(with: request, retry: policy) { outcome in
                         counter.hit()
                         continuation.resume(returning: outcome)
                     }

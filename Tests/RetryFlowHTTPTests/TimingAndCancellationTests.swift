@@ -133,7 +133,7 @@ import FoundationNetworking
         let request = URLRequest(url: server.url(path))
         if surface == .completionHandler {
             let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.seconds(30)), maxDelay: .seconds(30), jitter: .none)
-            task = try session.retryDataTask(with: request, policy: policy, onRetry: { _ in retried.yield() }) { _ in
+            task = try session.retryDataTask(with: request, retry: policy, onRetry: { _ in retried.yield() }) { _ in
                 counter.hit()
                 finish.yield()
             }
@@ -172,7 +172,7 @@ import FoundationNetworking
         let counter = CallCounter()
         let outcome: RetryOutcome<HTTPResponse> = try await withCheckedThrowingContinuation { continuation in
             do {
-                let task = try session.retryDataTask(with: URLRequest(url: server.url("/x")), policy: Self.policy) { outcome in
+                let task = try session.retryDataTask(with: URLRequest(url: server.url("/x")), retry: Self.policy) { outcome in
                     counter.hit()
                     continuation.resume(returning: outcome)
                 }
@@ -237,7 +237,7 @@ import FoundationNetworking
         let session = Runner.session()
         let fast = RetryPolicy(backoff: .constant(.milliseconds(10)), jitter: .none)
         let attempts: [AttemptRecord]? = await withCheckedContinuation { continuation in
-            session.downloadAndRetry(with: server.url("/dl"), retryCount: 2, policy: fast, completion: { _, _ in
+            session.downloadAndRetry(with: server.url("/dl"), retryCount: 2, retry: fast, completion: { _, _ in
                 continuation.resume(returning: nil)  // the wrong handler: checked below, not on the delegate queue
             }) { _, attempts in
                 continuation.resume(returning: attempts)
@@ -254,7 +254,7 @@ import FoundationNetworking
         let calls = CallCounter()
         let invalid = RetryPolicy(backoff: .constant(.seconds(-1)))
         let failed: (error: any Error, attempts: [AttemptRecord])? = await withCheckedContinuation { continuation in
-            Runner.session().downloadAndRetry(with: server.url("/dl"), retryCount: 2, policy: invalid, completion: { _, _ in
+            Runner.session().downloadAndRetry(with: server.url("/dl"), retryCount: 2, retry: invalid, completion: { _, _ in
                 continuation.resume(returning: nil)  // nothing was sent, nothing can succeed: checked below
             }) { error, attempts in
                 calls.hit()
@@ -303,11 +303,10 @@ import FoundationNetworking
 
 }
 
-/// A value shared across tasks in a test.
-final class Shared<Value: Sendable>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func update(_ body: (inout Value) -> Void) { lock.lock(); body(&value); lock.unlock() }
-    var current: Value { lock.lock(); defer { lock.unlock() }; return value }
+/// A value shared across tasks in a test: the package's one lock type.
+typealias Shared = Locked
+
+extension Locked {
+    func update(_ body: (inout Value) -> Void) { withLock(body) }
+    var current: Value { withLock { $0 } }
 }

@@ -1,12 +1,12 @@
 import Foundation
+import RetryFlow
 import RetryFlowTesting
 import Testing
 
-final class Log: @unchecked Sendable {
-    private var entries: [String] = []
-    private let lock = NSLock()
-    func add(_ entry: String) { lock.lock(); entries.append(entry); lock.unlock() }
-    var all: [String] { lock.lock(); defer { lock.unlock() }; return entries }
+final class Log: Sendable {
+    private let entries = Locked<[String]>([])
+    func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct ManualClockTests {

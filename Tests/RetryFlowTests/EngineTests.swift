@@ -247,8 +247,7 @@ import Testing
 
     /// A run with inline attempts whose operation hangs on the manual clock.
     static func inlineRunThatHangs(_ policy: RetryPolicy, clock: ManualClock) -> Task<RetryOutcome<Int>, any Error> {
-        var engine = Retry(policy, clock: clock)
-        engine.runsAttemptsInline = true
+        let engine = Retry(policy, clock: clock, runsAttemptsInline: true)
         return Task { [engine] in
             try await engine.outcome { _ -> Int in
                 try await clock.sleep(for: .seconds(3600))

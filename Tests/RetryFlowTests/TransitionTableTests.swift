@@ -1,4 +1,5 @@
 import RetryFlow
+import RetryFlowSnippets
 import Testing
 
 @Suite struct TransitionTableTests {

@@ -1,11 +1,11 @@
 /// Escaping of label text, so that any state, event or guard name (custom tables take user text)
 /// stays inside its label: it can neither end the string nor add attributes or statements.
-public enum ChartEscaping {
+package enum ChartEscaping {
     /// A DOT double-quoted string, quotes included. Backslashes are doubled (so `\N`, `\l` and
     /// friends lose their meaning), quotes escaped, `&` written `&amp;` (Graphviz reads HTML
     /// entities in every label, so `&lt;` would otherwise draw `<`), any line break becomes DOT's
     /// `\n`, and other control characters become spaces. Non-ASCII text is kept (DOT is UTF-8).
-    public static func dotQuoted(_ text: String) -> String {
+    package static func dotQuoted(_ text: String) -> String {
         var out = "\""
         var previousWasCR = false
         for scalar in text.unicodeScalars {
@@ -31,7 +31,7 @@ public enum ChartEscaping {
     /// Text safe inside a Mermaid label: letters, digits, spaces and plain punctuation are kept;
     /// everything else (quotes, `#`, `;`, `:`, brackets, `<`, `>`, `&`, `|`, non-ASCII) becomes
     /// Mermaid's `#NNN;` character code, and line breaks become spaces.
-    public static func mermaidText(_ text: String) -> String {
+    package static func mermaidText(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             if scalar == "\n" || scalar == "\r" || scalar.properties.generalCategory == .control {

@@ -1,8 +1,8 @@
 /// The drawing of a table, independent of the output language: nodes and edges, each edge knowing
 /// which table rows it stands for. DOT and Mermaid both write this, so they cannot disagree.
-public struct ChartGraph: Hashable, Sendable {
+package struct ChartGraph: Hashable, Sendable {
     /// What a node looks like.
-    public enum Shape: String, Hashable, Sendable {
+    package enum Shape: String, Hashable, Sendable {
         /// The initial state (an oval in flowcharts, bold in state diagrams).
         case start
         /// A terminal state (a double-bordered oval).
@@ -14,42 +14,42 @@ public struct ChartGraph: Hashable, Sendable {
     }
 
     /// One node.
-    public struct Node: Hashable, Sendable {
+    package struct Node: Hashable, Sendable {
         /// A stable identifier (a state's name, or `state?n` for the n-th guard of a decision).
-        public let id: String
+        package let id: String
         /// The text drawn in it.
-        public let label: String
+        package let label: String
         /// Its shape.
-        public let shape: Shape
+        package let shape: Shape
         /// The state it draws, if it draws one.
-        public let state: String?
+        package let state: String?
     }
 
     /// One edge.
-    public struct Edge: Hashable, Sendable {
+    package struct Edge: Hashable, Sendable {
         /// Source node id.
-        public let from: String
+        package let from: String
         /// Target node id.
-        public let to: String
+        package let to: String
         /// The text drawn on it.
-        public let label: String
+        package let label: String
         /// Indices of the table rows whose path uses this edge.
-        public let rows: [Int]
+        package let rows: [Int]
         /// Whether the edge closes a cycle (found by depth-first search from the initial node, in
         /// edge order). Drawn with `constraint=false`: the layout ranks the forward flow top to
         /// bottom, and Graphviz 2.42's dot leaks memory on every layout that must reverse an edge.
-        public var isBackEdge = false
+        package var isBackEdge = false
     }
 
     /// The table's name, used as the graph's name.
-    public let name: String
+    package let name: String
     /// Nodes in a fixed order (the state enum's order, diamonds after their state).
-    public let nodes: [Node]
+    package let nodes: [Node]
     /// Edges in a fixed order (the table's row order).
-    public let edges: [Edge]
+    package let edges: [Edge]
 
     /// The drawing of `table` in `style`.
-    public init<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>, style: ChartStyle) {
+    package init<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>, style: ChartStyle) {
         name = table.name
         var (nodes, edges): ([Node], [Edge])
         switch style {

@@ -23,7 +23,7 @@ public enum DOTChart {
     }
 
     /// DOT for an already-derived graph.
-    public static func render(_ graph: ChartGraph, style: ChartStyle, overlay: TraceOverlay? = nil) -> String {
+    package static func render(_ graph: ChartGraph, style: ChartStyle, overlay: TraceOverlay? = nil) -> String {
         let q = ChartEscaping.dotQuoted
         var lines: [String] = []
         lines.append("digraph \(q(graph.name)) {")

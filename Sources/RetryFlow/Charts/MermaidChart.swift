@@ -1,5 +1,5 @@
 /// Mermaid text for a table, so the chart renders on code-hosting sites: `stateDiagram-v2` for the
-/// state style, `flowchart` for the flowchart style. Derived from the same ``ChartGraph`` as DOT.
+/// state style, `flowchart` for the flowchart style. Derived from the same graph of nodes and edges as DOT.
 public enum MermaidChart {
     /// Mermaid for `table` in `style`.
     public static func render<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>, style: ChartStyle = .state) -> String {

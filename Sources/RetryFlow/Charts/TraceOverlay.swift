@@ -2,11 +2,11 @@
 /// with its attempts and delays. Works for any trace of the table: a test, a fetch, a simulation.
 public struct TraceOverlay: Hashable, Sendable {
     /// How many times each table row was taken, by row index.
-    public let rowCounts: [Int]
+    package let rowCounts: [Int]
     /// The state the run ended in.
-    public let finalState: String?
+    package let finalState: String?
     /// States the run visited.
-    public let visitedStates: Set<String>
+    package let visitedStates: Set<String>
     /// One line: attempts, waits, end state and time (a driver may say more, e.g. where a
     /// download resumed).
     public var caption: String
@@ -37,7 +37,7 @@ public struct TraceOverlay: Hashable, Sendable {
     }
 
     /// How many times the run used `edge` (the sum over the rows it stands for).
-    public func count(of edge: ChartGraph.Edge) -> Int {
+    package func count(of edge: ChartGraph.Edge) -> Int {
         edge.rows.reduce(0) { $0 + ($1 < rowCounts.count ? rowCounts[$1] : 0) }
     }
 }

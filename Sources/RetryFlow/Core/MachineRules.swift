@@ -3,7 +3,7 @@
 ///
 /// The rules see only what the rows give them, in this order for each row taken: ``receive(_:at:)``
 /// with the input (event rows only; so an event row's own guard reads the facts as they were before
-/// its input), then ``perform(_:of:step:)`` for each effect in order. Completion rows then read
+/// its input), then ``perform(_:of:notes:)`` for each effect in order. Completion rows then read
 /// what those produced. No step is hidden: whatever a guard reads comes from an input or an effect
 /// drawn on the chart.
 ///

@@ -14,6 +14,9 @@ public struct AttemptRecord: Sendable, CustomStringConvertible {
     public let decision: RetryDecision?
     /// The error in words, as the trace shows it (redacted by the driver).
     public let errorDescription: String?
+    /// Whether the attempt produced a value (accepted, or rejected by the result classifier)
+    /// rather than throwing or being cut short.
+    public let returnedValue: Bool
 
     /// `#2 at 0.5 s, took 12 ms: <error>` (or `ok`).
     public var description: String {

@@ -1,14 +1,14 @@
 import Foundation
 
-/// A value behind a lock, for the few places where tasks share mutable state.
-/// (`Synchronization.Mutex` needs macOS 15; this keeps the package's macOS 13 floor.)
-final class Locked<Value>: @unchecked Sendable {
+/// A value behind a lock, for the few places where tasks share mutable state: the package's one
+/// lock type. (`Synchronization.Mutex` needs macOS 15; this keeps the package's macOS 13 floor.)
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

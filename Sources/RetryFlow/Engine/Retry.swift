@@ -9,6 +9,9 @@
 ///     try await fetchSomething()
 /// }
 /// ```
+///
+/// Everything an engine can be told is an argument of its initialiser (one place to read), and a
+/// property of the same name: it is a value, so copy it and change a field like a ``RetryPolicy``.
 public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     /// The policy for every run of this engine.
     public var policy: RetryPolicy
@@ -32,20 +35,25 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     /// saving a task and two thread hops per attempt. Otherwise each attempt runs in a child task
     /// raced against its timer and the caller's cancellation, so a slow-to-cancel operation (URLSession
     /// on Linux takes ~200 ms) never delays the caller. Default `false`.
-    public var runsAttemptsInline = false
+    public var runsAttemptsInline: Bool
 
-    /// An engine for `policy` on `clock`.
+    /// An engine for `policy` on `clock`, with every option (each documented on its property).
     public init(
         _ policy: RetryPolicy = .default, clock: C,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
+        onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
+        describeError: @escaping @Sendable (any Error) -> String = { String(describing: $0) },
+        runsAttemptsInline: Bool = false
     ) {
         self.policy = policy
         self.clock = clock
         self.random = random
         self.randomness = RunRandomness(random)
         self.onRetry = onRetry
-        self.describeError = { String(describing: $0) }
+        self.onTransition = onTransition
+        self.describeError = describeError
+        self.runsAttemptsInline = runsAttemptsInline
     }
 
     /// Runs `operation` until it succeeds or the policy gives up, and returns its value.
@@ -84,13 +92,18 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
 }
 
 extension Retry where C == ContinuousClock {
-    /// An engine for `policy` on the real clock.
+    /// An engine for `policy` on the real clock, with every option.
     public init(
         _ policy: RetryPolicy = .default,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
+        onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
+        describeError: @escaping @Sendable (any Error) -> String = { String(describing: $0) },
+        runsAttemptsInline: Bool = false
     ) {
-        self.init(policy, clock: ContinuousClock(), random: random, onRetry: onRetry)
+        self.init(
+            policy, clock: ContinuousClock(), random: random, onRetry: onRetry, onTransition: onTransition,
+            describeError: describeError, runsAttemptsInline: runsAttemptsInline)
     }
 }
 
@@ -221,10 +234,12 @@ private final class RunBook<Value: Sendable> {
     ) {
         let error: (any Error)?
         var decision = RetryDecision.fail
+        var returned = false
         let describe = engine.describeError
         switch end {
         case .returned(let value):
             lastValue = value
+            returned = true
             if let verdict = classifyResult?(value) {
                 let rejected = RejectedResult(verdict.description)
                 error = rejected
@@ -259,7 +274,7 @@ private final class RunBook<Value: Sendable> {
         attempts.append(
             AttemptRecord(
                 number: number, start: started, duration: now - started, delayBefore: delayBefore, error: error,
-                decision: error == nil ? nil : decision, errorDescription: pending.detail))
+                decision: error == nil ? nil : decision, errorDescription: pending.detail, returnedValue: returned))
     }
 
     func notifyRetry(attempt: Int, delay: Duration) {

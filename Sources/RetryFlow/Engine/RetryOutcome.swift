@@ -19,17 +19,23 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
 
     /// The error this outcome stands for when it is not a success.
     public var error: RetryError? {
-        succeeded ? nil : RetryError(reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration)
+        succeeded
+            ? nil
+            : RetryError(
+                reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration,
+                lastValue: value)
     }
 
     /// The accepted value, or a ``RetryError`` carrying every attempt.
     public func get() throws(RetryError) -> Value {
         if succeeded, let value { return value }
-        throw RetryError(reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration)
+        throw RetryError(
+            reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration, lastValue: value)
     }
 }
 
-/// A run that did not succeed, with every attempt's error and the trace.
+/// A run that did not succeed, with every attempt's error and the trace: the one "gave up" error of
+/// every surface, core and HTTP alike (over HTTP, ``lastValue`` is the last response).
 public struct RetryError: Error, CustomStringConvertible {
     /// Why it ended.
     public let reason: StopReason
@@ -41,6 +47,21 @@ public struct RetryError: Error, CustomStringConvertible {
     public let trace: RetryTrace
     /// Time from start to finish.
     public let duration: Duration
+    /// The last value the policy rejected, if any (over HTTP: the last response, e.g. a 503).
+    public let lastValue: (any Sendable)?
+
+    /// Made by the engine and the HTTP driver from a run's outcome.
+    package init(
+        reason: StopReason, finalState: RetryState, attempts: [AttemptRecord], trace: RetryTrace, duration: Duration,
+        lastValue: (any Sendable)?
+    ) {
+        self.reason = reason
+        self.finalState = finalState
+        self.attempts = attempts
+        self.trace = trace
+        self.duration = duration
+        self.lastValue = lastValue
+    }
 
     /// The last attempt's error, if any.
     public var lastError: (any Error)? { attempts.last?.error }

@@ -1,13 +1,12 @@
 extension Duration {
     /// This duration in seconds, as a `Double` (for formulas, JSON and display).
-    @inlinable
-    public var inSeconds: Double {
+    package var inSeconds: Double {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
     }
 
     /// The longest duration any policy field accepts (about 31 years); beyond it arithmetic could overflow.
-    public static let policyLimit: Duration = .seconds(1_000_000_000)
+    package static let policyLimit: Duration = .seconds(1_000_000_000)
 
     /// Converts a number of seconds, refusing NaN, infinities, negatives and absurdly large values
     /// with an error that names `field`.
@@ -15,7 +14,7 @@ extension Duration {
     /// ```swift
     /// let delay = try Duration(validatingSeconds: 0.5, field: "backoff.base")
     /// ```
-    public init(validatingSeconds seconds: Double, field: String) throws(RetryPolicyError) {
+    package init(validatingSeconds seconds: Double, field: String) throws(RetryPolicyError) {
         guard seconds.isFinite else { throw RetryPolicyError(field: field, problem: "must be a finite number of seconds (got \(seconds))") }
         guard seconds >= 0 else { throw RetryPolicyError(field: field, problem: "must not be negative (got \(seconds))") }
         guard seconds <= Duration.policyLimit.inSeconds else {
@@ -25,7 +24,7 @@ extension Duration {
     }
 
     /// A short human form: `0 s`, `250 ms`, `1.5 s`, `2 min 5 s`.
-    public var shortDescription: String {
+    package var shortDescription: String {
         let s = inSeconds
         if s == 0 { return "0 s" }
         if s < 1 {

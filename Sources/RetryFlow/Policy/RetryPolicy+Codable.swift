@@ -2,18 +2,19 @@
 ///
 /// ```json
 /// {"maxAttempts": 4, "backoff": {"kind": "exponential", "base": 0.5, "multiplier": 2},
-///  "maxDelay": 20, "jitter": "full", "deadline": 30, "perAttemptTimeout": 5, "maxRetryAfter": 300}
+///  "maxDelay": 20, "minDelay": 0, "jitter": "full", "deadline": 30, "perAttemptTimeout": 5, "maxRetryAfter": 300}
 /// ```
-/// Missing fields take the default policy's values; decoding validates and names a bad field.
+/// Missing fields take the default policy's values; decoding validates and names a bad field. A
+/// policy with a ``CustomBackoff`` has no JSON form: encoding it throws, naming the backoff.
 extension RetryPolicy: Codable {
-    private enum Key: String, CodingKey {
-        case maxAttempts, backoff, maxDelay, jitter, deadline, perAttemptTimeout, maxRetryAfter
+    private enum Key: String, CodingKey, CaseIterable {
+        case maxAttempts, backoff, maxDelay, minDelay, jitter, deadline, perAttemptTimeout, maxRetryAfter
     }
 
     /// Decodes and validates a policy; unknown keys are rejected so a typo is not silently ignored.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
-        let known = Set(["maxAttempts", "backoff", "maxDelay", "jitter", "deadline", "perAttemptTimeout", "maxRetryAfter"])
+        let known = Set(Key.allCases.map(\.rawValue))
         if let unknown = c.allKeys.first(where: { !known.contains($0.stringValue) }) {
             throw RetryPolicyError(field: unknown.stringValue, problem: "is not a policy field (known: \(known.sorted().joined(separator: ", ")))")
         }
@@ -23,12 +24,10 @@ extension RetryPolicy: Codable {
         if let s = try c.decodeIfPresent(Double.self, forKey: AnyKey("maxDelay")) {
             policy.maxDelay = try Duration(validatingSeconds: s, field: "maxDelay")
         }
-        if let j = try c.decodeIfPresent(String.self, forKey: AnyKey("jitter")) {
-            guard let jitter = Jitter(rawValue: j) else {
-                throw RetryPolicyError(field: "jitter", problem: "must be one of none, full, equal, decorrelated (got \"\(j)\")")
-            }
-            policy.jitter = jitter
+        if let s = try c.decodeIfPresent(Double.self, forKey: AnyKey("minDelay")) {
+            policy.minDelay = try Duration(validatingSeconds: s, field: "minDelay")
         }
+        if let jitter = try c.decodeIfPresent(Jitter.self, forKey: AnyKey("jitter")) { policy.jitter = jitter }
         if let s = try c.decodeIfPresent(Double.self, forKey: AnyKey("deadline")) {
             policy.deadline = try Duration(validatingSeconds: s, field: "deadline")
         }
@@ -48,6 +47,7 @@ extension RetryPolicy: Codable {
         try c.encode(maxAttempts, forKey: .maxAttempts)
         try c.encode(backoff, forKey: .backoff)
         try c.encode(maxDelay.inSeconds, forKey: .maxDelay)
+        if minDelay > .zero { try c.encode(minDelay.inSeconds, forKey: .minDelay) }
         try c.encode(jitter, forKey: .jitter)
         try c.encodeIfPresent(deadline?.inSeconds, forKey: .deadline)
         try c.encodeIfPresent(perAttemptTimeout?.inSeconds, forKey: .perAttemptTimeout)
@@ -56,9 +56,10 @@ extension RetryPolicy: Codable {
 }
 
 /// `{"kind": "constant", "delay": 0.2}`, `{"kind": "linear", "initial": 1, "increment": 1}`,
-/// `{"kind": "exponential", "base": 0.5, "multiplier": 2}`.
+/// `{"kind": "exponential", "base": 0.5, "multiplier": 2}`, `{"kind": "schedule", "delays": [1, 2, 5]}`.
+/// A ``CustomBackoff`` is code: encoding one throws, and JSON cannot name one.
 extension Backoff: Codable {
-    private enum Key: String, CodingKey { case kind, delay, initial, increment, base, multiplier }
+    private enum Key: String, CodingKey { case kind, delay, initial, increment, base, multiplier, delays }
 
     /// Decodes a backoff, naming the field on a bad value.
     public init(from decoder: any Decoder) throws {
@@ -72,8 +73,15 @@ extension Backoff: Codable {
         case "linear": self = .linear(initial: try seconds(.initial), increment: try seconds(.increment))
         case "exponential":
             self = .exponential(base: try seconds(.base), multiplier: try c.decodeIfPresent(Double.self, forKey: .multiplier) ?? 2)
+        case "schedule":
+            self = .schedule(
+                try c.decode([Double].self, forKey: .delays).map { try Duration(validatingSeconds: $0, field: "backoff.delays") })
+        case "custom":
+            throw RetryPolicyError(
+                field: "backoff.kind", problem: "a custom backoff is code and cannot be read from JSON; write its delays as a schedule")
         default:
-            throw RetryPolicyError(field: "backoff.kind", problem: "must be constant, linear or exponential (got \"\(kind)\")")
+            throw RetryPolicyError(
+                field: "backoff.kind", problem: "must be constant, linear, exponential or schedule (got \"\(kind)\")")
         }
         try validate()
     }
@@ -93,6 +101,15 @@ extension Backoff: Codable {
             try c.encode("exponential", forKey: .kind)
             try c.encode(base.inSeconds, forKey: .base)
             try c.encode(multiplier, forKey: .multiplier)
+        case .schedule(let delays):
+            try c.encode("schedule", forKey: .kind)
+            try c.encode(delays.map(\.inSeconds), forKey: .delays)
+        case .custom(let custom):
+            throw EncodingError.invalidValue(
+                self,
+                EncodingError.Context(
+                    codingPath: encoder.codingPath,
+                    debugDescription: "\(custom) is code and has no JSON form; write its delays as a schedule"))
         }
     }
 }

@@ -14,8 +14,11 @@ public struct RetryPolicy: Sendable {
     public var maxAttempts: Int
     /// How delays grow.
     public var backoff: Backoff
-    /// The cap on any backoff delay (not on Retry-After, which has ``maxRetryAfter``).
+    /// The cap on any backoff delay (not on Retry-After, which has ``maxRetryAfter``). A cap below
+    /// the backoff's first delay makes every delay the cap (Polly accepts it too).
     public var maxDelay: Duration
+    /// The floor under every backoff delay, after the cap and jitter (tenacity's `min=`).
+    public var minDelay: Duration
     /// Randomness added to delays.
     public var jitter: Jitter
     /// Time allowed for the whole run, attempts and waits together, from its start; `nil` for none.
@@ -34,6 +37,7 @@ public struct RetryPolicy: Sendable {
         backoff: Backoff = .exponential(base: .milliseconds(500), multiplier: 2),
         maxDelay: Duration = .seconds(20),
         jitter: Jitter = .full,
+        minDelay: Duration = .zero,
         deadline: Duration? = nil,
         perAttemptTimeout: Duration? = nil,
         maxRetryAfter: Duration = .seconds(300),
@@ -43,6 +47,7 @@ public struct RetryPolicy: Sendable {
         self.backoff = backoff
         self.maxDelay = maxDelay
         self.jitter = jitter
+        self.minDelay = minDelay
         self.deadline = deadline
         self.perAttemptTimeout = perAttemptTimeout
         self.maxRetryAfter = maxRetryAfter
@@ -82,11 +87,8 @@ public struct RetryPolicy: Sendable {
         }
         try backoff.validate()
         try Self.check(maxDelay, field: "maxDelay")
-        guard maxDelay >= backoff.base else {
-            throw RetryPolicyError(
-                field: "maxDelay",
-                problem: "must not be below the backoff's first delay (\(maxDelay.inSeconds) s < \(backoff.base.inSeconds) s)")
-        }
+        try Self.check(minDelay, field: "minDelay")
+        try jitter.validate()
         if let deadline {
             try Self.check(deadline, field: "deadline")
             guard deadline > .zero else { throw RetryPolicyError(field: "deadline", problem: "must be more than 0 s") }
@@ -105,7 +107,7 @@ public struct RetryPolicy: Sendable {
         guard d <= Duration.policyLimit else { throw RetryPolicyError(field: field, problem: "is too large (got \(d.inSeconds) s)") }
     }
 
-    /// The backoff delay before retry `n` (1-based) with the cap and jitter applied.
+    /// The backoff delay before retry `n` (1-based) with the cap, jitter and floor applied.
     /// `previous` is the last delay actually waited (for decorrelated jitter), `nil` before the first.
     public func delay<R: RandomNumberGenerator>(beforeRetry n: Int, previous: Duration?, using random: inout R) -> Duration {
         let cap = maxDelay.inSeconds
@@ -113,6 +115,6 @@ public struct RetryPolicy: Sendable {
         let base = min(cap, backoff.base.inSeconds)
         let seconds = jitter.apply(
             capped: capped, base: base, previous: previous?.inSeconds ?? base, cap: cap, using: &random)
-        return .nanoseconds(Int64((max(0, seconds) * 1e9).rounded()))
+        return max(minDelay, .nanoseconds(Int64((max(0, seconds) * 1e9).rounded())))
     }
 }

@@ -56,7 +56,7 @@ public struct TransitionTable<
 
     /// The index of the row to take from `state` on `event` (`nil` for completion transitions),
     /// evaluating guards with `evaluate`; `nil` when no row applies.
-    public func rowIndex(from state: State, on event: Event?, evaluate: (Guard) -> Bool) -> Int? {
+    package func rowIndex(from state: State, on event: Event?, evaluate: (Guard) -> Bool) -> Int? {
         for index in rows.indices {
             let row = rows[index]
             if row.from == state, row.event == event, row.condition.holds(evaluate) { return index }
@@ -79,7 +79,7 @@ public struct TransitionTable<
 
     /// Whether row `index` is unconditional and follows guarded rows for the same state and event:
     /// the `[else]` of UML, `(else)` in the Markdown table.
-    public func isElse(row index: Int) -> Bool {
+    package func isElse(row index: Int) -> Bool {
         let row = rows[index]
         return row.condition == .always
             && rows[..<index].contains { $0.from == row.from && $0.event == row.event && $0.condition != .always }

@@ -45,7 +45,7 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
     /// Parses a comma-separated list, naming the bad item on error.
     public static func parseList(_ text: String) throws(ScriptedOutcomeError) -> [ScriptedOutcome] {
         let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw ScriptedOutcomeError("--outcomes is empty") }
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw ScriptedOutcomeError("the list of outcomes is empty", kind: .empty) }
         var outcomes: [ScriptedOutcome] = []
         for item in items { outcomes.append(try parse(item)) }
         return outcomes
@@ -101,9 +101,25 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A bad `--outcomes` list, naming the item.
+/// A bad list of scripted outcomes, naming the item. Its words name no command-line flag (the tool
+/// adds its own): the library is used from tests too.
 public struct ScriptedOutcomeError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of problem, for a caller that words it its own way.
+    package enum Kind: Hashable, Sendable {
+        /// No outcome at all.
+        case empty
+        /// A `hang` with neither a per-attempt timeout nor a deadline to end it.
+        case hangWithoutTimer
+        /// One item is malformed.
+        case badItem
+    }
+
     /// What is wrong.
     public let description: String
-    init(_ description: String) { self.description = description }
+    /// What kind of problem.
+    package let kind: Kind
+    init(_ description: String, kind: Kind = .badItem) {
+        self.description = description
+        self.kind = kind
+    }
 }

@@ -30,9 +30,10 @@ public enum Simulation {
         outcomes: [ScriptedOutcome], policy: RetryPolicy, rules: HTTPRetryRules = .default, method: String = "GET",
         headers: [String: String] = [:], seed: UInt64 = 1
     ) async throws -> RetryOutcome<HTTPResponse> {
-        guard !outcomes.isEmpty else { throw ScriptedOutcomeError("--outcomes is empty") }
+        guard !outcomes.isEmpty else { throw ScriptedOutcomeError("the list of outcomes is empty", kind: .empty) }
         if outcomes.contains(where: { $0.result == .hang }), policy.perAttemptTimeout == nil, policy.deadline == nil {
-            throw ScriptedOutcomeError("a \"hang\" outcome needs --timeout or --deadline: nothing else ends it")
+            throw ScriptedOutcomeError(
+                "a \"hang\" outcome needs a perAttemptTimeout or a deadline: nothing else ends it", kind: .hangWithoutTimer)
         }
         try policy.validate()
         let clock = ManualClock()
@@ -45,7 +46,7 @@ public enum Simulation {
         let counter = Tracker()
         let run = Task { [request] in
             try await HTTPRetryRun.outcome(
-                for: request, policy: policy, rules: rules, clock: clock, random: SeededRandom(seed: seed),
+                for: request, retry: policy, rules: rules, clock: clock, random: SeededRandom(seed: seed),
                 onTransition: { step in
                     tracker.record(step)
                     clock.recheck()
@@ -100,28 +101,18 @@ public enum Simulation {
 
     /// The driver's view of the run: the last transition, fed by the engine's hook; and how many
     /// attempts the transport has been asked for.
-    private final class Tracker: @unchecked Sendable {
-        private let lock = NSLock()
-        private var lastStep: RetryTrace.Step?
-        private var sent = 0
+    private final class Tracker: Sendable {
+        private let state = Locked((lastStep: RetryTrace.Step?.none, sent: 0))
 
-        func record(_ step: RetryTrace.Step) {
-            lock.lock()
-            defer { lock.unlock() }
-            lastStep = step
-        }
+        func record(_ step: RetryTrace.Step) { state.withLock { $0.lastStep = step } }
 
-        var last: RetryTrace.Step? {
-            lock.lock()
-            defer { lock.unlock() }
-            return lastStep
-        }
+        var last: RetryTrace.Step? { state.withLock { $0.lastStep } }
 
         func nextAttempt() -> Int {
-            lock.lock()
-            defer { lock.unlock() }
-            sent += 1
-            return sent
+            state.withLock {
+                $0.sent += 1
+                return $0.sent
+            }
         }
     }
 }

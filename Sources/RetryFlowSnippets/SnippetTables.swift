@@ -1,5 +1,8 @@
+import RetryFlow
+
 /// The two original snippets that started RetryFlow, retold as transition tables so their charts
-/// can be drawn beside RetryFlow's and compared row by row. Teaching material: nothing runs them.
+/// can be drawn beside RetryFlow's and compared row by row. Teaching material: nothing runs them,
+/// so they live in a target of their own, outside the library (the docs' charts and the tests use them).
 
 /// The Swift snippet's states: it has no wait state of its own, it blocks a thread instead.
 public enum SwiftSnippetState: String, TableSymbol {
