@@ -49,26 +49,22 @@ enum FetchCommand {
         let configuration = URLSessionConfiguration.ephemeral
         // Linux's URLSession ignores a request's own timeout; the engine enforces --timeout itself.
         configuration.timeoutIntervalForRequest = policy.perAttemptTimeout.map { $0.inSeconds + 1 } ?? 60
-        let session = URLSession(configuration: configuration)
         let reporter = ProgressReporter(label: "fetch", maxAttempts: policy.maxAttempts)
         if let path = args.value("--output") {
+            // To a file: streamed, resumed after a cut, renamed into place when whole (FetchDownload).
             let (status, outcome) = try await FetchDownload.run(
                 request, to: path, options: downloadOptions, policy: policy, rules: rules, configuration: configuration,
                 reporter: reporter, args: args)
-            if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
-            if let path = args.value("--trace-chart"), let chartFormat { try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat) }
-            if args.has("--verbose") { Console.error(Timeline.render(outcome.trace, reason: outcome.reason)) }
+            try report(outcome, args: args, chartFormat: chartFormat)
             return status
         }
-        let outcome = try await session.retryOutcome(
+        let outcome = try await URLSession(configuration: configuration).retryOutcome(
             for: request, retry: policy, rules: rules, clock: ContinuousClock(), onTransition: reporter.record)
-        if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
-        if let path = args.value("--trace-chart"), let chartFormat { try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat) }
-        if args.has("--verbose") { Console.error(Timeline.render(outcome.trace, reason: outcome.reason)) }
+        try report(outcome, args: args, chartFormat: chartFormat)
 
         switch outcome.httpResult {
         case .success(let answer):
-            if let path = args.value("--output") { try AtomicFile.write(answer.data, to: path) } else { Console.output(answer.data) }
+            Console.output(answer.data)
             let note = outcome.succeeded ? "" : " (\(outcome.reason.rawValue): not retried)"
             Console.error("fetch: HTTP \(answer.statusCode), \(answer.data.count) bytes after \(outcome.attempts.count) attempt(s) in \(outcome.duration.shortDescription)\(note)")
             return 0
@@ -76,6 +72,17 @@ enum FetchCommand {
             Console.error(Console.paint("fetch: \(error.description)", .bad))
             return 1
         }
+    }
+
+    /// Writes what --trace, --trace-chart and --verbose ask for.
+    private static func report(
+        _ outcome: RetryOutcome<HTTPResponse>, args: CommandLineArguments, chartFormat: String?
+    ) throws(OperationFailed) {
+        if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
+        if let path = args.value("--trace-chart"), let chartFormat {
+            try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat)
+        }
+        if args.has("--verbose") { Console.error(Timeline.render(outcome.trace, reason: outcome.reason)) }
     }
 
     static func makeRequest(url text: String, args: CommandLineArguments) throws(UsageError) -> URLRequest {

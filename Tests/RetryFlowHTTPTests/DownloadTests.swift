@@ -244,8 +244,13 @@ import FoundationNetworking
         let (stream, progress) = AsyncStream<DownloadProgress>.makeStream()
         var options = DownloadOptions()
         options.speedLimit = .init(bytesPerSecond: 1_000, window: .seconds(1))
+        // URLSession's own idle timeout (10 s in Runner.session) must not end the stalled attempt
+        // first when this test's task is starved (seen under --sanitize=thread with suites in parallel).
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 300
+        let session = URLSession(configuration: configuration)
         let run = Task { [options] in
-            try await Runner.session().downloadOutcome(
+            try await session.downloadOutcome(
                 for: URLRequest(url: server.url("/file")), to: destination, retry: Self.policy, options: options,
                 clock: clock, progress: progress)
         }
