@@ -43,8 +43,52 @@ private func sample2() async throws {
     _ = dot
 }
 
-// downloads.md, sample 3
+// charts.md, sample 3
 private func sample3() async throws {
+    enum Door: String, TableSymbol { case closed, open, locked }
+    enum DoorEvent: String, TableSymbol, MachineInput {
+        case push, lock
+        var event: Self { self }
+    }
+    enum DoorGuard: String, TableSymbol { case rang }
+    enum DoorEffect: String, TableSymbol { case ring }
+    enum DoorEnd: String, TableSymbol { case locked }
+    let door = TransitionTable<Door, DoorEvent, DoorGuard, DoorEffect, DoorEnd>(
+        name: "door", initial: .closed, terminals: [.locked],
+        rows: [
+            .init(from: .closed, event: .push, to: .open, effects: [.ring]),
+            .init(from: .open, event: .push, to: .closed),
+            .init(from: .closed, event: .lock, condition: .when(.rang), to: .locked, reason: .locked),
+        ])
+    struct DoorRules: MachineRules {
+        typealias State = Door
+        typealias Event = DoorEvent
+        typealias Guard = DoorGuard
+        typealias Effect = DoorEffect
+        typealias Reason = DoorEnd
+        typealias Input = DoorEvent
+        typealias Action = String
+        var rings = 0
+        mutating func receive(_ input: DoorEvent, at time: Duration) {}
+        func holds(_ guardSymbol: DoorGuard) -> Bool { rings > 0 }   // read only what an effect produced
+        mutating func perform(_ effect: DoorEffect, of row: Row, notes: inout StepNotes) -> String? {
+            rings += 1
+            return "ring \(rings)"
+        }
+    }
+    try door.validate()                                   // a table that validates runs
+    var machine = TableMachine(table: door, rules: DoorRules())
+    let step = try machine.handle(.push, at: .zero)       // step.actions: ["ring 1"]; machine.state: .open
+    let chart = DOTChart.render(door, style: .state)      // the same rows, drawn
+
+    _ = door
+    _ = machine
+    _ = step
+    _ = chart
+}
+
+// downloads.md, sample 4
+private func sample4() async throws {
     let destination = URL(fileURLWithPath: "/tmp/big.iso")
     let (response, outcome) = try await URLSession.shared.download(for: request, to: destination, retry: .download)
     print(response.statusCode, outcome.bytesOnDisk)
@@ -55,8 +99,8 @@ private func sample3() async throws {
     _ = outcome
 }
 
-// downloads.md, sample 4
-private func sample4() async throws {
+// downloads.md, sample 5
+private func sample5() async throws {
     var options = DownloadOptions()
     options.resumeExisting = true                                              // continue big.iso.part (or big.iso)
     options.expectedSHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -90,8 +134,8 @@ private func sample4() async throws {
     _ = task
 }
 
-// downloads.md, sample 5
-private func sample5() async throws {
+// downloads.md, sample 6
+private func sample6() async throws {
     let server = try FlakyServer()
     let file = FlakyServer.Resource(size: 4 << 20, etag: "\"v1\"")
     try server.serveDownload(file, at: "/file", steps: [.cut(after: 1 << 20), .cut(after: 1 << 20, reset: true), .serve])
@@ -107,7 +151,7 @@ private func sample5() async throws {
     _ = onDisk
 }
 
-// linear-iteration.md, sample 6
+// linear-iteration.md, sample 7
 // The original design, for study: do not use. (Retold in Swift 6: its closures now say @Sendable.)
 extension URLSession {
     func originalRetryDataTask(
@@ -128,8 +172,8 @@ extension URLSession {
     }
 }
 
-// linear-iteration.md, sample 7
-private func sample7() async throws {
+// linear-iteration.md, sample 8
+private func sample8() async throws {
     func fetchWithRetries(_ request: URLRequest, attempts: Int, delay: Duration) async throws -> Data {
         var attempt = 1
         while true {
@@ -144,8 +188,8 @@ private func sample7() async throws {
 
 }
 
-// migrating.md, sample 8
-private func sample8() throws {
+// migrating.md, sample 9
+private func sample9() throws {
 
     // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
     // a POST is retried only when safe, and the returned task exposes state and trace.
@@ -164,16 +208,16 @@ private func sample8() throws {
     _ = error
 }
 
-// migrating.md, sample 9
-private func sample9() async throws {
+// migrating.md, sample 10
+private func sample10() async throws {
     let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .originalSnippet())
 
     _ = data
     _ = response
 }
 
-// migrating.md, sample 10
-private func sample10() async throws {
+// migrating.md, sample 11
+private func sample11() async throws {
     URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
         // the final answer
     }, failure: { error, attempts in
@@ -182,8 +226,8 @@ private func sample10() async throws {
 
 }
 
-// migrating.md, sample 11
-private func sample11() async throws {
+// migrating.md, sample 12
+private func sample12() async throws {
     let policy = RetryPolicy(maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
     var rules = HTTPRetryRules.default
     rules.retryableStatuses.remove(429)          // to match exactly; RetryFlow also retries 429 and honours Retry-After
@@ -195,8 +239,8 @@ private func sample11() async throws {
     _ = response
 }
 
-// migrating.md, sample 12
-private func sample12() async throws {
+// migrating.md, sample 13
+private func sample13() async throws {
     let value = try await Retry(policy).run { attempt in
         try await compute()
     }
@@ -204,8 +248,8 @@ private func sample12() async throws {
     _ = value
 }
 
-// policies.md, sample 13
-private func sample13() async throws {
+// policies.md, sample 14
+private func sample14() async throws {
     var policy = RetryPolicy.default      // 3 attempts; exponential 0.5 s × 2; cap 20 s; full jitter; Retry-After ≤ 300 s
     policy.maxAttempts = 5
     policy.deadline = .seconds(30)
@@ -214,8 +258,8 @@ private func sample13() async throws {
     _ = policy
 }
 
-// README.md, sample 14
-private func sample14() async throws {
+// README.md, sample 15
+private func sample15() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -227,8 +271,8 @@ private func sample14() async throws {
     _ = value
 }
 
-// README.md, sample 15
-private func sample15() async throws {
+// README.md, sample 16
+private func sample16() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -236,8 +280,8 @@ private func sample15() async throws {
     _ = outcome
 }
 
-// README.md, sample 16
-private func sample16() async throws {
+// README.md, sample 17
+private func sample17() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -247,8 +291,8 @@ private func sample16() async throws {
     _ = run
 }
 
-// README.md, sample 17
-private func sample17() async throws {
+// README.md, sample 18
+private func sample18() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
@@ -266,8 +310,8 @@ private func sample17() async throws {
     _ = task
 }
 
-// README.md, sample 18
-private func sample18() throws {
+// README.md, sample 19
+private func sample19() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
 
@@ -280,8 +324,8 @@ private func sample18() throws {
     _ = error
 }
 
-// README.md, sample 19
-private func sample19() async throws {
+// README.md, sample 20
+private func sample20() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart

@@ -153,9 +153,8 @@ package struct ChartGraph: Hashable, Sendable {
                              rows: [link.rowIndex]))
                     continue
                 }
-                edges.append(
-                    Edge(from: diamond, to: entry[row.to]!, label: RowLabel.text([leavesOnYes ? "yes" : "no"], effects: row.effects),
-                         rows: [link.rowIndex]))
+                let label = RowLabel.text([leavesOnYes ? "yes" : "no"], effects: row.effects)
+                edges.append(Edge(from: diamond, to: entry[row.to]!, label: label, rows: [link.rowIndex]))
                 // The other branch carries every later row of the chain.
                 let later = chain[(position + 1)...]
                 guard let next = later.first else { continue }
@@ -164,9 +163,8 @@ package struct ChartGraph: Hashable, Sendable {
                     edges.append(Edge(from: diamond, to: nextDiamond, label: otherBranch, rows: later.map(\.rowIndex)))
                 } else {
                     let last = table.rows[next.rowIndex]
-                    edges.append(
-                        Edge(from: diamond, to: entry[last.to]!, label: RowLabel.text([otherBranch], effects: last.effects),
-                             rows: [next.rowIndex]))
+                    let label = RowLabel.text([otherBranch], effects: last.effects)
+                    edges.append(Edge(from: diamond, to: entry[last.to]!, label: label, rows: [next.rowIndex]))
                 }
             }
         }

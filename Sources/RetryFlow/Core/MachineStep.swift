@@ -2,7 +2,7 @@
 /// completion row of the decisions it passed through) and the actions to perform, in order.
 ///
 /// Every field is a plain value (for the retry machine), so returning and dropping a step costs
-/// nothing; ``taken(detail:)`` shows the rows as trace steps, with the input's words on its row.
+/// nothing; ``taken(detail:)`` lists the rows as trace steps, with the input's words on its row.
 public struct MachineStep<State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Action: Sendable>: Sendable {
     /// A trace step of this machine.
     public typealias TraceStep = TransitionTrace<State, Event, Guard>.Step
@@ -27,31 +27,25 @@ public struct MachineStep<State: TableSymbol, Event: TableSymbol, Guard: TableSy
         self.at = at
     }
 
-    /// The rows taken, as trace steps (the input's row first), without words.
-    public var taken: Taken { Taken(step: self, detail: nil) }
+    /// The rows taken, as trace steps (the input's row first), without words. Builds an array: for
+    /// drivers recording a trace and for tests, not for the allocation-free step itself.
+    public var taken: [TraceStep] { taken(detail: nil) }
 
     /// The rows taken, as trace steps, with `detail` (the input's words, ``MachineInput/detail``)
     /// on the input's row: what a driver records.
-    public func taken(detail: String?) -> Taken { Taken(step: self, detail: detail) }
+    public func taken(detail: String?) -> [TraceStep] {
+        rows.indices.map { traceStep($0, detail: $0 == 0 ? detail : nil) }
+    }
 
     /// The row triggered by the input.
-    public var transition: TraceStep { taken[0] }
+    public var transition: TraceStep { traceStep(0, detail: nil) }
 
-    /// The rows of a step, as trace steps, built when read.
-    public struct Taken: RandomAccessCollection, Sendable {
-        let step: MachineStep
-        let detail: String?
-        /// The first position.
-        public var startIndex: Int { 0 }
-        /// One past the last position.
-        public var endIndex: Int { step.rows.count }
-        /// The trace step of the `index`-th row taken.
-        public subscript(index: Int) -> TraceStep {
-            let row = step.rows[index]
-            return TraceStep(
-                from: row.from, event: row.event, condition: row.condition, to: row.to, at: step.at,
-                attempt: row.attempt, delay: row.delay, detail: index == 0 ? detail : nil)
-        }
+    /// The trace step of the `index`-th row (what the engine records, without building an array).
+    func traceStep(_ index: Int, detail: String?) -> TraceStep {
+        let row = rows[index]
+        return TraceStep(
+            from: row.from, event: row.event, condition: row.condition, to: row.to, at: at, attempt: row.attempt,
+            delay: row.delay, detail: detail)
     }
 }
 

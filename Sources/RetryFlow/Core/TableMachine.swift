@@ -59,7 +59,9 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     private func firstRow(from state: Rules.State, on event: Rules.Event) -> Int? {
         // Fields read in place: binding the whole row would retain its effects array per row scanned.
         for index in table.rows.indices
-        where table.rows[index].from == state && table.rows[index].event == event && holds(table.rows[index].condition) {
+        where table.rows[index].from == state && table.rows[index].event == event
+            && holds(table.rows[index].condition)
+        {
             return index
         }
         return nil

@@ -145,12 +145,16 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
                     let timer = engine.policy.attemptTimer(startingAt: attemptStart)
                     let end: AttemptEnd<Value>
                     if engine.runsAttemptsInline && timer == nil {
-                        do { end = .returned(try await operation(book.attemptInfo(number))) } catch { end = .threw(error) }
+                        do {
+                            end = .returned(try await operation(book.attemptInfo(number)))
+                        } catch {
+                            end = .threw(error)
+                        }
                     } else {
                         let race: AttemptRace<Value>
                         (end, race) = await AttemptRace.run(
-                            clock: clock, timerAt: timer.map { start.advanced(by: $0.at) }, attempt: book.attemptInfo(number),
-                            operation: operation)
+                            clock: clock, timerAt: timer.map { start.advanced(by: $0.at) },
+                            attempt: book.attemptInfo(number), operation: operation)
                         book.inFlight = race
                     }
                     book.attemptEnded(
@@ -209,7 +213,9 @@ private final class RunBook<Value: Sendable> {
     func deliver(at now: Duration) -> RetryActions? {
         do {
             let step = try machine.handle(pending, at: now)
-            for taken in step.taken(detail: pending.detail) { record(taken) }
+            for index in step.rows.indices {
+                record(step.traceStep(index, detail: index == 0 ? pending.detail : nil))
+            }
             return step.actions
         } catch {
             trace.rejections.append(error)

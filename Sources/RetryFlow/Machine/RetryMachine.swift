@@ -41,10 +41,11 @@ public struct RetryMachine: Sendable {
         try core.handle(input, at: time)
     }
 
-    /// Delivers `event` with a separate verdict and detail.
+    /// Delivers `event` with a separate verdict and detail. The verdict has no default any more: a
+    /// failure that silently meant "retryable" is what ``RetryInput`` exists to prevent.
     @available(*, deprecated, message: "deliver a RetryInput, e.g. handle(.failed(decision, detail: nil), at:)")
     public mutating func handle(
-        _ event: RetryEvent, at time: Duration, decision: RetryDecision = .retry, detail: String? = nil
+        _ event: RetryEvent, at time: Duration, decision: RetryDecision, detail: String? = nil
     ) throws(InvalidTransition) -> Step {
         let input: RetryInput =
             switch event {

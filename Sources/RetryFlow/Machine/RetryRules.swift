@@ -67,7 +67,9 @@ struct RetryRules: MachineRules {
             if case .retryAfter = decision {} else { previousDelay = plannedDelay }
             return .sleep(plannedDelay)
         case .finish:
-            guard let reason = row.reason else { preconditionFailure("validate() rejects a finishing row with no reason") }
+            guard let reason = row.reason else {
+                preconditionFailure("validate() rejects a finishing row with no reason")
+            }
             return .finish(state: row.to, reason: reason)
         }
     }

@@ -13,7 +13,7 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
         initial: .idle,
         terminals: [.success, .failure, .cancelled],
         rows: [
-            // from       event               guard                          to         effects                          reason
+            // from, event (nil: a completion row), guard, to, effects, reason (rows that end the run)
             .init(from: .idle, event: .start, to: .request, effects: [.startAttempt]),
             .init(from: .idle, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
 

@@ -58,7 +58,9 @@ public enum Backoff: Hashable, Sendable {
                 throw RetryPolicyError(field: "backoff.multiplier", problem: "must be a number from 1 to 1000 (got \(multiplier))")
             }
         case .schedule(let delays):
-            guard !delays.isEmpty else { throw RetryPolicyError(field: "backoff.delays", problem: "must list at least one delay") }
+            guard !delays.isEmpty else {
+                throw RetryPolicyError(field: "backoff.delays", problem: "must list at least one delay")
+            }
             for delay in delays { try Self.check(delay, field: "backoff.delays") }
         case .custom:
             break  // its delays are checked as they are drawn: negative ones count as zero

@@ -78,8 +78,8 @@ extension Jitter: Codable {
             guard let jitter = Jitter(rawValue: name) else {
                 throw RetryPolicyError(
                     field: "jitter",
-                    problem: "must be one of none, full, equal, decorrelated, or {\"kind\": \"symmetric\", \"spread\": 0.25} "
-                        + "(got \"\(name)\")")
+                    problem: "must be one of none, full, equal, decorrelated, or "
+                        + "{\"kind\": \"symmetric\", \"spread\": 0.25} (got \"\(name)\")")
             }
             self = jitter
             return

@@ -11,9 +11,10 @@ public enum Timeline {
     public static func render(_ trace: RetryTrace, reason: StopReason? = nil) -> String {
         var rows: [[String]] = [["time", "attempt", "event", "move", "delay / detail"]]
         for step in trace.steps {
-            var what = step.event?.label ?? ""
-            if step.condition != .always { what += (what.isEmpty ? "" : " ") + "[\(step.condition.label)]" }
-            if step.event == nil && step.condition == .always { what = "[else]" }
+            // An unguarded completion row is a decision's last way out: UML's [else].
+            let isElse = step.event == nil && step.condition == .always
+            let what = RowLabel.text(
+                event: step.event, guardText: isElse ? "[else]" : step.condition.bracketed, effects: [RetryEffect]())
             var note = ""
             if let delay = step.delay { note = step.to == .wait ? "wait \(delay.shortDescription)" : "retry after \(delay.shortDescription)" }
             if let detail = step.detail { note += (note.isEmpty ? "" : "; ") + detail }
