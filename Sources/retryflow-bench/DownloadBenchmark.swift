@@ -4,7 +4,7 @@ import RetryFlowHTTP
 import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// `download-resume`: a large body whose connection is cut every few MB, downloaded by
@@ -22,7 +22,8 @@ enum DownloadBenchmark {
         for path in ["/cut", "/curl-restart", "/curl-continue"] {
             try server.serveDownload(resource, at: path, steps: [.cut(after: cut)])
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-bench-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "retryflow-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         // Cuts are the subject here, not backoff: no wait between attempts. (curl cannot retry at once:
@@ -55,9 +56,11 @@ enum DownloadBenchmark {
         let whole = folder.appendingPathComponent("whole")
         var wholeSeconds = Double.infinity
         for _ in 0..<2 {
-            wholeSeconds = min(wholeSeconds, try await Measure.seconds {
-                _ = try await session.download(for: URLRequest(url: server.url("/whole")), to: whole, retry: policy)
-            })
+            wholeSeconds = min(
+                wholeSeconds,
+                try await Measure.seconds {
+                    _ = try await session.download(for: URLRequest(url: server.url("/whole")), to: whole, retry: policy)
+                })
             try FileManager.default.removeItem(at: whole)
         }
 
@@ -66,13 +69,15 @@ enum DownloadBenchmark {
             func curlRun(_ path: String, _ extra: [String]) async throws -> String {
                 let file = folder.appendingPathComponent(String(path.dropFirst())).path
                 let (status, seconds) = try await Measure.run(
-                    curl, ["-s", "-o", file, "--retry", "\(cuts + 2)", "--retry-all-errors", "--retry-delay", "1"]
+                    curl,
+                    ["-s", "-o", file, "--retry", "\(cuts + 2)", "--retry-all-errors", "--retry-delay", "1"]
                         + extra + [server.url(path).absoluteString])
                 let onDisk = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
                 try? FileManager.default.removeItem(atPath: file)
                 let ratio = Double(server.bodyBytesSent(to: path)) / Double(size)
                 return String(
-                    format: "%@ %.2f s, sent %.2f × file, %@", status == 0 && onDisk == size ? "ok" : "FAILED (exit \(status))",
+                    format: "%@ %.2f s, sent %.2f × file, %@",
+                    status == 0 && onDisk == size ? "ok" : "FAILED (exit \(status))",
                     seconds, ratio, ByteCount.describe(onDisk) + " on disk")
             }
             let plain = try await curlRun("/curl-whole", [])
@@ -87,7 +92,8 @@ enum DownloadBenchmark {
         return [
             BenchmarkResult(
                 name: "download-resume bytes", value: sent, unit: "bytes", baseline: "the file's size",
-                baselineValue: Double(size), ratio: sentRatio, goal: "ratio <= 1.02", met: complete && sentRatio <= 1.02,
+                baselineValue: Double(size), ratio: sentRatio, goal: "ratio <= 1.02",
+                met: complete && sentRatio <= 1.02,
                 note: "\(sizeNote); \(attempts) attempts, \(complete ? "complete" : "INCOMPLETE")"),
             BenchmarkResult(
                 name: "download-resume wall", value: resumedSeconds, unit: "s",

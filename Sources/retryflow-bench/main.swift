@@ -4,7 +4,10 @@ import RetryFlowTesting
 
 /// `retryflow-bench [--quick] [--json FILE] [NAMES...]`: every figure is a ratio against its
 /// baseline measured in the same run, the median of several repetitions (machines here are shared).
-let all = ["machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "render-in-process", "wait-precision", "waiting-memory", "download-resume"]
+let all = [
+    "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "render-in-process",
+    "wait-precision", "waiting-memory", "download-resume",
+]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "__machine-steps", arguments.count == 2, let runs = Int(arguments[1]) {

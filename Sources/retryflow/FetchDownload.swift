@@ -3,7 +3,7 @@ import RetryFlow
 import RetryFlowHTTP
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// `retryflow fetch URL -o FILE`: the body streams into `FILE.part`, each cut attempt resumes
@@ -86,9 +86,9 @@ enum FetchDownload {
         let took = outcome.retry.duration.shortDescription
         if outcome.succeeded {
             let resumed = outcome.transfer.resumeSummary.map { " (\($0))" } ?? ""
-            Console.error(
-                "fetch: HTTP \(outcome.response?.statusCode ?? 0), \(ByteCount.describe(outcome.bytesOnDisk)) in \(path) "
-                    + "after \(attempts) attempt(s) in \(took)\(resumed)")
+            let size = ByteCount.describe(outcome.bytesOnDisk)
+            let status = outcome.response?.statusCode ?? 0
+            Console.error("fetch: HTTP \(status), \(size) in \(path) after \(attempts) attempt(s) in \(took)\(resumed)")
             return (0, outcome.retry)
         }
         Console.error(Console.paint("fetch: \(DownloadError(outcome: outcome))", .bad))

@@ -34,7 +34,9 @@ enum RenderCommand {
         let machine = try args.choice("--machine", ["retry", "transfer"]) ?? "retry"
         let table = try args.choice("--table", ["retryflow", "swift-snippet", "objc-snippet"]) ?? "retryflow"
         if table != "retryflow" {
-            guard machine == "retry" else { throw UsageError("--table names a retry table; it does not go with --machine \(machine)") }
+            guard machine == "retry" else {
+                throw UsageError("--table names a retry table; it does not go with --machine \(machine)")
+            }
             if args.has("--trace") { throw UsageError("--trace draws on the retryflow table only") }
         }
         switch (machine, table) {
@@ -68,11 +70,13 @@ enum RenderCommand {
             guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("--trace \(path): cannot read the file") }
             let trace: TransitionTrace<S, E, G>
             do { trace = try JSONDecoder().decode(TransitionTrace<S, E, G>.self, from: data) } catch {
-                throw UsageError("--trace \(path): not a RetryFlow trace of the \(machine) machine (\(PolicyOptions.describe(error)))")
+                let why = PolicyOptions.describe(error)
+                throw UsageError("--trace \(path): not a RetryFlow trace of the \(machine) machine (\(why))")
             }
             let problems = trace.inconsistencies(with: table)
             guard problems.isEmpty else {
-                throw UsageError("--trace \(path): the trace does not match the \(machine) table: \(problems.joined(separator: "; "))")
+                let why = problems.joined(separator: "; ")
+                throw UsageError("--trace \(path): the trace does not match the \(machine) table: \(why)")
             }
             overlay = TraceOverlay(trace: trace, table: table)
             if let extra = caption(trace) { overlay?.caption += " · " + extra }
@@ -82,7 +86,8 @@ enum RenderCommand {
         switch format {
         case "mermaid", "markdown":
             guard overlay == nil else { throw UsageError("--trace draws on DOT-based formats, not \(format)") }
-            data = Data((format == "mermaid" ? MermaidChart.render(table, style: style) : MarkdownTable.render(table)).utf8)
+            let text = format == "mermaid" ? MermaidChart.render(table, style: style) : MarkdownTable.render(table)
+            data = Data(text.utf8)
         case "dot", "gv":
             data = Data(DOTChart.render(table, style: style, overlay: overlay).utf8)
         default:

@@ -25,8 +25,10 @@ import Testing
         let file = folder.appendingPathComponent("big.bin").path
         let transfer = folder.appendingPathComponent("transfer.json").path
         let result = try await Tool.run(
-            ["fetch", server.url("/big").absoluteString, "-o", file, "--sha256", resource.sha256.uppercased(),
-             "--trace-transfer", transfer] + Self.fast)
+            [
+                "fetch", server.url("/big").absoluteString, "-o", file, "--sha256", resource.sha256.uppercased(),
+                "--trace-transfer", transfer,
+            ] + Self.fast)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try Self.sha(file) == resource.sha256)
         #expect(!FileManager.default.fileExists(atPath: file + ".part"))

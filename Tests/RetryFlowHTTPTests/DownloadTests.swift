@@ -5,7 +5,7 @@ import RetryFlowTesting
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Resumable downloads against FlakyServer: every case compares the bytes on disk with the
@@ -155,7 +155,9 @@ import FoundationNetworking
         let resource = FlakyServer.Resource(size: 200_000)
         let (outcome, server, destination) = try await Self.run(
             resource, steps: [.rangeNotSatisfiable, .serve], options: DownloadOptions(resumeExisting: true)
-        ) { destination in try Data(resource.bytes(0..<50_000)).write(to: URL(fileURLWithPath: destination.path + ".part")) }
+        ) { destination in
+            try Data(resource.bytes(0..<50_000)).write(to: URL(fileURLWithPath: destination.path + ".part"))
+        }
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
         #expect(try Self.sha(destination) == resource.sha256)
@@ -166,7 +168,9 @@ import FoundationNetworking
         let resource = FlakyServer.Resource(size: 500_000)
         let (outcome, server, destination) = try await Self.run(
             resource, steps: [.serve], options: DownloadOptions(resumeExisting: true)
-        ) { destination in try Data(resource.bytes(0..<123_456)).write(to: URL(fileURLWithPath: destination.path + ".part")) }
+        ) { destination in
+            try Data(resource.bytes(0..<123_456)).write(to: URL(fileURLWithPath: destination.path + ".part"))
+        }
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
         #expect(try Self.sha(destination) == resource.sha256)
@@ -265,7 +269,9 @@ import FoundationNetworking
         Self.expectTracesConsistent(outcome)
         #expect(outcome.succeeded)
         #expect(try Self.sha(destination) == resource.sha256)
-        #expect(outcome.retry.attempts.first?.error as? DownloadProblem == .stalled(bytesPerSecond: 1_000, window: .seconds(1)))
+        #expect(
+            outcome.retry.attempts.first?.error as? DownloadProblem
+                == .stalled(bytesPerSecond: 1_000, window: .seconds(1)))
         #expect(server.requests(to: "/file").last?.header("Range") == "bytes=200000-")
     }
 
@@ -278,7 +284,9 @@ import FoundationNetworking
         let destination = folder.appendingPathComponent("file.bin")
         let counter = CallCounter()
         let outcome: DownloadOutcome = try await withCheckedThrowingContinuation { continuation in
-            Runner.session().downloadTask(with: URLRequest(url: server.url("/file")), to: destination, retry: Self.policy) {
+            Runner.session().downloadTask(
+                with: URLRequest(url: server.url("/file")), to: destination, retry: Self.policy
+            ) {
                 counter.hit()
                 continuation.resume(with: $0)
             }

@@ -95,7 +95,9 @@ import Testing
 
     @Test func anInputWithNoRowIsRejectedAndChangesNothing() throws {
         var machine = TransferMachine()
-        #expect(throws: TableMachine<TransferRules>.Rejection.self) { try machine.handle(.bodyEnded(bytesOnDisk: 1, sha256: nil), at: .zero) }
+        #expect(throws: TableMachine<TransferRules>.Rejection.self) {
+            try machine.handle(.bodyEnded(bytesOnDisk: 1, sha256: nil), at: .zero)
+        }
         #expect(machine.state == .idle)
     }
 }

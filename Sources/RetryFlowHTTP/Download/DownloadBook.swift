@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One download's shared bookkeeping: the transfer machine, its trace, the file and the attempt
@@ -78,7 +78,8 @@ final class DownloadBook: @unchecked Sendable {
             current = Attempt(id: lastAttemptID, startedAt: now())
             ranges.append(
                 DownloadAttemptRange(
-                    attempt: machine.rules.attempt, requestedFrom: from, sentIfRange: ifRange, status: nil, wroteFrom: nil,
+                    attempt: machine.rules.attempt, requestedFrom: from, sentIfRange: ifRange, status: nil,
+                    wroteFrom: nil,
                     endedAt: file.size))
             return (lastAttemptID, request)
         }
@@ -244,7 +245,8 @@ final class DownloadBook: @unchecked Sendable {
             case .streaming, .appending:
                 do {
                     var sha: String?
-                    if let expected = machine.rules.expectedSHA256, machine.rules.total.map({ $0 == file.size }) ?? true {
+                    if let expected = machine.rules.expectedSHA256, machine.rules.total.map({ $0 == file.size }) ?? true
+                    {
                         sha = try file.sha256()
                         if sha != expected { mismatch = (expected, sha ?? "") }
                     }
@@ -263,7 +265,10 @@ final class DownloadBook: @unchecked Sendable {
                     return (attempt.continuation, .success(answer))
                 case .failed:
                     let (expected, actual) = mismatch ?? ("?", "?")
-                    return (attempt.continuation, .failure(DownloadProblem.checksumMismatch(expected: expected, actual: actual)))
+                    return (
+                        attempt.continuation,
+                        .failure(DownloadProblem.checksumMismatch(expected: expected, actual: actual))
+                    )
                 default:
                     return (
                         attempt.continuation,
@@ -272,7 +277,9 @@ final class DownloadBook: @unchecked Sendable {
                 }
             case .failed:
                 let (expected, actual) = mismatch ?? (machine.rules.expectedSHA256 ?? "?", "?")
-                return (attempt.continuation, .failure(DownloadProblem.checksumMismatch(expected: expected, actual: actual)))
+                return (
+                    attempt.continuation, .failure(DownloadProblem.checksumMismatch(expected: expected, actual: actual))
+                )
             default:
                 // A 416 that completed the file, or another status for the classifier to judge.
                 return (attempt.continuation, .success(answer))

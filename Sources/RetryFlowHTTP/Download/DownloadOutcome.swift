@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Everything a download produced: where its file stands, every attempt (with the byte range it

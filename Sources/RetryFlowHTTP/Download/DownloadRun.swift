@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One download: the retry engine decides whether another attempt comes; the transfer machine

@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The file a download writes into (`FILE.part` beside its destination): opened once, written in
@@ -26,7 +26,9 @@ final class PartialFile {
         url = destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".part")
         let manager = FileManager.default
         if resume, !manager.fileExists(atPath: url.path), manager.fileExists(atPath: destination.path) {
-            guard rename(destination.path, url.path) == 0 else { throw .file("cannot resume \(destination.path)", errno) }
+            guard rename(destination.path, url.path) == 0 else {
+                throw .file("cannot resume \(destination.path)", errno)
+            }
         }
         let flags = O_RDWR | O_CREAT | (resume ? 0 : O_TRUNC)
         fd = open(url.path, flags, 0o644)
@@ -81,7 +83,9 @@ final class PartialFile {
     /// Renames the file over the destination (atomic: rename(2)).
     func install() throws(DownloadProblem) {
         fsync(fd)
-        guard rename(url.path, destination.path) == 0 else { throw .file("cannot move into \(destination.path)", errno) }
+        guard rename(url.path, destination.path) == 0 else {
+            throw .file("cannot move into \(destination.path)", errno)
+        }
     }
 
     /// Removes the partial file when it holds nothing worth resuming.

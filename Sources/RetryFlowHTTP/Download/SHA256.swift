@@ -35,7 +35,9 @@ package struct SHA256: Sendable {
         var tail = pending
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         for start in stride(from: 0, to: tail.count, by: 64) { compress(Array(tail[start..<(start + 64)])) }
         return state.map { word in
             let hex = String(word, radix: 16)
@@ -65,17 +67,25 @@ package struct SHA256: Sendable {
         k.withUnsafeBufferPointer { k in
             state.withUnsafeMutableBufferPointer { state in
                 for t in 0..<16 {
-                    w[t] = UInt32(block[t &* 4]) << 24 | UInt32(block[t &* 4 &+ 1]) << 16
+                    w[t] =
+                        UInt32(block[t &* 4]) << 24 | UInt32(block[t &* 4 &+ 1]) << 16
                         | UInt32(block[t &* 4 &+ 2]) << 8 | UInt32(block[t &* 4 &+ 3])
                 }
                 for t in 16..<64 {
-                    let a = w[t &- 15], b = w[t &- 2]
+                    let a = w[t &- 15]
+                    let b = w[t &- 2]
                     let s0 = (a >> 7 | a << 25) ^ (a >> 18 | a << 14) ^ (a >> 3)
                     let s1 = (b >> 17 | b << 15) ^ (b >> 19 | b << 13) ^ (b >> 10)
                     w[t] = w[t &- 16] &+ s0 &+ w[t &- 7] &+ s1
                 }
-                var a = state[0], b = state[1], c = state[2], d = state[3]
-                var e = state[4], f = state[5], g = state[6], h = state[7]
+                var a = state[0]
+                var b = state[1]
+                var c = state[2]
+                var d = state[3]
+                var e = state[4]
+                var f = state[5]
+                var g = state[6]
+                var h = state[7]
                 for t in 0..<64 {
                     let s1 = (e >> 6 | e << 26) ^ (e >> 11 | e << 21) ^ (e >> 25 | e << 7)
                     let temp1 = h &+ s1 &+ ((e & f) ^ (~e & g)) &+ k[t] &+ w[t]

@@ -228,7 +228,8 @@ public struct TransferMachine: Sendable {
 
     /// A machine for a file that already holds `bytesOnDisk` bytes (0 for a fresh download).
     public init(bytesOnDisk: Int = 0, expectedSHA256: String? = nil, table: TransferTable = .transfer) {
-        core = TableMachine(table: table, rules: TransferRules(bytesOnDisk: bytesOnDisk, expectedSHA256: expectedSHA256))
+        core = TableMachine(
+            table: table, rules: TransferRules(bytesOnDisk: bytesOnDisk, expectedSHA256: expectedSHA256))
     }
 
     /// The current state.

@@ -29,8 +29,9 @@ where
             .init(from: .requesting, event: .interrupted, to: .cut),
             .init(from: .requesting, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
 
-            .init(from: .checkingRange, event: nil, condition: .when(.rangeContinuesFile), to: .appending,
-                  effects: [.append]),
+            .init(
+                from: .checkingRange, event: nil, condition: .when(.rangeContinuesFile), to: .appending,
+                effects: [.append]),
             .init(from: .checkingRange, event: nil, to: .restarting, effects: [.reject, .discard]),
             .init(from: .checkingLength, event: nil, condition: .when(.fileComplete), to: .verifying),
             .init(from: .checkingLength, event: nil, to: .restarting, effects: [.reject, .discard]),
@@ -43,8 +44,9 @@ where
             .init(from: .appending, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
 
             .init(from: .verifying, event: nil, condition: .unless(.fileComplete), to: .cut),
-            .init(from: .verifying, event: nil, condition: .unless(.checksumMatches), to: .failed,
-                  effects: [.discard, .finish], reason: .checksumMismatch),
+            .init(
+                from: .verifying, event: nil, condition: .unless(.checksumMatches), to: .failed,
+                effects: [.discard, .finish], reason: .checksumMismatch),
             .init(from: .verifying, event: nil, to: .complete, effects: [.install, .finish], reason: .complete),
 
             .init(from: .cut, event: .attempt, condition: .when(.partialOnDisk), to: .requesting, effects: [.askRest]),

@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension URLSession {
@@ -109,7 +109,8 @@ extension URLSession {
                 if outcome.succeeded, let response = outcome.response {
                     completion(response, outcome.file)
                 } else {
-                    failure(outcome.retry.attempts.last?.error ?? DownloadError(outcome: outcome), outcome.retry.attempts)
+                    failure(
+                        outcome.retry.attempts.last?.error ?? DownloadError(outcome: outcome), outcome.retry.attempts)
                 }
             case .failure(let error):
                 failure(error, [])

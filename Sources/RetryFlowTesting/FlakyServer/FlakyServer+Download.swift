@@ -42,7 +42,8 @@ extension FlakyServer {
             status: 416, headers: headers + [Header(name: "Content-Range", value: "bytes */\(size)")], body: 0..<0)
         func partial(_ start: Int, _ end: Int) -> DownloadAnswer {
             DownloadAnswer(
-                status: 206, headers: headers + [Header(name: "Content-Range", value: "bytes \(start)-\(end - 1)/\(size)")],
+                status: 206,
+                headers: headers + [Header(name: "Content-Range", value: "bytes \(start)-\(end - 1)/\(size)")],
                 body: start..<end)
         }
         let range = request.range.flatMap(parseRange)

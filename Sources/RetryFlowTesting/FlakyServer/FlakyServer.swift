@@ -173,7 +173,8 @@ public final class FlakyServer: @unchecked Sendable {
 
     private func answer(_ request: ParsedRequest, on connection: Connection) {
         if let played = state.withLock({ $0.playDownload(request.path) }) {
-            answerDownload(request, played: played, record: record(request, on: connection, step: played.index), on: connection)
+            let record = record(request, on: connection, step: played.index)
+            answerDownload(request, played: played, record: record, on: connection)
             return
         }
         let (step, index): (Step, Int?) = state.withLock { state in
@@ -231,7 +232,8 @@ public final class FlakyServer: @unchecked Sendable {
             state.requests.append(
                 RecordedRequest(
                     method: request.method, path: request.path, query: request.query, headers: request.headers,
-                    body: Data(request.body), arrival: arrival, arrivalDate: arrivalDate, connection: connection.id, step: step))
+                    body: Data(request.body), arrival: arrival, arrivalDate: arrivalDate, connection: connection.id,
+                    step: step))
             return (state.requests.count - 1, state.satisfiedWaiters())
         }
         for waiter in ready { waiter.resume() }
