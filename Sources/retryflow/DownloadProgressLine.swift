@@ -1,40 +1,38 @@
 import Foundation
+import RetryFlow
 import RetryFlowHTTP
 
 /// The live line of a download on a terminal: bytes, percent, rate, time left, attempt. It is
 /// rewritten in place at most ten times a second, and wiped before any other line is printed.
 /// Elsewhere (a pipe, a CI log) it prints nothing.
-final class DownloadProgressLine: @unchecked Sendable {
-    // @unchecked: every mutable field is behind `lock`.
-    private let lock = NSLock()
+final class DownloadProgressLine: Sendable {
+    private struct Drawn {
+        var shown = false
+        var at: ContinuousClock.Instant?
+    }
+    private let drawn = Locked(Drawn())
     private let enabled: Bool
-    private var shown = false
-    private var lastDrawn: ContinuousClock.Instant?
 
     init(enabled: Bool) { self.enabled = enabled }
 
     /// Draws `progress`, unless the line was drawn less than 100 ms ago.
     func show(_ progress: DownloadProgress) {
         guard enabled else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        let now = ContinuousClock.now
-        if let lastDrawn, lastDrawn.duration(to: now) < .milliseconds(100) { return }
-        lastDrawn = now
-        shown = true
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.text(progress)).utf8))
+        drawn.withLock { drawn in
+            let now = ContinuousClock.now
+            if let at = drawn.at, at.duration(to: now) < .milliseconds(100) { return }
+            drawn = Drawn(shown: true, at: now)
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.text(progress)).utf8))
+        }
     }
 
     /// Wipes the line, runs `print` (which writes whole lines), and lets the next update redraw.
     func interrupt(_ print: () -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        if shown {
-            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-            shown = false
+        drawn.withLock { drawn in
+            if drawn.shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            drawn = Drawn()
+            print()
         }
-        lastDrawn = nil
-        print()
     }
 
     /// Wipes the line for good.

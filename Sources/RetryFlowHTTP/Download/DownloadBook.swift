@@ -27,7 +27,7 @@ final class DownloadBook: @unchecked Sendable {
     }
 
     private static let bodyLimit = 64 * 1024
-    private let lock = NSLock()
+    private let lock = Locked(())
     private var machine: TransferMachine
     private var trace = TransferTrace()
     private var ranges: [DownloadAttemptRange] = []
@@ -49,9 +49,7 @@ final class DownloadBook: @unchecked Sendable {
     }
 
     private func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        try lock.withLock { _ in try body() }
     }
 
     /// Whether the transfer reached `complete`.
