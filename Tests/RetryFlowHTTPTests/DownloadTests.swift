@@ -275,6 +275,37 @@ import Testing
         #expect(server.requests(to: "/file").last?.header("Range") == "bytes=200000-")
     }
 
+    @Test func anAttemptTimeoutResumesToo() async throws {
+        let resource = FlakyServer.Resource(size: 600_000)
+        let server = try FlakyServer()
+        try server.serveDownload(resource, at: "/file", steps: [.stall(after: 150_000), .serve])
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let clock = ManualClock()
+        let (stream, progress) = AsyncStream<DownloadProgress>.makeStream()
+        var policy = Self.policy
+        policy.perAttemptTimeout = .seconds(5)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 300  // only the engine's timeout, on the manual clock, ends it
+        let session = URLSession(configuration: configuration)
+        let run = Task { [policy] in
+            try await session.downloadOutcome(
+                for: URLRequest(url: server.url("/file")), to: destination, retry: policy, clock: clock,
+                progress: progress)
+        }
+        for await update in stream where update.bytesOnDisk >= 150_000 { break }
+        await clock.waitUntil { $0.contains(ManualClock.Instant(offset: .seconds(5))) }
+        clock.advance(by: .seconds(5))
+        let outcome = try await run.value
+        Self.expectTracesConsistent(outcome)
+        #expect(outcome.succeeded)
+        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(outcome.retry.attempts.first?.error is AttemptTimeout)
+        #expect(server.requests(to: "/file").last?.header("Range") == "bytes=150000-")
+        #expect(outcome.ranges.map(\.requestedFrom) == [0, 150_000])
+    }
+
     @Test func theCompletionHandlerFormRunsOnceWithTheOutcome() async throws {
         let resource = FlakyServer.Resource(size: 300_000)
         let server = try FlakyServer()
