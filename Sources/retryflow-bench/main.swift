@@ -4,7 +4,10 @@ import RetryFlowTesting
 
 /// `retryflow-bench [--quick] [--json FILE] [NAMES...]`: every figure is a ratio against its
 /// baseline measured in the same run, the median of several repetitions (machines here are shared).
-let all = ["machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm"]
+let all = [
+    "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "connection-close",
+    "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm", "download-resume",
+]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "__machine-steps", arguments.count == 2, let runs = Int(arguments[1]) {
@@ -62,6 +65,7 @@ for name in names {
         case "wait-precision": results += try await EngineBenchmarks.waitPrecision(quick: quick)
         case "budget-acquire": results += try FleetBenchmarks.budgetAcquire(quick: quick)
         case "retry-storm": results += try await FleetBenchmarks.retryStorm(quick: quick)
+        case "download-resume": results += try await DownloadBenchmark.run(quick: quick)
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
         }
     } catch {

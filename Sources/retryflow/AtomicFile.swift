@@ -42,4 +42,29 @@ enum AtomicFile {
             throw OperationFailed("cannot write \(path): \(reason)")
         }
     }
+
+    /// Puts `head` before the contents of the file at `path`, atomically, copying in 1 MiB
+    /// chunks so a large file is never held in memory (fetch -i -o: the head before a download).
+    static func prepend(_ head: Data, to path: String) throws(OperationFailed) {
+        let target = URL(fileURLWithPath: path)
+        let temporary = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        do {
+            try head.write(to: temporary)
+            let reader = try FileHandle(forReadingFrom: target)
+            defer { try? reader.close() }
+            let writer = try FileHandle(forWritingTo: temporary)
+            defer { try? writer.close() }
+            try writer.seekToEnd()
+            while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty { try writer.write(contentsOf: chunk) }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw OperationFailed("cannot write \(path): \(error.localizedDescription)")
+        }
+        guard rename(temporary.path, target.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw OperationFailed("cannot write \(path): \(reason)")
+        }
+    }
 }
