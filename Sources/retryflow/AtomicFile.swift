@@ -56,7 +56,9 @@ enum AtomicFile {
             let writer = try FileHandle(forWritingTo: temporary)
             defer { try? writer.close() }
             try writer.seekToEnd()
-            while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty { try writer.write(contentsOf: chunk) }
+            while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty {
+                try writer.write(contentsOf: chunk)
+            }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw OperationFailed("cannot write \(path): \(error.localizedDescription)")

@@ -12,7 +12,9 @@ extension URLSession {
     /// Last-Modified); a 206 is appended only when it continues the file exactly, a 200 restarts it.
     /// The bytes go to `destination.part`, renamed over `destination` once every byte is there;
     /// on failure the partial file stays beside it so a later call with
-    /// ``DownloadOptions/resumeExisting`` continues it.
+    /// ``DownloadOptions/resumeExisting`` continues it. ``HTTPRetryRules/defaultAttemptTimeout`` is
+    /// not applied (a large file takes longer): an attempt ends when the connection goes idle, on
+    /// ``DownloadOptions/speedLimit``, or on the policy's own `perAttemptTimeout`.
     ///
     /// ```swift
     /// let (response, outcome) = try await URLSession.shared.download(
