@@ -25,8 +25,26 @@ enum AtomicFile {
         }
     }
 
-    /// Writes `data` to `path` atomically.
+    /// Whether `path` names something other than a regular file (a device such as `/dev/null`, a
+    /// FIFO): such a target is written into, never replaced (a rename over `/dev/null` as root
+    /// would swap the machine's device for a regular file).
+    static func isSpecial(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG
+    }
+
+    /// Writes `data` to `path` atomically (a device or FIFO: straight into it).
     static func write(_ data: Data, to path: String) throws(OperationFailed) {
+        if isSpecial(path) {
+            guard let handle = FileHandle(forWritingAtPath: path) else {
+                throw OperationFailed("cannot write \(path): cannot open it")
+            }
+            defer { try? handle.close() }
+            do { try handle.write(contentsOf: data) } catch {
+                throw OperationFailed("cannot write \(path): \(error.localizedDescription)")
+            }
+            return
+        }
         let target = URL(fileURLWithPath: path)
         let temporary = target.deletingLastPathComponent()
             .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
@@ -46,6 +64,7 @@ enum AtomicFile {
     /// Puts `head` before the contents of the file at `path`, atomically, copying in 1 MiB
     /// chunks so a large file is never held in memory (fetch -i -o: the head before a download).
     static func prepend(_ head: Data, to path: String) throws(OperationFailed) {
+        guard !isSpecial(path) else { throw OperationFailed("cannot put a head before \(path): not a regular file") }
         let target = URL(fileURLWithPath: path)
         let temporary = target.deletingLastPathComponent()
             .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")

@@ -57,8 +57,9 @@ enum FetchCommand {
         if let connectTimeout, connectTimeout <= .zero { throw UsageError("--connect-timeout must be more than 0") }
         let output = try outputPath(args, url: request.url!)
         // Every -o/-O with a body streams to disk (FetchDownload: FILE.part, resumes, -C -, --sha256);
-        // -I asks for no body, so its head is written as stdout's is. Output to stdout stays in memory.
-        let streamed = output != nil && request.httpMethod?.uppercased() != "HEAD"
+        // -I asks for no body, so its head is written as stdout's is. Output to stdout stays in memory,
+        // and so does output to a device or FIFO (-o /dev/null): it is written into, never renamed over.
+        let streamed = output.map { !AtomicFile.isSpecial($0) } ?? false && request.httpMethod?.uppercased() != "HEAD"
         let downloadOptions = try FetchDownload.options(from: args, streamed: streamed)
         for (option, path) in [
             ("--output", output), ("--trace", args.value("--trace")), ("--trace-chart", args.value("--trace-chart")),

@@ -53,6 +53,21 @@ import Testing
         try TransferTable.transfer.validate()
     }
 
+    /// A device is never a download's destination: the finished file is renamed over its
+    /// destination, and as root a rename over /dev/null replaces the machine's device.
+    @Test func aDeviceIsRefusedBeforeAnyRequest() async throws {
+        let server = try FlakyServer()
+        defer { server.stop() }
+        try server.serveDownload(FlakyServer.Resource(size: 10, etag: "\"v1\""), at: "/file", steps: [.serve])
+        await #expect(throws: DownloadProblem.self) {
+            _ = try await Runner.session().downloadOutcome(
+                for: URLRequest(url: server.url("/file")), to: URL(fileURLWithPath: "/dev/null"), retry: Self.policy,
+                clock: ContinuousClock())
+        }
+        #expect(server.requests.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: "/dev/null.part"))
+    }
+
     @Test(arguments: [false, true]) func cutOnceResumesWithRangeAndIfRange(reset: Bool) async throws {
         let resource = FlakyServer.Resource(size: 1_000_000, etag: "\"v1\"")
         let (outcome, server, destination) = try await Self.run(

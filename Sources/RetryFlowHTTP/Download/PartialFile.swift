@@ -24,6 +24,12 @@ final class PartialFile {
     init(destination: URL, resume: Bool) throws(DownloadProblem) {
         self.destination = destination
         url = destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".part")
+        // A device, FIFO or socket (`/dev/null`) is never replaced: renaming a file over it, as a
+        // finished download does, would swap the machine's /dev/null for a regular file.
+        var info = stat()
+        if stat(destination.path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw .file("cannot download into \(destination.path): not a regular file", EINVAL)
+        }
         let manager = FileManager.default
         if resume, !manager.fileExists(atPath: url.path), manager.fileExists(atPath: destination.path) {
             guard rename(destination.path, url.path) == 0 else {
