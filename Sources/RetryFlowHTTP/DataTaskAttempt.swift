@@ -22,6 +22,9 @@ extension URLSession {
                 max(1, attemptTimeout.inSeconds.rounded(.up)) + 1)
         }
         let attempt = DataTaskAttempt(session: self, request: request)
+        // Run inline by the engine, a timed attempt is ended by its timer this way (not by
+        // cancelling the run's task); the end is the same as a cancellation's.
+        AttemptInterrupt.current?.onInterrupt { attempt.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { attempt.start($0) }
         } onCancel: {
