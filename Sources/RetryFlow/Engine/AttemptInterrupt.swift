@@ -13,15 +13,32 @@ package final class AttemptInterrupt: Sendable {
 
     private struct State {
         var fired = false
+        var answered = false
         var handler: (@Sendable () -> Void)?
     }
 
     private let state = Locked(State())
+    /// Whether the timer's instant has passed, on the engine's clock.
+    private let due: @Sendable () -> Bool
 
-    package init() {}
+    /// An interrupt for a timer whose instant has passed when `due` returns true.
+    package init(due: @escaping @Sendable () -> Bool) { self.due = due }
 
-    /// Whether the timer fired.
+    /// Whether the attempt timed out: the timer fired, or the answer came after its instant.
     package var fired: Bool { state.withLock { $0.fired } }
+
+    /// The operation has its answer, right where it arrives: a timer firing later changes nothing,
+    /// and an answer after the timer's instant counts as the timeout it is (the timer's own task
+    /// may run late on a busy executor, after URLSession's backstop timeout answered).
+    package func answered() {
+        let late = due()
+        state.withLock { state in
+            guard !state.answered else { return }
+            state.answered = true
+            if !state.fired && late { state.fired = true }
+            state.handler = nil
+        }
+    }
 
     /// Registers how to end the operation; runs it at once if the timer already fired.
     package func onInterrupt(_ handler: @escaping @Sendable () -> Void) {
@@ -35,7 +52,7 @@ package final class AttemptInterrupt: Sendable {
     /// The timer fired: ends the operation (once).
     package func fire() {
         let handler = state.withLock { state -> (@Sendable () -> Void)? in
-            guard !state.fired else { return nil }
+            guard !state.fired, !state.answered else { return nil }
             state.fired = true
             defer { state.handler = nil }
             return state.handler

@@ -217,7 +217,7 @@ extension Run {
         _ operation: @Sendable (RetryAttempt) async throws -> Value, _ attempt: RetryAttempt, clock: C,
         timerAt: C.Instant
     ) async -> AttemptEnd<Value> {
-        let interrupt = AttemptInterrupt()
+        let interrupt = AttemptInterrupt(due: { clock.now >= timerAt })
         let timer = Task {
             do {
                 try await clock.sleep(until: timerAt, tolerance: nil)
@@ -225,11 +225,17 @@ extension Run {
             } catch {}
         }
         defer { timer.cancel() }
+        let result: Result<Value, any Error>
         do {
-            return .returned(try await AttemptInterrupt.$current.withValue(interrupt) { try await operation(attempt) })
+            result = .success(try await AttemptInterrupt.$current.withValue(interrupt) { try await operation(attempt) })
         } catch {
-            if Task.isCancelled { return .cancelled }
-            return interrupt.fired ? .timerFired : .threw(error)
+            result = .failure(error)
+        }
+        if Task.isCancelled, case .failure = result { return .cancelled }
+        if interrupt.fired { return .timerFired }
+        switch result {
+        case .success(let value): return .returned(value)
+        case .failure(let error): return .threw(error)
         }
     }
 }
