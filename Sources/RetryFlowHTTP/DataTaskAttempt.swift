@@ -22,6 +22,11 @@ extension URLSession {
                 max(1, attemptTimeout.inSeconds.rounded(.up)) + 1)
         }
         let attempt = DataTaskAttempt(session: self, request: request)
+        // Run inline by the engine, a timed attempt is ended by its timer this way (not by
+        // cancelling the run's task); the end is the same as a cancellation's.
+        let interrupt = AttemptInterrupt.current
+        interrupt?.onInterrupt { attempt.cancel() }
+        attempt.interrupt = interrupt
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { attempt.start($0) }
         } onCancel: {
@@ -64,6 +69,11 @@ final class DataTaskAttempt: @unchecked Sendable {
     /// Whether cancelling the data task is safe (see above): only without a `URLCache`.
     private let cancelsDataTask: Bool
     private let state = Locked(State())
+    /// The engine's timer for an inline attempt, told the moment the answer arrives.
+    var interrupt: AttemptInterrupt? {
+        get { state.withLock { $0.interrupt } }
+        set { state.withLock { $0.interrupt = newValue } }
+    }
 
     private struct State {
         var continuation: CheckedContinuation<HTTPResponse, any Error>?
@@ -71,6 +81,7 @@ final class DataTaskAttempt: @unchecked Sendable {
         var cancelled = false
         /// The data task's completion handler has run: cancelling it now could only race its removal.
         var answered = false
+        var interrupt: AttemptInterrupt?
     }
 
     init(session: URLSession, request: URLRequest) {
@@ -139,11 +150,12 @@ final class DataTaskAttempt: @unchecked Sendable {
 
     /// The completion handler, on the delegate queue.
     private func answer(_ result: Result<HTTPResponse, any Error>) {
-        let continuation = state.withLock { state in
+        let (continuation, interrupt) = state.withLock { state in
             state.answered = true
             defer { state.continuation = nil }
-            return state.continuation
+            return (state.continuation, state.interrupt)
         }
+        if continuation != nil { interrupt?.answered() }  // decided here, not when the engine runs again
         continuation?.resume(with: result)
     }
 }

@@ -17,7 +17,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     var onRetry: (@Sendable (RetryNotice) -> Void)?
     var onTransition: (@Sendable (RetryTrace.Step) -> Void)?
     var random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
-    /// Whether `transport` throws at once when cancelled (ours does; a caller's may not).
+    /// Whether `transport` throws at once when cancelled or interrupted by the engine's timer
+    /// (``AttemptInterrupt``; ours does, a caller's may not).
     var transportEndsOnCancel = false
     /// The fleet's shared budget and breaker for this request's host (none by default).
     var guards = FleetGuards()
@@ -44,6 +45,7 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
                 return Redaction.describe(error)
             },
             runsAttemptsInline: transportEndsOnCancel, guards: guards)
+        engine.interruptsInlineAttempts = transportEndsOnCancel  // `send` listens to AttemptInterrupt
         engine.random = random  // an existential here: set as a property
         return try await engine.outcome(
             classifyResult: { rules.verdict(for: $0, request: request, now: Date()) },

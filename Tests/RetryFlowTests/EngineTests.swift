@@ -282,6 +282,48 @@ import Testing
         expectConsistent(outcome.trace)
     }
 
+    /// A timed attempt of an operation that listens to AttemptInterrupt runs inline: the timer
+    /// ends it through the interrupt (the run's task is not cancelled), and an answer taken before
+    /// the timer's instant is kept even when the engine only runs again after that instant.
+    @Test func interruptibleInlineAttemptsAreEndedByTheirTimerAndKeepAnEarlyAnswer() async throws {
+        let clock = ManualClock()
+        var policy = constant
+        policy.perAttemptTimeout = .seconds(1)
+        policy.maxAttempts = 2
+        var engine = Retry(policy, clock: clock, runsAttemptsInline: true)
+        engine.interruptsInlineAttempts = true
+        let answer = AsyncStream.makeStream(of: Int.self)
+        let task = Task { [engine] in
+            try await engine.outcome { attempt -> Int in
+                let interrupt = try #require(AttemptInterrupt.current, "the attempt runs inline, with its interrupt")
+                if attempt.number == 1 {
+                    // Hangs until the timer ends it (no Task cancellation reaches it).
+                    let (ended, end) = AsyncStream.makeStream(of: Void.self)
+                    interrupt.onInterrupt { end.finish() }
+                    for await _ in ended {}
+                    throw CancellationError()
+                }
+                // Answered before the instant; the engine sees it only after the instant.
+                for await value in answer.stream {
+                    interrupt.answered()
+                    clock.advance(by: .seconds(2))
+                    return value
+                }
+                return -1
+            }
+        }
+        await clock.waitForSleepers(1)  // attempt 1's timer (the operation does not sleep)
+        clock.advance(by: .seconds(1))
+        await clock.waitForSleepers(1)  // the backoff
+        clock.advance(by: constant.backoff.base)
+        await clock.waitForSleepers(1)  // attempt 2's timer
+        answer.continuation.yield(7)
+        let outcome = try await task.value
+        #expect(outcome.attempts.first?.error is AttemptTimeout)
+        #expect(outcome.value == 7 && outcome.succeeded, "an answer taken before the instant is kept")
+        expectConsistent(outcome.trace)
+    }
+
     @Test func cancelledBeforeStartingMakesNoAttempt() async throws {
         let clock = ManualClock()
         let calls = Counter()

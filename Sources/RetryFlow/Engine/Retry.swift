@@ -36,6 +36,10 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     /// raced against its timer and the caller's cancellation, so a slow-to-cancel operation (URLSession
     /// on Linux takes ~200 ms) never delays the caller. Default `false`.
     public var runsAttemptsInline: Bool
+    /// Set (with `runsAttemptsInline`) when the operation also ends at once when
+    /// ``AttemptInterrupt/current`` fires: then timed attempts run inline too, their timer ending
+    /// them through it (the HTTP transport; see ``AttemptInterrupt`` for why).
+    package var interruptsInlineAttempts = false
     /// The fleet's shared guards every run of this engine answers to (retry budget, circuit breaker);
     /// none by default.
     public var guards: FleetGuards
@@ -167,6 +171,9 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
                         } catch {
                             end = .threw(error)
                         }
+                    } else if engine.runsAttemptsInline && engine.interruptsInlineAttempts, let timer {
+                        end = await Self.inlineAttempt(
+                            operation, book.attemptInfo(number), clock: clock, timerAt: start.advanced(by: timer.at))
                     } else {
                         let race: AttemptRace<Value>
                         (end, race) = await AttemptRace.run(
@@ -198,6 +205,37 @@ private struct Run<C: Clock<Duration>, Value: Sendable> {
                     return book.outcome(state: state, reason: reason, at: start.duration(to: clock.now))
                 }
             }
+        }
+    }
+}
+
+extension Run {
+    /// Runs a timed attempt in this task: its timer ends it through ``AttemptInterrupt``, a
+    /// cancellation of this task through the operation's own cancellation handler. Whichever ends
+    /// the operation first decides, at that moment (an answer that arrived first is kept).
+    static func inlineAttempt(
+        _ operation: @Sendable (RetryAttempt) async throws -> Value, _ attempt: RetryAttempt, clock: C,
+        timerAt: C.Instant
+    ) async -> AttemptEnd<Value> {
+        let interrupt = AttemptInterrupt(due: { clock.now >= timerAt })
+        let timer = Task {
+            do {
+                try await clock.sleep(until: timerAt, tolerance: nil)
+                interrupt.fire()
+            } catch {}
+        }
+        defer { timer.cancel() }
+        let result: Result<Value, any Error>
+        do {
+            result = .success(try await AttemptInterrupt.$current.withValue(interrupt) { try await operation(attempt) })
+        } catch {
+            result = .failure(error)
+        }
+        if Task.isCancelled, case .failure = result { return .cancelled }
+        if interrupt.fired { return .timerFired }
+        switch result {
+        case .success(let value): return .returned(value)
+        case .failure(let error): return .threw(error)
         }
     }
 }
