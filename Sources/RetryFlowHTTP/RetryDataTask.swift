@@ -9,7 +9,7 @@ import FoundationNetworking
 /// started by ``resume()``, stopped by ``cancel()``. Its completion handler runs exactly once, on
 /// the session's delegate queue, whatever happens (cancellation before `resume()` included).
 public final class RetryDataTask: @unchecked Sendable {
-    // @unchecked: every mutable field is behind `lock`.
+    // @unchecked: every mutable field is behind `shared`'s lock.
     private struct Shared {
         var state: RetryState = .idle
         var trace = RetryTrace()
@@ -18,8 +18,7 @@ public final class RetryDataTask: @unchecked Sendable {
         var started = false
     }
 
-    private let lock = NSLock()
-    private var shared = Shared()
+    private let shared = Locked(Shared())
     private let run: HTTPRetry<ContinuousClock>
     private let deliver: @Sendable (RetryOutcome<HTTPResponse>) -> Void
 
@@ -28,11 +27,7 @@ public final class RetryDataTask: @unchecked Sendable {
         self.run = run
     }
 
-    private func withLock<R>(_ body: (inout Shared) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&shared)
-    }
+    private func withLock<R>(_ body: (inout Shared) -> R) -> R { shared.withLock(body) }
 
     /// The machine's current state: `idle` until resumed, then `request`, `wait` …, then terminal.
     public var state: RetryState { withLock { $0.state } }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RetryFlow
 
 #if canImport(Glibc)
 import Glibc
@@ -310,7 +311,7 @@ public final class FlakyServer: @unchecked Sendable {
 }
 
 /// The server's shared bookkeeping, read by tests from any thread.
-final class StateLock: @unchecked Sendable {
+final class StateLock: Sendable {
     struct State {
         var scripts: [String: [FlakyServer.Step]] = [:]
         var played: [String: Int] = [:]
@@ -331,11 +332,6 @@ final class StateLock: @unchecked Sendable {
             return ready
         }
     }
-    private let lock = NSLock()
-    private var state = State()
-    func withLock<R>(_ body: (inout State) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&state)
-    }
+    private let state = Locked(State())
+    func withLock<R>(_ body: (inout State) -> R) -> R { state.withLock(body) }
 }

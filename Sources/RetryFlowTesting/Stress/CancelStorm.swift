@@ -100,21 +100,25 @@ package enum CancelStorm {
     }
 
     /// One run's bookkeeping, written from completion handlers and tasks.
-    private final class Slot: @unchecked Sendable {
-        private let lock = NSLock()
-        private var completions = 0
-        private var outcome: RetryOutcome<HTTPResponse>?
-        private var cancelled = false
+    private final class Slot: Sendable {
+        private struct Seen {
+            var completions = 0
+            var outcome: RetryOutcome<HTTPResponse>?
+            var cancelled = false
+        }
+        private let seen = Locked(Seen())
 
         func complete(_ value: RetryOutcome<HTTPResponse>) -> Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            completions += 1
-            if outcome == nil { outcome = value }
-            return completions == 1
+            seen.withLock { seen in
+                seen.completions += 1
+                if seen.outcome == nil { seen.outcome = value }
+                return seen.completions == 1
+            }
         }
-        func markCancelled() { lock.withLock { cancelled = true } }
-        var snapshot: (Int, RetryOutcome<HTTPResponse>?, Bool) { lock.withLock { (completions, outcome, cancelled) } }
+        func markCancelled() { seen.withLock { $0.cancelled = true } }
+        var snapshot: (Int, RetryOutcome<HTTPResponse>?, Bool) {
+            seen.withLock { ($0.completions, $0.outcome, $0.cancelled) }
+        }
     }
 
     /// Runs the storm.
