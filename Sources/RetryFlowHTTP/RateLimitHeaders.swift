@@ -77,15 +77,13 @@ public enum RateLimitHeaders {
     }
 
     /// The longest wait any parser reports (about 31,700 years): beyond every policy's cap.
-    static let longest: Duration = .seconds(Int64(999_999_999_999))
+    static let longest: Duration = .inputLimit
 
-    /// `seconds` as a Duration, clamped to `0...longest` so no later arithmetic can overflow.
-    // TODO(merge): use B's helper (Sources/RetryFlow/Policy/DurationSeconds.swift) once merged.
+    /// `seconds` as a Duration, clamped to `0...longest` (through the package's one checked
+    /// conversion), so no later arithmetic can overflow.
     static func checkedDuration(seconds: Double, roundingUp: Bool = false) -> Duration {
-        guard seconds.isFinite, seconds > 0 else { return seconds.isNaN || seconds <= 0 ? .zero : longest }
-        guard seconds < 999_999_999_999 else { return longest }
-        let nanoseconds = seconds * 1e9
-        return .nanoseconds(Int64(roundingUp ? nanoseconds.rounded(.up) : nanoseconds.rounded()))
+        guard !seconds.isNaN, seconds > 0 else { return .zero }
+        return Duration.checkedSeconds(seconds, rounding: roundingUp ? .up : .toNearestOrAwayFromZero) ?? longest
     }
 
     /// One member of a structured-field list: `"name";a=1;b=2` or `name=1`.
