@@ -225,7 +225,9 @@ enum FetchCommand {
         var request = URLRequest(url: url)
         for header in args.all("--header") {
             guard let colon = header.firstIndex(of: ":") else {
-                throw UsageError("bad header \"\(header)\": write it as 'Name: value'")
+                throw UsageError(
+                    "bad header: -H without a colon (\(header.count) characters, not shown: it may be a secret); "
+                        + "write it as 'Name: value'")
             }
             let name = header[..<colon].trimmingCharacters(in: .whitespaces)
             let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)

@@ -17,7 +17,7 @@ import Testing
         (["fetch", "http://127.0.0.1:9/", "--attempts", "2", "--retry", "1"], "not both"),
         (["fetch", "not a url"], "bad URL \"not a url\""),
         (["fetch", "ftp://127.0.0.1/x"], "bad URL \"ftp://127.0.0.1/x\""),
-        (["fetch", "http://127.0.0.1:9/", "-H", "NoColon"], "bad header \"NoColon\""),
+        (["fetch", "http://127.0.0.1:9/", "-H", "NoColon"], "bad header: -H without a colon (7 characters, not shown"),
         (["fetch", "http://127.0.0.1:9/", "-H", "Bad Name: x"], "is not a header name"),
         (["fetch", "http://127.0.0.1:9/", "--jitter", "wild"], "--jitter must be one of none, full, equal, decorrelated"),
         (["fetch", "http://127.0.0.1:9/", "--backoff", "fibonacci"], "--backoff must be one of constant, linear, exponential"),
