@@ -22,6 +22,7 @@ run: deps
 test: deps-browser
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+	SWIFT=$(SWIFT) scripts/bench-smoke.sh
 	scripts/test-browser.sh
 	scripts/build-docs.sh
 

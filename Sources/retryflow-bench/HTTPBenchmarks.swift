@@ -19,7 +19,7 @@ enum HTTPBenchmarks {
     /// `concurrent-flaky`: N requests at once, each 503, 503, 200 with 100 ms waits, against the
     /// ideal: 2 × 100 ms plus what bare URLSession takes for the same 3N requests without waits.
     static func concurrentFlaky(quick: Bool) async throws -> BenchmarkResult {
-        let count = quick ? 100 : 1000
+        let count = quick ? 50 : 1000
         var ratios: [Double] = []
         var retryTimes: [Double] = []
         var idealTimes: [Double] = []
@@ -72,7 +72,7 @@ enum HTTPBenchmarks {
     /// `seed-design`: the original snippet's design (a recursive completion handler that
     /// `usleep`s on the session's delegate queue) against RetryFlow, N requests of 2 resets then 200.
     static func seedDesign(quick: Bool) async throws -> BenchmarkResult {
-        let count = quick ? 20 : 50
+        let count = quick ? 4 : 50
         var scripts: [String: [FlakyServer.Step]] = [:]
         for index in 0..<count {
             scripts["/seed/\(index)"] = [.reset, .reset, .status(200)]
@@ -119,7 +119,7 @@ enum HTTPBenchmarks {
 
     /// `success-overhead`: sequential GETs that succeed at once, RetryFlow against bare `data(for:)`.
     static func successOverhead(quick: Bool) async throws -> BenchmarkResult {
-        let count = quick ? 300 : 2000
+        let count = quick ? 100 : 2000
         let server = try FlakyServer(scripts: ["/ok": [.status(200, body: "ok")]])
         defer { server.stop() }
         let session = self.session()
@@ -129,7 +129,7 @@ enum HTTPBenchmarks {
         var ratios: [Double] = []
         var bareTimes: [Double] = []
         var flowTimes: [Double] = []
-        for _ in 0..<(quick ? 5 : 9) {
+        for _ in 0..<(quick ? 3 : 9) {
             let bare = try await Measure.seconds { for _ in 0..<count { _ = try await session.data(for: request) } }
             let flow = try await Measure.seconds { for _ in 0..<count { _ = try await session.data(for: request, retry: policy) } }
             bareTimes.append(bare)
@@ -165,7 +165,7 @@ enum HTTPBenchmarks {
         var bareTimes: [Double] = []
         var curlTimes: [Double] = []
         let curl = Measure.which("curl")
-        for _ in 0..<(quick ? 10 : 30) {
+        for _ in 0..<(quick ? 5 : 30) {
             bareTimes.append(try await Measure.run(bare, [url]).seconds)
             toolTimes.append(try await Measure.run(tool, ["fetch", url]).seconds)
             if let curl { curlTimes.append(try await Measure.run(curl, ["-s", "-o", "/dev/null", url]).seconds) }

@@ -12,6 +12,13 @@ if arguments.first == "__machine-steps", arguments.count == 2, let runs = Int(ar
     print(MachineStepBenchmark.machineRuns(runs))
     exit(0)
 }
+if arguments.first == "__park", arguments.count == 3, let kind = ParkedMemory.Kind(rawValue: arguments[1]),
+    let count = Int(arguments[2])
+{
+    // One kind of parked task, in a fresh process, for the waiting-memory benchmark.
+    print(try await ParkedMemory.bytesPerTask(kind, count: count))
+    exit(0)
+}
 if arguments.first == "__serve", arguments.count == 2, let seconds = Int(arguments[1]) {
     // A FlakyServer answering 200 on /ok for `seconds`, to load it from another process (wrk).
     let server = try FlakyServer(scripts: ["/ok": [.status(200, body: "ok")]])
