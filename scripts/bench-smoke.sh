@@ -19,7 +19,8 @@ import json, sys
 results = json.load(open(sys.argv[1]))
 names = {r["name"] for r in results}
 expected = set(sys.argv[2].split())
-problems = [f"missing figure {n}" for n in sorted(expected - names)]
+# A benchmark's figures are named for it ("machine-step-allocations", "transport-paths delegate").
+problems = [f"missing figure {n}" for n in sorted(expected) if not any(name.startswith(n) for name in names)]
 problems += [f"{r['name']}: {r['note']}" for r in results if (r.get("note") or "").startswith("failed")]
 if problems:
     print("bench-smoke: " + "; ".join(problems), file=sys.stderr)

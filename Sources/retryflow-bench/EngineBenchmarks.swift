@@ -126,7 +126,8 @@ enum EngineBenchmarks {
             baselineValue: kb(.sleep), ratio: value / kb(.sleep), goal: "<= 4 KB", met: value <= 4,
             note: "\(count) retries parked in a 60 s wait, each kind in a fresh process, median of \(values[.run]?.count ?? 0): "
                 + "run \(range(.run)) KB, inline attempts \(String(format: "%.2f", kb(.runInline))) KB, "
-                + "minimal loop \(String(format: "%.2f", kb(.loop))) KB, bare sleep \(range(.sleep)) KB")
+                + "minimal loop \(String(format: "%.2f", kb(.loop))) KB (\(String(format: "%.2f", kb(.loopDeep))) KB after "
+                + "8 async frames of 256 B), bare sleep \(range(.sleep)) KB")
     }
 }
 

@@ -15,6 +15,9 @@ enum ParkedMemory {
         case sleep
         /// A minimal generic retry loop: one attempt that throws, then a wait on the same clock.
         case loop
+        /// The same loop, whose attempt first goes 8 async frames of 256 bytes deep: a task keeps the
+        /// deepest its frames ever went (the task allocator holds its slabs until the task ends).
+        case loopDeep = "loop-deep"
         /// A RetryFlow run (`Retry.outcome`), attempts in a child task (the default).
         case run
         /// A RetryFlow run with `runsAttemptsInline` (as the HTTP driver runs attempts without a timer).
@@ -44,6 +47,10 @@ enum ParkedMemory {
                     _ = await minimalLoop(clock: clock, didPark: didPark) { () async throws -> Int in
                         throw URLError(.networkConnectionLost)
                     }
+                case .loopDeep:
+                    _ = await minimalLoop(clock: clock, didPark: didPark) { () async throws -> Int in
+                        try await deepFrames(8)
+                    }
                 case .run, .runInline:
                     _ = try? await engine.outcome { _ -> Int in throw URLError(.networkConnectionLost) }
                 }
@@ -56,6 +63,23 @@ enum ParkedMemory {
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         return (after - before) / Double(count)
+    }
+
+    /// `depth` nested async frames holding 256 bytes each across a call, then a throw.
+    @inline(never)
+    static func deepFrames(_ depth: Int) async throws -> Int {
+        var words = (depth, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        guard depth > 0 else { throw URLError(.networkConnectionLost) }
+        withUnsafeMutableBytes(of: &words) { touch($0) }  // the whole tuple lives across the call
+        words.31 = try await deepFrames(depth - 1)
+        withUnsafeMutableBytes(of: &words) { touch($0) }
+        return words.0 + words.31
+    }
+
+    /// Keeps the optimiser from dropping a buffer it cannot see used.
+    @inline(never)
+    static func touch(_ bytes: UnsafeMutableRawBufferPointer) {
+        if bytes.count > 1_000_000 { bytes[0] = 1 }
     }
 
     /// The least a retry loop keeps through its wait: an operation closure, one error, one sleep.

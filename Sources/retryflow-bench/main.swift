@@ -4,7 +4,7 @@ import RetryFlowTesting
 
 /// `retryflow-bench [--quick] [--json FILE] [NAMES...]`: every figure is a ratio against its
 /// baseline measured in the same run, the median of several repetitions (machines here are shared).
-let all = ["machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "render-in-process", "wait-precision", "waiting-memory"]
+let all = ["machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths", "render-in-process", "wait-precision", "waiting-memory"]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "__machine-steps", arguments.count == 2, let runs = Int(arguments[1]) {
@@ -64,6 +64,7 @@ for name in names {
         case "seed-design": results.append(try await HTTPBenchmarks.seedDesign(quick: quick))
         case "cli-startup": results.append(try await HTTPBenchmarks.cliStartup(quick: quick))
         case "success-overhead": results.append(try await HTTPBenchmarks.successOverhead(quick: quick))
+        case "transport-paths": results += try await TransportPaths.run(quick: quick)
         case "render-in-process": results.append(try await EngineBenchmarks.renderInProcess(quick: quick))
         case "wait-precision": results += try await EngineBenchmarks.waitPrecision(quick: quick)
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
