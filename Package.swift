@@ -35,6 +35,8 @@ let package = Package(
             name: "retryflow-bench",
             dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]
         ),
+        // The cancel storm at full size (`make stress`); a scaled-down run is in RetryFlowHTTPTests.
+        .executableTarget(name: "retryflow-stress", dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowTests", dependencies: ["RetryFlow", "RetryFlowTesting", "RetryFlowSnippets"]),
         .testTarget(name: "RetryFlowTestingTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowHTTPTests", dependencies: ["RetryFlowHTTP", "RetryFlowTesting"]),

@@ -23,20 +23,32 @@ if [ "$browser" -eq 1 ]; then
   command -v "${CHROMEDRIVER:-chromedriver}" >/dev/null 2>&1 || missing+=(chromium-driver)
 fi
 
-if [ ${#missing[@]} -gt 0 ]; then
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+updated=0
+apt_install() {
   if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install-deps: missing ${missing[*]}; install them with your system's package manager" >&2
+    echo "install-deps: missing $*; install them with your system's package manager" >&2
     exit 1
   fi
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "install-deps: installing ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  echo "install-deps: installing $*" >&2
+  [ "$updated" -eq 1 ] || { $sudo apt-get update -qq; updated=1; }
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+if [ ${#missing[@]} -gt 0 ]; then
+  apt_install "${missing[@]}"
   pkg-config --exists libgvc
+  if [ "$browser" -eq 1 ]; then
+    command -v "${CHROMIUM:-chromium}" >/dev/null && command -v "${CHROMEDRIVER:-chromedriver}" >/dev/null
+  fi
 fi
 
 if [ "$browser" -eq 1 ] && ! python3 -c 'import selenium' >/dev/null 2>&1; then
+  # A Debian python3 comes without pip, and (PEP 668) refuses to install into itself unless told to.
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
   echo "install-deps: installing selenium (PyPI)" >&2
-  python3 -m pip install --quiet selenium
+  python3 -m pip install --quiet selenium 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages selenium
+  python3 -c 'import selenium'
 fi

@@ -24,4 +24,6 @@ for page in "$out"/demo/*.html; do reports="$reports:$page"; done
 for page in docs/runs/*.html; do
   [ -e "$page" ] && reports="$reports:$page"
 done
-RETRYFLOW_REPORTS="$reports" python3 Tests/Browser/test_report.py
+# Bounded: a hung browser or driver ends the run (exit 124) instead of holding CI to its own limit.
+RETRYFLOW_REPORTS="$reports" timeout --kill-after=30 "${RETRYFLOW_BROWSER_TIMEOUT:-900}" \
+  python3 Tests/Browser/test_report.py

@@ -68,14 +68,23 @@ public struct ChartLayout: Sendable, Hashable {
     public static func cached<S, E, G, F, R>(
         _ table: TransitionTable<S, E, G, F, R>, style: ChartStyle
     ) throws(GraphvizError) -> ChartLayout {
+        // Keyed by the whole DOT text, not the table's name: two tables may share a name. The
+        // layout runs outside the cache's lock (under Graphviz's own); two threads missing at once
+        // both lay out, and the results are equal.
         let dot = DOTChart.render(table, style: style)
         if let layout = cache.withLock({ $0[dot] }) { return layout }
         let layout = try ChartLayout(dot: dot)
-        cache.withLock { $0[dot] = layout }
+        cache.withLock { cache in
+            // A program that makes tables on the fly must not grow the cache without end.
+            if cache.count >= maxCached { cache.removeAll() }
+            cache[dot] = layout
+        }
         return layout
     }
 
     private static let cache = Locked<[String: ChartLayout]>([:])
+    /// Far more than the charts a process draws (a few tables, two styles each).
+    static let maxCached = 64
 
     /// Renders `dot` (the laid-out graph, restyled) to `format` at the stored positions, with
     /// Graphviz's `nop2` layout (`neato -n2`: positions and splines taken as given).

@@ -19,6 +19,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     var random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     /// Whether `transport` throws at once when cancelled (ours does; a caller's may not).
     var transportEndsOnCancel = false
+    /// The fleet's shared budget and breaker for this request's host (none by default).
+    var guards = FleetGuards()
 
     func outcome(
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
@@ -26,20 +28,31 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         var policy = self.policy
         let rules = self.rules
         let request = self.request
+        let wire = rules.prepared(request)
         let transport = self.transport
         policy.retryIf = RetryClassifier { rules.decision(for: $0, request: request) }
+        // No per-attempt timeout from the caller: the rules' default bounds a dead connection,
+        // and the attempt's error says which timeout it was.
+        let defaulted = policy.perAttemptTimeout == nil ? rules.defaultAttemptTimeout : nil
+        if let defaulted { policy.perAttemptTimeout = defaulted }
         var engine = Retry(
-            policy, clock: clock, onRetry: onRetry, onTransition: onTransition, describeError: { Redaction.describe($0) },
-            runsAttemptsInline: transportEndsOnCancel)
+            policy, clock: clock, onRetry: onRetry, onTransition: onTransition,
+            describeError: { error in
+                if defaulted != nil, let timeout = error as? AttemptTimeout {
+                    return "\(timeout) (HTTPRetryRules.defaultAttemptTimeout: the policy sets no perAttemptTimeout)"
+                }
+                return Redaction.describe(error)
+            },
+            runsAttemptsInline: transportEndsOnCancel, guards: guards)
         engine.random = random  // an existential here: set as a property
         return try await engine.outcome(
             classifyResult: { rules.verdict(for: $0, request: request, now: Date()) },
             transitions: transitions
         ) { attempt in
             guard let header = rules.attemptHeader, let value = header.value(forAttempt: attempt.number) else {
-                return try await transport(request)
+                return try await transport(wire)
             }
-            var numbered = request
+            var numbered = wire
             numbered.setValue(value, forHTTPHeaderField: header.name)
             return try await transport(numbered)
         }
@@ -51,80 +64,11 @@ extension HTTPRetry {
         session: URLSession, request: URLRequest, policy: RetryPolicy, rules: HTTPRetryRules, clock: C,
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil
     ) {
+        let attemptTimeout = policy.perAttemptTimeout ?? rules.defaultAttemptTimeout
         self.init(
-            transport: { request in try await session.send(request) }, request: request, policy: policy, rules: rules,
-            clock: clock, onRetry: onRetry)
+            transport: { request in try await session.send(request, attemptTimeout: attemptTimeout) }, request: request,
+            policy: policy, rules: rules, clock: clock, onRetry: onRetry)
         transportEndsOnCancel = true
-    }
-}
-
-extension URLSession {
-    /// One attempt, insisting on an HTTP response. Unlike `data(for:)` on Linux, which reports a
-    /// cancellation ~200 ms later, it throws `CancellationError` the moment its task is cancelled
-    /// (and cancels the data task), so the engine can run it without a racing child task.
-    func send(_ request: URLRequest) async throws -> HTTPResponse {
-        let answer = OneShot<HTTPResponse>()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                let task = dataTask(with: request) { data, response, error in
-                    if let error {
-                        answer.finish(.failure(error))
-                    } else if let http = response as? HTTPURLResponse {
-                        answer.finish(.success(HTTPResponse(data: data ?? Data(), response: http)))
-                    } else {
-                        answer.finish(.failure(URLError(.badServerResponse)))
-                    }
-                }
-                answer.start(continuation, task: task)
-            }
-        } onCancel: {
-            answer.finish(.failure(CancellationError()))
-        }
-    }
-}
-
-/// Resumes a continuation exactly once, with whichever comes first: the data task's answer or
-/// the cancellation (which also cancels the data task).
-private final class OneShot<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Value, any Error>?
-    private var task: URLSessionDataTask?
-    private var early: Result<Value, any Error>?
-    private var done = false
-
-    func start(_ continuation: CheckedContinuation<Value, any Error>, task: URLSessionDataTask) {
-        lock.lock()
-        if let early {
-            done = true
-            lock.unlock()
-            task.cancel()
-            continuation.resume(with: early)
-            return
-        }
-        self.continuation = continuation
-        self.task = task
-        lock.unlock()
-        task.resume()
-    }
-
-    func finish(_ result: Result<Value, any Error>) {
-        lock.lock()
-        guard !done else {
-            lock.unlock()
-            return
-        }
-        guard let continuation else {
-            if early == nil { early = result }  // cancelled before the task started
-            lock.unlock()
-            return
-        }
-        done = true
-        self.continuation = nil
-        let task = self.task
-        self.task = nil
-        lock.unlock()
-        if case .failure(let error) = result, error is CancellationError { task?.cancel() }
-        continuation.resume(with: result)
     }
 }
 

@@ -55,6 +55,13 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     /// A final answer whose body has more bytes than this ends the run in failure, not retried
     /// (no limit by default; `retryflow fetch --max-filesize`). Checked once the body is received.
     public var maxBodyBytes: Int?
+    /// Which requests go out with `Connection: close` (off by default): the knob for an exact
+    /// count of requests on the wire. See ``ConnectionClose``.
+    public var connectionClose: ConnectionClose
+    /// The per-attempt timeout when the policy sets none: 30 s, half URLSession's 60 s request
+    /// timeout, so a dead pooled connection (a POST can spin there until URLSession gives up)
+    /// costs at most 30 s, and the trace says this default ended it. `nil`: no default.
+    public var defaultAttemptTimeout: Duration?
 
     /// RFC 9110's defaults, as listed on each field.
     public init(
@@ -70,7 +77,9 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         rateLimitResetHeaders: [String] = ["RateLimit-Reset", "X-RateLimit-Reset"],
         attemptHeader: AttemptHeader? = nil,
         failingStatuses: Set<Int> = [],
-        maxBodyBytes: Int? = nil
+        maxBodyBytes: Int? = nil,
+        connectionClose: ConnectionClose = .never,
+        defaultAttemptTimeout: Duration? = .seconds(30)
     ) {
         self.retryableStatuses = retryableStatuses
         self.retryableErrorCodes = retryableErrorCodes
@@ -85,12 +94,14 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         self.attemptHeader = attemptHeader
         self.failingStatuses = failingStatuses
         self.maxBodyBytes = maxBodyBytes
+        self.connectionClose = connectionClose
+        self.defaultAttemptTimeout = defaultAttemptTimeout
     }
 
     private enum CodingKeys: String, CodingKey {
         case retryableStatuses, retryableErrorCodes, neverSentErrorCodes, idempotentMethods, retryNonIdempotent
         case idempotencyKeyHeader, retryAfterStatuses, honorRetryAfter, honorRateLimit, rateLimitResetHeaders
-        case attemptHeader, failingStatuses, maxBodyBytes
+        case attemptHeader, failingStatuses, maxBodyBytes, connectionClose, defaultAttemptTimeout
     }
 
     /// Decodes rules; fields added later (the rate-limit ones, the attempt header, the failing
@@ -113,7 +124,11 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
                 ?? defaults.rateLimitResetHeaders,
             attemptHeader: try c.decodeIfPresent(AttemptHeader.self, forKey: .attemptHeader),
             failingStatuses: try c.decodeIfPresent(Set<Int>.self, forKey: .failingStatuses) ?? [],
-            maxBodyBytes: try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes))
+            maxBodyBytes: try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes),
+            connectionClose: try c.decodeIfPresent(ConnectionClose.self, forKey: .connectionClose)
+                ?? defaults.connectionClose,
+            defaultAttemptTimeout: c.contains(.defaultAttemptTimeout)
+                ? try c.decodeIfPresent(Duration.self, forKey: .defaultAttemptTimeout) : defaults.defaultAttemptTimeout)
     }
 
     /// The defaults.

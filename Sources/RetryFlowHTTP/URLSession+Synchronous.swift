@@ -44,11 +44,15 @@ extension URLSession {
         for request: URLRequest, retry policy: RetryPolicy = .default, rules: HTTPRetryRules = .default,
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil
     ) throws -> RetryOutcome<HTTPResponse> {
+        try runBlocking(HTTPRetry(session: self, request: request, policy: policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry))
+    }
+
+    /// Runs `run` to its end, blocking this thread (refused on the session's delegate queue).
+    func runBlocking(_ run: HTTPRetry<ContinuousClock>) throws -> RetryOutcome<HTTPResponse> {
         if let refusal = deadlockRefusal() { throw refusal }
-        try policy.validate()
+        try run.policy.validate()
         let done = DispatchSemaphore(value: 0)
         let result = SyncBox<RetryOutcome<HTTPResponse>>()
-        let run = HTTPRetry(session: self, request: request, policy: policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry)
         Task {
             result.value = try? await run.outcome()
             done.signal()

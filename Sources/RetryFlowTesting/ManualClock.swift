@@ -131,6 +131,25 @@ public final class ManualClock: Clock, @unchecked Sendable {
         return next
     }
 
+    /// Moves time to the earliest sleeper's deadline and resumes only that sleeper (ties go to the
+    /// one that started sleeping first); returns its deadline, or `nil` when nobody sleeps. With one
+    /// resumed at a time, many concurrent sleepers run in an order that never depends on threads.
+    @discardableResult
+    public func resumeEarliestSleeper() -> Instant? {
+        let sleeper: Sleeper? = withLock { state in
+            guard let index = state.sleepers.indices.min(by: {
+                (state.sleepers[$0].deadline, state.sleepers[$0].id) < (state.sleepers[$1].deadline, state.sleepers[$1].id)
+            }) else { return nil }
+            let sleeper = state.sleepers.remove(at: index)
+            if state.now < sleeper.deadline { state.now = sleeper.deadline }
+            return sleeper
+        }
+        guard let sleeper else { return nil }
+        sleeper.continuation.resume()
+        notifyWaiters()
+        return sleeper.deadline
+    }
+
     /// Suspends until at least `count` tasks are sleeping on this clock: how a test knows the code
     /// under test has reached its wait, without sleeping for real. Returns early if cancelled.
     public func waitForSleepers(_ count: Int = 1) async {

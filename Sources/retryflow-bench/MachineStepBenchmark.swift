@@ -22,8 +22,11 @@ enum MachineStepBenchmark {
             while !machine.isFinished {
                 if failed < failures {
                     failed += 1
-                    let step = try! machine.handle(.failed(.retry, detail: nil), at: now)
+                    _ = try! machine.handle(.failed(.retry, detail: nil), at: now)
                     steps += 2  // the event's row, then the retry decision's completion row
+                    // No budget: the driver answers at once; the admission decision then plans the wait.
+                    let step = try! machine.handle(.budgetAnswered(granted: true, detail: nil), at: now)
+                    steps += 2
                     for action in step.actions { if case .sleep(let d) = action { now += d } }
                     if machine.state == .wait {
                         _ = try! machine.handle(.delayElapsed, at: now)

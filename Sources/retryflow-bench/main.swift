@@ -4,7 +4,10 @@ import RetryFlowTesting
 
 /// `retryflow-bench [--quick] [--json FILE] [NAMES...]`: every figure is a ratio against its
 /// baseline measured in the same run, the median of several repetitions (machines here are shared).
-let all = ["machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths", "render-in-process", "wait-precision", "waiting-memory"]
+let all = [
+    "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
+    "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm",
+]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "__machine-steps", arguments.count == 2, let runs = Int(arguments[1]) {
@@ -65,8 +68,11 @@ for name in names {
         case "cli-startup": results.append(try await HTTPBenchmarks.cliStartup(quick: quick))
         case "success-overhead": results.append(try await HTTPBenchmarks.successOverhead(quick: quick))
         case "transport-paths": results += try await TransportPaths.run(quick: quick)
+        case "connection-close": results.append(try await ConnectionCloseBenchmark.run(quick: quick))
         case "render-in-process": results.append(try await EngineBenchmarks.renderInProcess(quick: quick))
         case "wait-precision": results += try await EngineBenchmarks.waitPrecision(quick: quick)
+        case "budget-acquire": results += try FleetBenchmarks.budgetAcquire(quick: quick)
+        case "retry-storm": results += try await FleetBenchmarks.retryStorm(quick: quick)
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
         }
     } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import RetryFlow
 
 /// One option a subcommand accepts: a row of the command's option table.
 struct OptionSpec {
@@ -151,8 +152,10 @@ struct CommandLineArguments {
             throw UsageError("\(key) needs a number of seconds, got \"\(text)\"")
         }
         guard number >= 0 else { throw UsageError("\(key) must not be negative, got \(text)") }
-        guard number <= 1e9 else { throw UsageError("\(key) is too large: \(text) s") }
-        return .nanoseconds(Int64((number * 1e9).rounded()))
+        guard let duration = Duration.checkedSeconds(number, limit: .policyLimit) else {
+            throw UsageError("\(key) is too large: \(text) s")
+        }
+        return duration
     }
 
     /// A whole number within `range`.

@@ -39,7 +39,7 @@ final class ProgressReporter: Sendable {
         case (.request, .retry), (.request, .failure), (.request, .cancelled):
             let what = step.detail ?? step.event?.label ?? ""
             Console.error("\(prefix)   " + Console.paint("\(step.event?.label ?? "") after \((step.at - state.attemptStarted).shortDescription): \(what)", .bad))
-        case (.retry, .wait):
+        case (.admission, .wait):
             let delay = step.delay ?? .zero
             let line = "\(prefix)   " + Console.paint("waiting \(delay.shortDescription) before the next attempt", .quiet)
             if Console.stderrIsTerminal && delay >= .seconds(1) {
@@ -47,7 +47,7 @@ final class ProgressReporter: Sendable {
             } else {
                 Console.error(line)
             }
-        case (.retry, .failure):
+        case (.retry, .failure), (.admission, .failure):
             Console.error("\(prefix)   " + Console.paint("not retried: \(step.condition.label)", .bad))
         default:
             break

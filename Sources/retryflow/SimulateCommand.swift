@@ -9,7 +9,7 @@ enum SimulateCommand {
         OptionSpec("--outcomes"), OptionSpec("--seed"), OptionSpec("-X", "--request"),
         OptionSpec("-H", "--header", repeatable: true), OptionSpec("--trace"), OptionSpec("--trace-chart"),
         TraceFiles.reportSpec, OptionSpec("-h", "--help", value: false),
-    ]
+    ] + FleetOptions.specs
 
     static let help = """
         usage: retryflow simulate --outcomes LIST [policy options] [--seed N] [--trace FILE.json] [--trace-chart FILE.svg]
@@ -28,10 +28,11 @@ enum SimulateCommand {
           -H, --header 'N: v'    a request header (e.g. 'Idempotency-Key: 42')
           --trace FILE.json      write the run's trace
           --trace-chart FILE.svg write the flowchart with the run drawn over it
-        """ + "\n" + TraceFiles.reportHelp(column: 25) + "\n" + PolicyOptions.help
+        """ + "\n" + TraceFiles.reportHelp(column: 25) + "\n" + PolicyOptions.help + "\n" + FleetOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "simulate", help: help) else { return 0 }
+        if args.has("--clients") { return try await FleetOptions.run(args) }
         guard let list = args.value("--outcomes") else { throw UsageError("simulate needs --outcomes, e.g. --outcomes reset,503,200") }
         let outcomes: [ScriptedOutcome]
         do { outcomes = try ScriptedOutcome.parseList(list) } catch { throw Self.usageError(error) }

@@ -43,10 +43,18 @@ enum TraceFiles {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let policyText = policy.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        try writeReport(
+            trace, of: RetryTable.retry, title: title,
+            facts: reason.map { [RunReport.Fact("stop reason", $0.rawValue)] } ?? [], policy: policyText, to: path)
+    }
+
+    /// Writes a report of any machine's trace over its table (`render --machine budget --trace T -o X.html`).
+    static func writeReport<S, E, G, F, R>(
+        _ trace: TransitionTrace<S, E, G>, of table: TransitionTable<S, E, G, F, R>, title: String,
+        facts: [RunReport.Fact] = [], policy: String? = nil, to path: String
+    ) throws(OperationFailed) {
         do {
-            let report = try RunReport(
-                table: .retry, trace: trace, title: title,
-                facts: reason.map { [RunReport.Fact("stop reason", $0.rawValue)] } ?? [], policy: policyText)
+            let report = try RunReport(table: table, trace: trace, title: title, facts: facts, policy: policy)
             try AtomicFile.write(Data(report.html.utf8), to: path)
         } catch let error as GraphvizError {
             throw OperationFailed("cannot draw \(path): \(error)")

@@ -16,6 +16,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
 
 REPORTS = [os.path.abspath(p) for p in os.environ.get("RETRYFLOW_REPORTS", "").split(os.pathsep) if p]
 
@@ -28,7 +29,11 @@ def make_driver(width=1300, height=1000):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     service = Service(shutil.which(os.environ.get("CHROMEDRIVER", "chromedriver")) or "/usr/bin/chromedriver")
-    return webdriver.Chrome(service=service, options=options)
+    driver = webdriver.Chrome(service=service, options=options)
+    # A page that hangs fails its test instead of the run (scripts/test-browser.sh bounds the whole run).
+    driver.set_page_load_timeout(30)
+    driver.set_script_timeout(30)
+    return driver
 
 
 def png_pixels(png):
@@ -163,13 +168,26 @@ class ReportInBrowser(unittest.TestCase):
         slider.send_keys(Keys.END)
         self.final_state_reached()
 
-    def test_last_button_and_play(self):
+    def test_last_first_and_next_buttons(self):
         self.open()
         self.driver.find_element(By.ID, "last").click()
         self.final_state_reached()
         self.driver.find_element(By.ID, "first").click()
+        self.assertEqual(self.js("return document.querySelectorAll('#steps tr.current').length;"), 0)
         self.driver.find_element(By.ID, "next").click()
         self.assertIn("current", self.driver.find_element(By.ID, "step_1").get_attribute("class"))
+
+    def test_play_runs_to_the_end_and_stops(self):
+        self.open()
+        n = len(self.steps())
+        self.js("document.getElementById('speed').value = '250';")  # 4x: a step every 250 ms
+        play = self.driver.find_element(By.ID, "play")
+        play.click()
+        self.assertEqual(play.get_attribute("aria-label"), "pause", "playing says it can pause")
+        # Waits on the page's own state, never a fixed time: the last step reached and the timer stopped.
+        WebDriverWait(self.driver, 5 + n * 0.25 * 4).until(
+            lambda d: play.get_attribute("aria-label") == "play", "play never stopped")
+        self.final_state_reached()
 
     def test_timeline_has_one_bar_per_attempt(self):
         self.open()
@@ -200,7 +218,7 @@ class ReportInBrowser(unittest.TestCase):
         self.assertGreater(len(colours), 20, "too few colours: blank page?")
         self.assertGreater(differing, 2000, "too few drawn pixels: blank page?")
 
-    def test_phone_width_has_no_sideways_scroll(self):
+    def test_phone_width_page_does_not_scroll_sideways_and_chart_is_legible(self):
         self.driver.set_window_size(390, 844)
         try:
             self.open()
@@ -208,8 +226,30 @@ class ReportInBrowser(unittest.TestCase):
             overflow = self.js("return document.documentElement.scrollWidth - window.innerWidth;")
             self.assertLessEqual(overflow, 0, "the page is wider than a phone")
             self.assertTrue(self.driver.find_element(By.ID, "controls").is_displayed())
+            # The chart keeps its text at Graphviz's point size (or more) and scrolls inside its frame,
+            # keeping the current state in view.
+            scale = self.js("var s = document.querySelector('figure.chart:not([hidden]) svg');"
+                            "return s.getBoundingClientRect().width / s.viewBox.baseVal.width;")
+            self.assertGreaterEqual(scale, 1.0, "chart text shrunk below its point size")
+            self.driver.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+            inside = self.js("var f = document.querySelector('figure.chart:not([hidden])'),"
+                             " a = f.getBoundingClientRect(), b = f.querySelector('.node.here').getBoundingClientRect();"
+                             "return b.left >= a.left && b.right <= a.right;")
+            self.assertTrue(inside, "the current state is outside the chart's frame")
         finally:
             self.driver.set_window_size(1300, 1000)
+
+    def test_a_wide_chart_takes_the_whole_row(self):
+        self.open()
+        self.driver.find_element(By.ID, "style-state").click()
+        wide = self.js("var b = document.querySelector('figure[data-style=state] svg').viewBox.baseVal;"
+                       "return b.width > 2 * b.height;")
+        share = self.js("return document.querySelector('figure[data-style=state]').getBoundingClientRect().width"
+                        " / document.querySelector('main').getBoundingClientRect().width;")
+        if wide:
+            self.assertGreater(share, 0.95, "a wide chart beside the table shrinks its text")
+        else:
+            self.assertLess(share, 0.7, "a chart that is not wide shares the row with the table")
 
     def test_dark_mode_is_dark(self):
         self.open()
@@ -222,6 +262,9 @@ class ReportInBrowser(unittest.TestCase):
         self.assertEqual(text, "rgb(230, 237, 243)", "chart text follows the scheme")
 
     def test_readable_without_javascript(self):
+        self.open()
+        # The step count the script works from (its JSON), to hold the script-free table against.
+        steps = self.js("return RUN.steps.length;")
         self.driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
         try:
             self.open()
@@ -229,7 +272,11 @@ class ReportInBrowser(unittest.TestCase):
             charts = self.driver.find_elements(By.CSS_SELECTOR, "figure.chart svg")
             self.assertEqual(len(charts), 2)
             self.assertTrue(all(c.is_displayed() for c in charts))
-            self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#steps tbody tr")), len(self.steps()))
+            self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#steps tbody tr")), steps)
+            # The run is drawn over both charts (the taken edges in the overlay's colour), not only stepped by script.
+            for chart in charts:
+                taken = chart.find_elements(By.CSS_SELECTOR, '.edge path[stroke="#1f6feb"]')
+                self.assertTrue(taken and all(path.is_displayed() for path in taken), "no taken edge drawn")
         finally:
             self.driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
 

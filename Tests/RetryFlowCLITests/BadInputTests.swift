@@ -31,10 +31,21 @@ import Testing
         (["fetch", "http://127.0.0.1:9/", "--multiplier", "2", "--backoff", "linear"], "--multiplier goes with --backoff exponential"),
         (["render", "--style", "cubist"], "--style must be one of state, flowchart"),
         (["render", "--format", "nonsense"], "unknown --format \"nonsense\""),
+        // Found by the cli-arguments fuzzer (it leaked inside Graphviz's plugin list, see Fuzz/lsan.supp).
+        (["render", "--format", "mer@maid"], "unknown --format \"mer@maid\""),
         (["render", "--trace", "/nonexistent.json"], "--trace /nonexistent.json: cannot read"),
         (["render", "--format", "mermaid", "--trace", "/etc/hostname"], "not a RetryFlow trace"),
         (["render", "extra"], "render takes no arguments"),
         (["simulate"], "simulate needs --outcomes"),
+        (["render", "--machine", "toaster"], "--machine must be one of retry, budget, breaker"),
+        (["render", "--machine", "budget", "--trace", "/etc/hostname"], "not a RetryFlow trace of the budget machine"),
+        (["simulate", "--clients", "0"], "--clients must be from 1 to 10000"),
+        (["simulate", "--clients", "5", "--budget", "lavish"], "--budget must be none, aws, aws:CAPACITY, grpc"),
+        (["simulate", "--clients", "5", "--budget", "grpc:0:0.1"], "budget.maxTokens must be more than 0"),
+        (["simulate", "--clients", "5", "--breaker", "consecutive:x"], "--breaker consecutive:N needs a whole number"),
+        (["simulate", "--clients", "5", "--outage", "9-3"], "--outage needs FROM-TO in seconds"),
+        (["simulate", "--clients", "5", "--outcomes", "503"], "--outcomes does not go with --clients"),
+        (["simulate", "--clients", "5", "--chart", "/tmp/x.png"], "--chart writes SVG"),
         (["simulate", "--outcomes", ""], "--outcomes is empty"),
         (["simulate", "--outcomes", "503,teapot"], "unknown \"teapot\""),
         (["simulate", "--outcomes", "999"], "status 999 is not 100-599"),
@@ -66,6 +77,19 @@ import Testing
         let simulated = try await Tool.run(["simulate", "--outcomes", "503", "--policy", file.path])
         #expect(simulated.status == 0)
         #expect(simulated.stdout.contains("wait 10 ms"))
+    }
+
+    /// A trace whose times no run can reach (`at` 1e12 or 1e300 s) used to trap on `Int64(x * 1e9)`.
+    @Test(arguments: ["1e12", "1e300", "-1"])
+    func traceWithAbsurdTimesIsBadInputNotACrash(at: String) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let step = #"{"from": "idle", "event": "start", "guard": null, "to": "request", "attempt": 1, "delay": null, "#
+        try Data((#"{"steps": ["# + step + #""at": "# + at + "}]}").utf8).write(to: file)
+        let result = try await Tool.run(["render", "--trace", file.path])
+        #expect(result.status == 2, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("not a RetryFlow trace"), "\(result.stderr)")
+        #expect(result.stderr.contains("is not a number of seconds a run can take"), "\(result.stderr)")
     }
 
     @Test func helpForEveryCommand() async throws {

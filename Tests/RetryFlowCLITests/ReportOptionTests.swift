@@ -16,12 +16,14 @@ import Testing
         let page = try String(contentsOfFile: report, encoding: .utf8)
         #expect(page.contains("<dt>stop reason</dt><dd>succeeded</dd>"))
         #expect(page.contains("&quot;maxAttempts&quot; : 3"), "the policy that ran")
-        #expect(page.contains("<tr id=\"step_5\">") && !page.contains("<tr id=\"step_6\">"), "start, failed, wait, woke, succeeded")
+        #expect(
+            page.contains("<tr id=\"step_7\">") && !page.contains("<tr id=\"step_8\">"),
+            "start, failed, [else] to budget, budget answered, [else] to wait, woke, succeeded")
 
         let rendered = folder.appendingPathComponent("rendered.html").path
         let render = try await Tool.run(["render", "--trace", trace, "-o", rendered])
         #expect(render.status == 0, "\(render.stderr)")
-        #expect(try String(contentsOfFile: rendered, encoding: .utf8).contains("<tr id=\"step_5\">"))
+        #expect(try String(contentsOfFile: rendered, encoding: .utf8).contains("<tr id=\"step_7\">"))
     }
 
     @Test func fetchReportKeepsSecretsOut() async throws {
@@ -41,7 +43,17 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let page = try String(contentsOfFile: report, encoding: .utf8)
         #expect(page.contains("token=***"))
+        #expect(page.contains("<tr id=\"step_5\">"), "both attempts are in the page")
         for secret in ["hunter2", "s3cret", "t0psecret", "alice"] { #expect(!page.contains(secret), "\(secret)") }
+
+        // -u puts the credentials in a header, never in the URL: still nowhere in the page.
+        let basic = folder.appendingPathComponent("basic.html").path
+        let withUser = try await Tool.run(
+            ["fetch", server.url("/secret").absoluteString, "-u", "bob:pa55word", "--delay", "0.01", "--jitter", "none",
+             "--report", basic])
+        let basicPage = try String(contentsOfFile: basic, encoding: .utf8)
+        #expect(withUser.status != 2, "\(withUser.stderr)")
+        for secret in ["bob", "pa55word", "Ym9iOnBhNTV3b3Jk"] { #expect(!basicPage.contains(secret), "\(secret)") }
     }
 
     @Test func aReportNeedsAnHTMLName() async throws {

@@ -7,18 +7,24 @@ import Testing
         let result = try await Tool.run(["simulate", "--outcomes", "reset,503,503:retry-after=2,200", "--attempts", "4", "--jitter", "none"])
         #expect(result.status == 0)
         #expect(result.stdout == """
-              time    attempt  event          move               delay / detail
-              0 s     1        start          idle → request
-              0 s     1        failed         request → retry    URLError -1005 networkConnectionLost
-              0 s     1        [else]         retry → wait       wait 500 ms
-              500 ms  2        delay elapsed  wait → request
-              500 ms  2        failed         request → retry    HTTP 503 Service Unavailable
-              500 ms  2        [else]         retry → wait       wait 1 s
-              1.5 s   3        delay elapsed  wait → request
-              1.5 s   3        failed         request → retry    HTTP 503 Service Unavailable; Retry-After 2 asks for 2 s
-              1.5 s   3        [else]         retry → wait       wait 2 s
-              3.5 s   4        delay elapsed  wait → request
-              3.5 s   4        succeeded      request → success
+              time    attempt  event            move                delay / detail
+              0 s     1        start            idle → request
+              0 s     1        failed           request → retry     URLError -1005 networkConnectionLost
+              0 s     1        [else]           retry → budget
+              0 s     1        budget answered  budget → admission
+              0 s     1        [else]           admission → wait    wait 500 ms
+              500 ms  2        delay elapsed    wait → request
+              500 ms  2        failed           request → retry     HTTP 503 Service Unavailable
+              500 ms  2        [else]           retry → budget
+              500 ms  2        budget answered  budget → admission
+              500 ms  2        [else]           admission → wait    wait 1 s
+              1.5 s   3        delay elapsed    wait → request
+              1.5 s   3        failed           request → retry     HTTP 503 Service Unavailable; Retry-After 2 asks for 2 s
+              1.5 s   3        [else]           retry → budget
+              1.5 s   3        budget answered  budget → admission
+              1.5 s   3        [else]           admission → wait    wait 2 s
+              3.5 s   4        delay elapsed    wait → request
+              3.5 s   4        succeeded        request → success
               total 3.5 s, final state: success (succeeded)
 
             """)
@@ -30,8 +36,30 @@ import Testing
         #expect(post.stdout.contains("[not retryable]  retry → failure"))
         let deadline = try await Tool.run(
             ["simulate", "--outcomes", "hang", "--timeout", "2", "--deadline", "5", "--backoff", "constant", "--delay", "0", "--attempts", "5"])
-        #expect(deadline.stdout.contains("5 s   3        deadline exceeded    request → failure  deadline of 5 s exceeded"))
+        #expect(deadline.stdout.contains("5 s   3        deadline exceeded    request → failure    deadline of 5 s exceeded"))
         #expect(deadline.stdout.hasSuffix("  total 5 s, final state: failure (deadline exceeded)\n"))
+    }
+
+    @Test func renderDrawsTheBudgetAndTheBreaker() async throws {
+        let budget = try await Tool.run(["render", "--machine", "budget", "--style", "state"])
+        #expect(budget.stdout == DOTChart.render(BudgetTable.budget, style: .state))
+        let breaker = try await Tool.run(["render", "--machine", "breaker", "--format", "mermaid"])
+        #expect(breaker.stdout == MermaidChart.render(BreakerTable.breaker, style: .flowchart))
+    }
+
+    @Test func simulateAFleetPrintsItsTableAndWritesAChart() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-fleet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let chart = folder.appendingPathComponent("load.svg").path
+        let result = try await Tool.run(
+            ["simulate", "--clients", "10", "--duration", "6", "--outage", "2-4", "--budget", "grpc", "--chart", chart])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.first?.contains("second  offered  retries") == true)
+        #expect(lines.count == 1 + 6 + 2)
+        #expect(result.stdout.contains("60 first attempts"))
+        #expect(FileManager.default.contents(atPath: chart).map { String(decoding: $0, as: UTF8.self).hasPrefix("<svg") } == true)
     }
 
     @Test func simulateReplaysJitterBySeed() async throws {
@@ -63,9 +91,10 @@ import Testing
             let committed = try String(contentsOf: diagrams.appendingPathComponent("\(name)-flowchart.dot"), encoding: .utf8)
             #expect(drawn.stdout == committed, "\(name)")
         }
-        let refused = try await Tool.run(["render", "--table", "swift-snippet", "--trace", "/nonexistent.json"])
+        // Each table takes only its own traces (--machine and --table are one option).
+        let refused = try await Tool.run(["render", "--table", "swift-snippet", "--trace", "/etc/hostname"])
         #expect(refused.status == 2)
-        #expect(refused.stderr.contains("--trace draws on the retryflow table only"))
+        #expect(refused.stderr.contains("not a RetryFlow trace of the swift-snippet machine"))
     }
 
     @Test func renderDrawsATraceFromSimulate() async throws {

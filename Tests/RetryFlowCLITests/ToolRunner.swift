@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs the built `retryflow` binary as a child process and collects what it printed.
 struct ToolResult {
@@ -48,8 +49,25 @@ enum Tool {
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
         let elapsed = started.duration(to: .now)
-        return ToolResult(
+        let result = ToolResult(
             status: status, stdout: try String(contentsOf: out, encoding: .utf8), stderr: try String(contentsOf: err, encoding: .utf8),
             elapsed: elapsed)
+        reportSanitizerFindings(in: result.stderr, arguments: arguments)
+        return result
+    }
+
+    /// What sanitizers print when they find something (TSan, ASan, UBSan, LSan).
+    static let sanitizerMarkers = [
+        "WARNING: ThreadSanitizer", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+        "SUMMARY: ThreadSanitizer", "SUMMARY: AddressSanitizer", "SUMMARY: UndefinedBehaviorSanitizer",
+    ]
+
+    /// Under `make test-tsan` the child `retryflow` is sanitized too; its reports land in the
+    /// stderr captured here, which most tests only search for a message. A report fails the test
+    /// and is printed whole, instead of being swallowed.
+    static func reportSanitizerFindings(in stderr: String, arguments: [String]) {
+        guard sanitizerMarkers.contains(where: { stderr.contains($0) }) else { return }
+        FileHandle.standardError.write(Data("retryflow \(arguments.joined(separator: " ")): sanitizer report:\n\(stderr)\n".utf8))
+        Issue.record("sanitizer report from the child retryflow \(arguments.joined(separator: " ")):\n\(stderr)")
     }
 }

@@ -108,8 +108,37 @@ private func sample5() async throws {
     _ = chart
 }
 
-// http.md, sample 6
+// fleet.md, sample 6
 private func sample6() async throws {
+    let budget = try RetryBudget(.awsStandard)
+    let breaker = try CircuitBreaker(.polly)
+    let resilience = Resilience(policy: .default, budget: budget, breaker: breaker)
+
+    let (data, _) = try await URLSession.shared.data(for: request, resilience: resilience)
+    let outcome = try await URLSession.shared.retryOutcome(for: request, resilience: resilience)
+    let task = try URLSession.shared.retryDataTask(with: request, resilience: resilience) { outcome in print(outcome.reason) }
+    let value = try await Retry(resilience, clock: ContinuousClock()).run { _ in 42 }
+
+    _ = budget
+    _ = breaker
+    _ = resilience
+    _ = data
+    _ = outcome
+    _ = task
+    _ = value
+}
+
+// fleet.md, sample 7
+private func sample7() async throws {
+    let registry = try ResilienceRegistry(budget: .grpc(maxTokens: 10, tokenRatio: 0.1), breaker: .polly)
+    let shared = Resilience(policy: .default, registry: registry)
+
+    _ = registry
+    _ = shared
+}
+
+// http.md, sample 8
+private func sample8() async throws {
     var rules = HTTPRetryRules.default
     rules.rateLimitResetHeaders.append("X-Quota-Reset")  // a header of your API, read the same way
     rules.attemptHeader = .retryFlow                     // RetryFlow-Attempt: 1, 2, 3 … on each request
@@ -119,7 +148,7 @@ private func sample6() async throws {
     _ = outcome
 }
 
-// linear-iteration.md, sample 7
+// linear-iteration.md, sample 9
 // The original design, for study: do not use. (Retold in Swift 6: its closures now say @Sendable.)
 extension URLSession {
     func originalRetryDataTask(
@@ -140,8 +169,8 @@ extension URLSession {
     }
 }
 
-// linear-iteration.md, sample 8
-private func sample8() async throws {
+// linear-iteration.md, sample 10
+private func sample10() async throws {
     func fetchWithRetries(_ request: URLRequest, attempts: Int, delay: Duration) async throws -> Data {
         var attempt = 1
         while true {
@@ -156,8 +185,8 @@ private func sample8() async throws {
 
 }
 
-// migrating.md, sample 9
-private func sample9() throws {
+// migrating.md, sample 11
+private func sample11() throws {
 
     // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
     // a POST is retried only when safe, and the returned task exposes state and trace.
@@ -176,16 +205,16 @@ private func sample9() throws {
     _ = error
 }
 
-// migrating.md, sample 10
-private func sample10() async throws {
+// migrating.md, sample 12
+private func sample12() async throws {
     let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .originalSnippet())
 
     _ = data
     _ = response
 }
 
-// migrating.md, sample 11
-private func sample11() async throws {
+// migrating.md, sample 13
+private func sample13() async throws {
     URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
         // the final answer
     }, failure: { error, attempts in
@@ -194,8 +223,8 @@ private func sample11() async throws {
 
 }
 
-// migrating.md, sample 12
-private func sample12() async throws {
+// migrating.md, sample 14
+private func sample14() async throws {
     let policy = RetryPolicy(maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
     var rules = HTTPRetryRules.default
     rules.retryableStatuses.remove(429)          // to match exactly; RetryFlow also retries 429 and honours Retry-After
@@ -207,8 +236,8 @@ private func sample12() async throws {
     _ = response
 }
 
-// migrating.md, sample 13
-private func sample13() async throws {
+// migrating.md, sample 15
+private func sample15() async throws {
     let value = try await Retry(policy).run { attempt in
         try await compute()
     }
@@ -216,8 +245,8 @@ private func sample13() async throws {
     _ = value
 }
 
-// policies.md, sample 14
-private func sample14() async throws {
+// policies.md, sample 16
+private func sample16() async throws {
     var policy = RetryPolicy.default      // 3 attempts; exponential 0.5 s × 2; cap 20 s; full jitter; Retry-After ≤ 300 s
     policy.maxAttempts = 5
     policy.deadline = .seconds(30)
@@ -226,8 +255,8 @@ private func sample14() async throws {
     _ = policy
 }
 
-// README.md, sample 15
-private func sample15() async throws {
+// README.md, sample 17
+private func sample17() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -239,8 +268,8 @@ private func sample15() async throws {
     _ = value
 }
 
-// README.md, sample 16
-private func sample16() async throws {
+// README.md, sample 18
+private func sample18() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -248,8 +277,8 @@ private func sample16() async throws {
     _ = outcome
 }
 
-// README.md, sample 17
-private func sample17() async throws {
+// README.md, sample 19
+private func sample19() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -259,8 +288,8 @@ private func sample17() async throws {
     _ = run
 }
 
-// README.md, sample 18
-private func sample18() async throws {
+// README.md, sample 20
+private func sample20() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
@@ -278,8 +307,8 @@ private func sample18() async throws {
     _ = task
 }
 
-// README.md, sample 19
-private func sample19() throws {
+// README.md, sample 21
+private func sample21() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
 
@@ -292,8 +321,8 @@ private func sample19() throws {
     _ = error
 }
 
-// README.md, sample 20
-private func sample20() async throws {
+// README.md, sample 22
+private func sample22() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart

@@ -31,6 +31,20 @@ import Testing
         #expect(svg.contains("#1f6feb"), "the overlay's colour is drawn")
     }
 
+    /// The cache is keyed by the chart, not the table's name: a second table with the same name
+    /// gets its own layout (with the first one's, its nodes would not be found).
+    @Test func tablesSharingANameKeepTheirOwnLayouts() throws {
+        let other = TransitionTable<HostileState, HostileEvent, HostileGuard, HostileEffect, HostileReason>(
+            name: TransitionTable.swiftSnippet.name, initial: .start, terminals: [.end],
+            rows: [.init(from: .start, event: .go, to: .end, reason: .ended)])
+        let snippet = try ChartLayout.cached(.swiftSnippet, style: .flowchart)
+        let layout = try ChartLayout.cached(other, style: .flowchart)
+        #expect(layout != snippet)
+        let svg = try layout.render(dot: DOTChart.render(other, style: .flowchart))
+        #expect(String(decoding: svg, as: UTF8.self).contains("<g id=\"node_start\" class=\"node\">"))
+        #expect(try ChartLayout.cached(.swiftSnippet, style: .flowchart) == snippet)
+    }
+
     @Test func aGraphOutsideTheLayoutIsRefused() throws {
         let layout = try ChartLayout.cached(RetryTable.retry, style: .state)
         #expect(throws: GraphvizError.self) { try layout.render(dot: "digraph x { stranger }") }

@@ -16,7 +16,7 @@ import Testing
         let rows = table.rows.indices.map { i in
             "\(table.rows[i].from.rawValue) -> \(table.rows[i].to.rawValue) : \(table.label(ofRow: i))"
         }.sorted()
-        #expect(rows.contains("retry -> wait : [else] / notify retry, sleep"))
+        #expect(rows.contains("admission -> wait : [else] / notify retry, sleep"))
         #expect(edges == rows)
     }
 
@@ -29,9 +29,10 @@ import Testing
         #expect(Set(structure.nodes).isSuperset(of: states))
         let guarded = table.rows.filter { $0.event == nil && $0.condition != .always }
         #expect(diamonds.count == guarded.count)
-        for row in table.rows where row.event != nil {
-            let target = table.isDecision(row.to) ? "retry?1" : row.to.rawValue
-            #expect(structure.edges.contains { $0.tail == row.from.rawValue && $0.head == target && $0.label == row.label }, "\(row)")
+        for (index, row) in table.rows.enumerated() where row.event != nil {
+            let target = table.isDecision(row.to) ? "\(row.to.rawValue)?1" : row.to.rawValue
+            let label = table.label(ofRow: index)
+            #expect(structure.edges.contains { $0.tail == row.from.rawValue && $0.head == target && $0.label == label }, "\(row)")
         }
         for diamond in diamonds {
             let out = structure.edges.filter { $0.tail == diamond }.map(\.label)
@@ -42,7 +43,7 @@ import Testing
         let graph = ChartGraph(table, style: .flowchart)
         #expect(Set(graph.edges.flatMap(\.rows)) == Set(table.rows.indices))
         #expect(structure.edges.contains { $0.tail == "retry?1" && $0.head == "failure" && $0.label == "no / finish" })
-        #expect(structure.edges.contains { $0.tail == "retry?5" && $0.head == "wait" && $0.label == "no / notify retry, sleep" })
+        #expect(structure.edges.contains { $0.tail == "retry?4" && $0.head == "budget" && $0.label == "yes / ask retry budget" })
     }
 
     /// Graphviz 2.42's dot leaks on every layout with a cluster or an edge it must reverse; the
@@ -175,8 +176,10 @@ import Testing
             #expect(!taken.isEmpty && !greyed.isEmpty)
         }
         let flow = DOTChart.render(table, style: .flowchart, overlay: overlay)
-        // Twice through every diamond on the way to the wait.
+        // Twice through every diamond and the budget on the way to the wait.
+        #expect(flow.contains("label=\"yes / ask retry budget ×2\""))
         #expect(flow.contains("label=\"no / notify retry, sleep ×2\""))
+        #expect(flow.contains("label=\"budget answered ×2\""))
         #expect(flow.contains("label=\"yes ×2\""))
     }
 }

@@ -51,6 +51,24 @@ import Testing
         #expect(html.components(separatedBy: "</script>").count == 2, "one script element, closed once")
     }
 
+    /// State and event names reach the script's JSON (the step texts, the node map); a name that
+    /// closes the script or opens an HTML comment stays data. (The snippet's details above never
+    /// reach the JSON, so they cannot prove this.)
+    @Test func namesInTheScriptsDataCannotCloseIt() throws {
+        let table = TransitionTable<HostileState, HostileEvent, HostileGuard, HostileEffect, HostileReason>(
+            name: "<b>hostile</b>", initial: .start, terminals: [.end], rows: [.init(from: .start, event: .go, to: .end, reason: .ended)])
+        let trace = TransitionTrace<HostileState, HostileEvent, HostileGuard>(steps: [
+            .init(from: .start, event: .go, condition: .always, to: .end, at: .zero, attempt: 1)
+        ])
+        let page = try RunReport(table: table, trace: trace, title: "t").html
+        let script = try #require(page.range(of: "<script>const RUN = "))
+        let data = String(page[script.upperBound...].prefix { $0 != "\n" })
+        #expect(data.contains("script>alert(2)"), "the state's name is in the JSON")
+        #expect(!data.contains("<"), "no `<` at all in the script's data")
+        #expect(page.components(separatedBy: "</script>").count == 2, "one script element, closed once")
+        #expect(!page.contains("<script>alert(2)"))
+    }
+
     @Test func nothingIsLoadedFromOutside() {
         for pattern in [" src=", " href=", "url(", "@import", "xlink:href=\"http"] {
             #expect(!html.contains(pattern), "\(pattern)")
@@ -100,3 +118,13 @@ import Testing
         #expect(cut.components(separatedBy: "<g class=\"attempt ").count - 1 == 1)
     }
 }
+
+enum HostileState: String, TableSymbol {
+    case start
+    case end = "</script><script>alert(2)</script><!--"
+}
+
+enum HostileEvent: String, TableSymbol { case go = "go</SCRIPT >" }
+enum HostileGuard: String, TableSymbol { case never }
+enum HostileEffect: String, TableSymbol { case nothing }
+enum HostileReason: String, TableSymbol { case ended }

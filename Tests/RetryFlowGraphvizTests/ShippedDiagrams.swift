@@ -27,6 +27,47 @@ enum ShippedDiagrams {
         return outcome.trace
     }
 
+    /// The breaker's example: three failures trip it, a call is refused, the first probe fails and
+    /// reopens it, the next probe closes it (consecutive-failures mode, 5 s break, manual clock).
+    static func breakerExampleTrace() throws -> BreakerTrace {
+        let clock = ManualClock()
+        let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(3), breakDuration: .seconds(5)), clock: clock, tracing: true)
+        func call(_ result: CircuitResult) {
+            if case .admitted(let ticket) = breaker.ask() { breaker.record(ticket, result) }
+        }
+        for _ in 1...3 {
+            call(.failure)
+            clock.advance(by: .milliseconds(100))
+        }
+        call(.success)  // refused: open
+        clock.advance(by: .seconds(5))
+        call(.failure)  // the probe fails: open again
+        clock.advance(by: .seconds(5))
+        call(.success)  // the probe succeeds: closed
+        return breaker.trace!
+    }
+
+    /// The fleet scenario of docs/fleet.md (`retryflow simulate --clients 50 --duration 20 --outage 5-12`),
+    /// under each protection, as load charts.
+    static func fleetCharts() async throws -> [(name: String, text: String)] {
+        let base = FleetScenario(
+            clients: 50, duration: .seconds(20), outage: Duration.seconds(5) ..< Duration.seconds(12),
+            policy: RetryPolicy(maxAttempts: 4))
+        let breaker = CircuitBreakerOptions(trip: .consecutiveFailures(20), breakDuration: .seconds(2))
+        var charts: [(name: String, text: String)] = []
+        for (name, title, budget, breaker) in [
+            ("fleet-none.svg", "50 clients · no protection", nil, nil),
+            ("fleet-budget-grpc.svg", "50 clients · budget: grpc", RetryBudgetMode.grpc(), nil),
+            ("fleet-breaker.svg", "50 clients · breaker: consecutive:20, 2 s break", nil, breaker),
+        ] as [(String, String, RetryBudgetMode?, CircuitBreakerOptions?)] {
+            var scenario = base
+            scenario.budget = budget
+            scenario.breaker = breaker
+            charts.append((name, FleetChart.svg(try await FleetSimulation.run(scenario), title: title)))
+        }
+        return charts
+    }
+
     struct ExampleError: Error, CustomStringConvertible {
         let attempt: Int
         var description: String { "connection reset (scripted, attempt \(attempt))" }
@@ -40,6 +81,9 @@ enum ShippedDiagrams {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let traceJSON = String(decoding: try encoder.encode(trace), as: UTF8.self) + "\n"
         let overlay = TraceOverlay(trace: trace, table: table)
+        let breakerTrace = try breakerExampleTrace()
+        let breakerJSON = String(decoding: try encoder.encode(breakerTrace), as: UTF8.self) + "\n"
+        let breakerOverlay = TraceOverlay(trace: breakerTrace, table: BreakerTable.breaker)
         return [
             ("retryflow-state.dot", DOTChart.render(table, style: .state)),
             ("retryflow-flowchart.dot", DOTChart.render(table, style: .flowchart)),
@@ -50,7 +94,15 @@ enum ShippedDiagrams {
             ("example-fail-fail-succeed.dot", DOTChart.render(table, style: .flowchart, overlay: overlay)),
             ("swift-snippet-flowchart.dot", DOTChart.render(TransitionTable.swiftSnippet, style: .flowchart)),
             ("objc-snippet-flowchart.dot", DOTChart.render(TransitionTable.objcSnippet, style: .flowchart)),
-        ]
+            ("budget-state.dot", DOTChart.render(BudgetTable.budget, style: .state)),
+            ("budget-state.mmd", MermaidChart.render(BudgetTable.budget, style: .state)),
+            ("budget-table.md", MarkdownTable.render(BudgetTable.budget)),
+            ("breaker-state.dot", DOTChart.render(BreakerTable.breaker, style: .state)),
+            ("breaker-state.mmd", MermaidChart.render(BreakerTable.breaker, style: .state)),
+            ("breaker-table.md", MarkdownTable.render(BreakerTable.breaker)),
+            ("example-breaker-trip.trace.json", breakerJSON),
+            ("example-breaker-trip.dot", DOTChart.render(BreakerTable.breaker, style: .state, overlay: breakerOverlay)),
+        ] + (try await fleetCharts())
     }
 
     /// Images rendered from the DOT files: (image name, DOT file it comes from, format).
@@ -63,6 +115,9 @@ enum ShippedDiagrams {
         ("example-fail-fail-succeed.png", "example-fail-fail-succeed.dot", "png"),
         ("swift-snippet-flowchart.svg", "swift-snippet-flowchart.dot", "svg"),
         ("objc-snippet-flowchart.svg", "objc-snippet-flowchart.dot", "svg"),
+        ("budget-state.svg", "budget-state.dot", "svg"),
+        ("breaker-state.svg", "breaker-state.dot", "svg"),
+        ("example-breaker-trip.svg", "example-breaker-trip.dot", "svg"),
     ]
 
     /// Writes every file (used by `make diagrams`).

@@ -32,7 +32,7 @@ struct SurfaceRun {
 enum Runner {
     static func session() -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 10
+        configuration.timeoutIntervalForRequest = 30  // a safety net only: the engine owns timeouts
         return URLSession(configuration: configuration)
     }
 

@@ -133,7 +133,7 @@ import Testing
         policy.maxRetryAfter = .seconds(10)
         let calls = CallCounter()
         let outcome = try await HTTPRetryRun.outcome(
-            for: URLRequest(url: url), policy: policy, clock: ContinuousClock()
+            for: URLRequest(url: url), retry: policy, clock: ContinuousClock()
         ) { request in
             calls.hit()
             return HTTPResponse(
@@ -170,7 +170,7 @@ import Testing
         let seen = Shared<[String?]>([])
         let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none)
         let outcome = try await HTTPRetryRun.outcome(
-            for: URLRequest(url: url), policy: policy, rules: rules, clock: ContinuousClock()
+            for: URLRequest(url: url), retry: policy, rules: rules, clock: ContinuousClock()
         ) { request in
             seen.update { $0.append(request.value(forHTTPHeaderField: header?.name ?? "RetryFlow-Attempt")) }
             return HTTPResponse(

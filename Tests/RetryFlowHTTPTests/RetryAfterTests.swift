@@ -22,6 +22,12 @@ import Testing
         ("Sun, 06 Nov 1994 08:49:37 UTC", .malformed),
         ("Sun, 06 Nov 1994 25:00:00 GMT", .malformed),
         ("Funday, 06-Nov-94 08:49:37 GMT", .malformed),
+        // Found by the retry-after fuzzer: signs are not digits (a year -999 was a date in 1000 BC).
+        ("Fri, 31 Dec -999 23:59:59 GMT", .malformed),
+        ("Sun, +6 Nov 1994 08:49:37 GMT", .malformed),
+        ("Sun, 06 Nov 1994 +8:49:37 GMT", .malformed),
+        ("Sunday, 06-Nov-+4 08:49:37 GMT", .malformed),
+        ("Sun Nov +6 08:49:37 1994", .malformed),
     ])
     func parses(value: String, expected: RetryAfter.Parsed) {
         #expect(RetryAfter.parse(value, now: Self.reference) == expected, "\(value)")
@@ -33,6 +39,41 @@ import Testing
             return
         }
         #expect(delay > .seconds(1_000_000))
+    }
+
+    /// Found twice: a date ~292 years ahead trapped converting seconds to nanoseconds.
+    @Test(arguments: ["Fri, 31 Dec 9999 23:59:59 GMT", "Sat, 01 Jan 2320 00:00:00 GMT", "Fri Dec 31 23:59:59 9999"])
+    func farFutureDatesAreExactDelaysNotTraps(value: String) throws {
+        let exact = try #require(RetryAfter.httpDate(value)).timeIntervalSince(Self.reference)
+        guard case .delay(let delay) = RetryAfter.parse(value, now: Self.reference) else {
+            Issue.record("should be a delay")
+            return
+        }
+        #expect((delay.inSeconds - exact).magnitude <= 1, "\(delay) for \(exact) s")
+        #expect(delay > .seconds(10_000_000_000))
+    }
+
+    @Test func leadingZerosCarryNoSize() {
+        #expect(RetryAfter.parse("0000000000005", now: Self.reference) == .delay(.seconds(5)))
+        #expect(RetryAfter.parse("000", now: Self.reference) == .delay(.zero))
+        #expect(RetryAfter.parse("9999999999999", now: Self.reference) == .delay(.seconds(999_999_999_999)))
+    }
+
+    @Test func leapSecondEndsItsDay() {
+        let leap = RetryAfter.httpDate("Sat, 31 Dec 2016 23:59:60 GMT")
+        #expect(leap == RetryAfter.httpDate("Sun, 01 Jan 2017 00:00:00 GMT"))
+        #expect(leap != nil)
+        #expect(RetryAfter.httpDate("Sat, 31 Dec 2016 12:00:60 GMT") == nil, "a leap second only ends a day")
+    }
+
+    /// Two-digit years are read against the `now` given, not the wall clock.
+    @Test func twoDigitYearsFollowNow() throws {
+        let in1994 = RetryAfter.httpDate("Sunday, 06-Nov-94 08:49:37 GMT", now: Self.reference)
+        #expect(in1994 == Self.reference)
+        // Seen from 2150, "94" is 2194 (not more than 50 years ahead), whatever today's date.
+        let from2150 = Date(timeIntervalSince1970: 5_681_606_400)
+        let in2194 = try #require(RetryAfter.httpDate("Sunday, 06-Nov-94 08:49:37 GMT", now: from2150))
+        #expect((in2194.timeIntervalSince(Self.reference) / 86_400 / 365.2425 - 200).magnitude < 0.01)
     }
 
     @Test func formatsIMFFixdate() {

@@ -52,4 +52,27 @@ import FoundationNetworking
         let expectedRequests = (0..<count).reduce(0) { sum, index in sum + [2, 2, 3, 2, 1, 3][index % scripts.count] }
         #expect(server.requests.count == expectedRequests)
     }
+
+    /// The cancel storm `make stress` runs at 10,000 requests, scaled down: a share cancelled
+    /// during attempts and waits, per-attempt timeouts racing answers, through both the
+    /// completion-handler and the async surfaces, with a session that has a `URLCache` (data tasks
+    /// abandoned) and one that has none (data tasks cancelled). A registry crash in Foundation
+    /// would end the whole test process here.
+    @Test(arguments: [true, false])
+    func cancelStormLosesNothingAndDoublesNothing(urlCache: Bool) async throws {
+        var configuration = CancelStorm.Configuration()
+        configuration.urlCache = urlCache
+        configuration.requests = 600
+        configuration.wave = 200
+        configuration.cancelShare = 0.2
+        let report = try await CancelStorm.run(configuration)
+        #expect(report.runs == 600)
+        #expect(report.lost == 0, "\(report)")
+        #expect(report.doubled == 0, "\(report)")
+        #expect(report.wrongStates == 0, "\(report)")
+        #expect(report.inconsistentTraces == 0, "\(report)")
+        #expect(report.cancelsIssued > 60, "the storm cancelled runs")
+        #expect(report.states[.cancelled, default: 0] > 0, "some cancels landed before the run ended")
+        #expect(report.requestsSeen > 0 && report.attempts > 0)
+    }
 }

@@ -59,7 +59,7 @@ import FoundationNetworking
         #expect(outcome.finalState == .failure)
         #expect(outcome.reason == .retryAfterBeyondCap)
         #expect(server.requests(to: "/cap").count == 1)
-        #expect(outcome.duration < .seconds(1))
+        #expect(outcome.duration < .seconds(10), "did not wait the hour it was asked for")
         expectConsistent(outcome.trace)
     }
 
@@ -69,8 +69,9 @@ import FoundationNetworking
     func deadlineStopsTheRunInTime(surface: Surface) async throws {
         let server = try FlakyServer(scripts: ["/d": [.status(503)]])
         defer { server.stop() }
-        let deadline = Duration.seconds(1)
-        let policy = RetryPolicy(maxAttempts: 10, backoff: .constant(.milliseconds(600)), jitter: .none, deadline: deadline)
+        // Margins a loaded 2-core machine holds: each attempt has 1.5 s to answer a loopback 503.
+        let deadline = Duration.seconds(4)
+        let policy = RetryPolicy(maxAttempts: 10, backoff: .constant(.milliseconds(2500)), jitter: .none, deadline: deadline)
         let run = try await Runner.run(surface, URLRequest(url: server.url("/d")), policy: policy)
         let trace = run.outcome.trace
         #expect(run.outcome.finalState == .failure)
@@ -79,9 +80,11 @@ import FoundationNetworking
             #expect(wait.at + (wait.delay ?? .zero) < deadline, "a wait crossing the deadline: \(wait)")
         }
         #expect(trace.steps.last?.condition == .unless(.withinDeadline), "ended because the next wait would cross it")
-        // 0 + 0.6 s fits, 0.6 s + 0.6 s does not: two requests unless the first took 0.4 s or more.
+        // 0 + 2.5 s fits, 2.5 s + 2.5 s does not: two requests unless the first took 1.5 s or more.
         #expect((1...2).contains(server.requests(to: "/d").count))
-        #expect(run.outcome.duration < deadline, "gave up before the deadline instead of sleeping past it")
+        // The trace above proves no wait crossed the deadline; the wall clock only shows the run did
+        // not sleep a whole backoff past it (timers run late under ThreadSanitizer on 2 loaded cores).
+        #expect(run.outcome.duration < deadline + .seconds(2), "gave up near the deadline, not a wait past it")
         expectConsistent(trace)
     }
 
@@ -94,7 +97,7 @@ import FoundationNetworking
         #expect(outcome.trace.steps.last?.event == .deadlineExceeded)
         #expect(outcome.attempts.first?.error is DeadlineExceeded)
         #expect(outcome.duration >= .milliseconds(300))
-        #expect(outcome.duration < .seconds(2), "not the session's own 10 s timeout")
+        #expect(outcome.duration < .seconds(10), "not the session's own 30 s timeout")
         expectConsistent(outcome.trace)
     }
 
@@ -112,7 +115,10 @@ import FoundationNetworking
         let outcome = try await task.value
         let took = cancelledAt.duration(to: .now)
         #expect(outcome.finalState == .cancelled)
-        #expect(took < .milliseconds(50), "cancellation seen after \(took.shortDescription)")
+        // Ended by the transport the moment it was cancelled, not by URLSession's -999 callback
+        // (~200 ms later) nor the hang (the session's 30 s timeout). How fast: retryflow-bench.
+        #expect(outcome.attempts.last?.error is CancellationError, "\(outcome.attempts)")
+        #expect(took < .seconds(5), "cancellation seen after \(took.shortDescription)")
         #expect(server.requests(to: "/h").count == 1, "never retried")
         expectConsistent(outcome.trace)
         let thrower = Task { try await session.data(for: request, retry: Self.policy) }
@@ -156,8 +162,10 @@ import FoundationNetworking
         _ = await done.next()
         let took = cancelledAt.duration(to: .now)
         await Runner.settle(session)
-        #expect(took < .milliseconds(50), "completion \(took.shortDescription) after cancel")
+        // Not the 30 s wait nor the hang; how fast is measured in retryflow-bench, not here.
+        #expect(took < .seconds(5), "completion \(took.shortDescription) after cancel")
         let outcome = try #require(task.outcome)
+        if path == "/hang" { #expect(outcome.attempts.last?.error is CancellationError, "\(outcome.attempts)") }
         #expect(outcome.finalState == .cancelled)
         #expect(task.state == .cancelled)
         #expect(counter.count == 1)

@@ -39,8 +39,8 @@ import Testing
         #expect(outcome.duration == .milliseconds(1500))
         let path = outcome.trace.steps.map { "\($0.from)>\($0.to)" }
         #expect(path == [
-            "idle>request", "request>retry", "retry>wait", "wait>request",
-            "request>retry", "retry>wait", "wait>request", "request>success",
+            "idle>request", "request>retry", "retry>budget", "budget>admission", "admission>wait", "wait>request",
+            "request>retry", "retry>budget", "budget>admission", "admission>wait", "wait>request", "request>success",
         ])
         expectConsistent(outcome.trace)
     }

@@ -27,7 +27,7 @@ import Testing
                 #expect(hasRow != listedInvalid, "\(state) + \(event)")
                 // Put a machine in `state` by replaying a path to it, then deliver `event`.
                 guard var machine = Self.machine(in: state) else {
-                    #expect(state == .retry, "no path to \(state)")  // a decision: never rested in
+                    #expect(table.isDecision(state), "no path to \(state)")  // a decision: never rested in
                     continue
                 }
                 if listedInvalid {
@@ -172,7 +172,9 @@ import Testing
         let labels = RetryTable.retry.rows.map(\.description)
         #expect(labels.contains("request --attempt timed out / cancel attempt, plan delay--> retry"))
         #expect(labels.contains("retry --[no attempts left] / finish--> failure"))
-        #expect(labels.contains("retry --[retry immediately] / notify retry, start attempt--> request"))
+        #expect(labels.contains("admission --[retry immediately] / notify retry, start attempt--> request"))
+        #expect(labels.contains("admission --[retry budget exhausted] / finish--> failure"))
+        #expect(labels.contains("request --circuit open [waits out break] / plan delay--> retry"))
     }
 
     // MARK: helpers
@@ -187,6 +189,8 @@ import Testing
         case .deadlineExceeded: .deadlineExceeded(detail: nil)
         case .delayElapsed: .delayElapsed
         case .cancelled: .cancelled(detail: nil)
+        case .circuitOpen: .circuitOpen(.retryAfter(.seconds(1)), detail: nil)
+        case .budgetAnswered: .budgetAnswered(granted: true, detail: nil)
         }
     }
 
@@ -204,11 +208,12 @@ import Testing
         switch state {
         case .idle: path = []
         case .request: path = [.start]
-        case .wait: path = [.start, .failed]
+        case .budget: path = [.start, .failed]
+        case .wait: path = [.start, .failed, .budgetAnswered]
         case .success: path = [.start, .succeeded]
         case .failure: path = [.start, .deadlineExceeded]
         case .cancelled: path = [.cancelled]
-        case .retry: return nil
+        case .retry, .admission: return nil
         }
         for event in path { _ = try? machine.handle(input(event), at: .zero) }
         return machine.state == state ? machine : nil

@@ -28,6 +28,22 @@ package enum ChartEscaping {
         return out + "\""
     }
 
+    /// Text safe inside XML/SVG/HTML content and attribute values: `& < > " '` become entities.
+    package static func xml(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
     /// Text safe inside a Mermaid label: letters, digits, spaces and plain punctuation are kept;
     /// everything else (quotes, `#`, `;`, `:`, brackets, `<`, `>`, `&`, `|`, non-ASCII) becomes
     /// Mermaid's `#NNN;` character code, and line breaks become spaces.

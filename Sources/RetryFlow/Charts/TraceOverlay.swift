@@ -27,8 +27,14 @@ public struct TraceOverlay: Hashable, Sendable {
         visitedStates = visited
         let attempts = trace.steps.map(\.attempt).max() ?? 0
         let waits = trace.steps.compactMap(\.delay).map(\.shortDescription)
-        var parts = ["attempts: \(attempts)"]
-        parts.append("waits: " + (waits.isEmpty ? "none" : waits.joined(separator: ", ")))
+        var parts: [String] = []
+        if attempts > 0 || !waits.isEmpty {
+            parts.append("attempts: \(attempts)")
+            parts.append("waits: " + (waits.isEmpty ? "none" : waits.joined(separator: ", ")))
+        } else {
+            // A budget's or a breaker's trace counts no attempts: say how many steps it took.
+            parts.append("steps: \(trace.steps.count)")
+        }
         if let last = trace.steps.last {
             parts.append("ended: \(last.to.label) at \(last.at.shortDescription)")
         }

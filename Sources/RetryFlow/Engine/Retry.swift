@@ -36,6 +36,9 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     /// raced against its timer and the caller's cancellation, so a slow-to-cancel operation (URLSession
     /// on Linux takes ~200 ms) never delays the caller. Default `false`.
     public var runsAttemptsInline: Bool
+    /// The fleet's shared guards every run of this engine answers to (retry budget, circuit breaker);
+    /// none by default.
+    public var guards: FleetGuards
 
     /// An engine for `policy` on `clock`, with every option (each documented on its property).
     public init(
@@ -44,7 +47,7 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
         onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
         describeError: @escaping @Sendable (any Error) -> String = { String(describing: $0) },
-        runsAttemptsInline: Bool = false
+        runsAttemptsInline: Bool = false, guards: FleetGuards = FleetGuards()
     ) {
         self.policy = policy
         self.clock = clock
@@ -54,6 +57,7 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         self.onTransition = onTransition
         self.describeError = describeError
         self.runsAttemptsInline = runsAttemptsInline
+        self.guards = guards
     }
 
     /// Runs `operation` until it succeeds or the policy gives up, and returns its value.
@@ -93,6 +97,17 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     }
 }
 
+extension Retry {
+    /// An engine for a policy with its fleet's shared budget and breaker, on `clock`.
+    public init(
+        _ resilience: Resilience, clock: C,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+    ) {
+        self.init(resilience.policy, clock: clock, random: random, onRetry: onRetry, guards: resilience.guards)
+    }
+}
+
 extension Retry where C == ContinuousClock {
     /// An engine for `policy` on the real clock, with every option.
     public init(
@@ -101,11 +116,11 @@ extension Retry where C == ContinuousClock {
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
         onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
         describeError: @escaping @Sendable (any Error) -> String = { String(describing: $0) },
-        runsAttemptsInline: Bool = false
+        runsAttemptsInline: Bool = false, guards: FleetGuards = FleetGuards()
     ) {
         self.init(
             policy, clock: ContinuousClock(), random: random, onRetry: onRetry, onTransition: onTransition,
-            describeError: describeError, runsAttemptsInline: runsAttemptsInline)
+            describeError: describeError, runsAttemptsInline: runsAttemptsInline, guards: guards)
     }
 }
 
@@ -194,6 +209,11 @@ private final class RunBook<Value: Sendable> {
     let operation: @Sendable (RetryAttempt) async throws -> Value
     let classifyResult: (@Sendable (Value) -> RetryVerdict?)?
     let runsAttemptsInline: Bool
+    // The fleet's guards, and what this run holds from them: the breaker's ticket for the attempt in
+    // flight, the tokens its last retry took (AWS gives them back on success).
+    let guards: FleetGuards
+    var ticket: CircuitTicket?
+    var lastRetryCost: Int?
 
     init<C: Clock<Duration>>(
         engine: Retry<C>, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
@@ -207,7 +227,10 @@ private final class RunBook<Value: Sendable> {
         self.operation = operation
         self.classifyResult = classifyResult
         self.runsAttemptsInline = engine.runsAttemptsInline
-        self.machine = RetryMachine(policy: engine.policy, random: engine.randomness.nextRun())
+        self.machine = RetryMachine(
+            policy: engine.policy, waitsOutBreak: engine.guards.whenCircuitOpen == .waitOutBreak,
+            random: engine.randomness.nextRun())
+        self.guards = engine.guards
         self.pending = cancelled ? .cancelled(detail: nil) : .start
         // No reserve: a parked run should hold only the steps it took (10,000 parked runs add up).
     }
@@ -228,10 +251,14 @@ private final class RunBook<Value: Sendable> {
             nextAction += 1
             switch action {
             case .startAttempt(let number):
+                // The breaker may refuse: then nothing is sent and the machine hears `circuit open`.
+                if refusedByBreaker(number, now: now) { continue }
                 return .attempt(number)
             case .cancelAttempt:
                 inFlight?.operationTask?.cancel()
                 inFlight = nil
+            case .askRetryBudget(let afterTimeout):
+                askBudget(afterTimeout: afterTimeout)
             case .notifyRetry(let attempt, let delay):
                 notifyRetry(attempt: attempt, delay: delay)
             case .sleep(let delay):
@@ -310,10 +337,67 @@ private final class RunBook<Value: Sendable> {
             pending = .cancelled(detail: describe(CancellationError()))
         }
         lastError = error
+        reportToGuards()
         attempts.append(
             AttemptRecord(
                 number: number, start: started, duration: now - started, delayBefore: delayBefore, error: error,
                 decision: error == nil ? nil : decision, errorDescription: pending.detail, returnedValue: returned))
+    }
+
+    /// Asks the breaker to admit attempt `number`; when it refuses, records the attempt that was not
+    /// sent and makes the next input `circuit open` (the break's rest is waited like a Retry-After).
+    func refusedByBreaker(_ number: Int, now: Duration) -> Bool {
+        ticket = nil
+        guard let breaker = guards.breaker else { return false }
+        switch breaker.ask() {
+        case .admitted(let admitted):
+            ticket = admitted
+            return false
+        case .rejected(let rejection):
+            let decision = rejection.remainingBreak.map { RetryDecision.retryAfter($0) } ?? .retry
+            pending = .circuitOpen(decision, detail: rejection.description)
+            lastError = rejection
+            attempts.append(
+                AttemptRecord(
+                    number: number, start: now, duration: .zero, delayBefore: delayBefore, error: rejection,
+                    decision: decision, errorDescription: rejection.description, returnedValue: false))
+            return true
+        }
+    }
+
+    /// Performs `ask retry budget`: takes a token (granted at once without a budget).
+    func askBudget(afterTimeout: Bool) {
+        guard let budget = guards.budget else {
+            pending = .budgetAnswered(granted: true, detail: nil)
+            return
+        }
+        let cost = budget.acquireRetry(timeout: afterTimeout)
+        if let cost { lastRetryCost = cost }
+        pending = .budgetAnswered(
+            granted: cost != nil,
+            detail: cost != nil ? nil : "retry budget exhausted (\(budget.mode.name): \(budget.tokens) tokens left)")
+    }
+
+    /// Tells the breaker and the budget how the attempt just made ended. Only retryable failures
+    /// speak of the server's health; a definite answer or a cancellation does not.
+    private func reportToGuards() {
+        let healthFailure: Bool
+        switch pending {
+        case .failed(let decision, _), .attemptTimedOut(let decision, _): healthFailure = decision.isRetryable
+        default: healthFailure = false
+        }
+        let succeeded = pending == .succeeded
+        if let breaker = guards.breaker, let ticket {
+            breaker.record(ticket, succeeded ? .success : (healthFailure ? .failure : .abandoned))
+        }
+        ticket = nil
+        if let budget = guards.budget {
+            if succeeded {
+                budget.recordSuccess(refund: lastRetryCost)
+            } else if healthFailure {
+                budget.recordFailure()
+            }
+        }
     }
 
     func notifyRetry(attempt: Int, delay: Duration) {

@@ -6,6 +6,9 @@ public enum RetryAction: Hashable, Sendable {
     case cancelAttempt
     /// Tell observers that `attempt` failed and the next begins after `delay`.
     case notifyRetry(attempt: Int, delay: Duration)
+    /// Ask the retry budget for a token (a timeout retry costs more in AWS mode), then deliver
+    /// `budgetAnswered` with the answer (granted, without a budget).
+    case askRetryBudget(afterTimeout: Bool)
     /// Wait until `delay` after the instant the step was decided (the `at` of the input that planned
     /// it), then deliver `delayElapsed`.
     case sleep(Duration)

@@ -11,6 +11,8 @@ public enum RetryEffect: String, TableSymbol {
     case planDelay = "plan delay"
     /// Tell observers a retry is coming (the `onRetry` hook).
     case notifyRetry = "notify retry"
+    /// Ask the shared retry budget for a token; the driver delivers its answer (`budget answered`).
+    case askRetryBudget = "ask retry budget"
     /// Sleep the planned delay on the injected clock.
     case sleep
     /// The run is over: report the outcome, for the reason the row names.

@@ -8,6 +8,10 @@ public enum RetryEvent: String, TableSymbol {
     case failed
     /// The attempt ran past the policy's per-attempt timeout and was cancelled.
     case attemptTimedOut = "attempt timed out"
+    /// The circuit breaker refused the attempt: it was not sent.
+    case circuitOpen = "circuit open"
+    /// The retry budget answered the `ask retry budget` effect (granted or refused).
+    case budgetAnswered = "budget answered"
     /// The backoff delay is over.
     case delayElapsed = "delay elapsed"
     /// The caller cancelled the run.

@@ -11,6 +11,10 @@ public enum RetryGuard: String, TableSymbol {
     case withinDeadline = "within deadline"
     /// The delay before the next attempt is zero, so there is nothing to wait for.
     case retryImmediately = "retry immediately"
+    /// The retry budget granted a token (always true without a budget).
+    case retryBudgetLeft = "retry budget left"
+    /// The run waits out an open circuit's break, like a Retry-After, rather than failing at once.
+    case waitsOutBreak = "waits out break"
 
     /// How a failing guard reads on the chart and in messages.
     public var negatedLabel: String {
@@ -20,6 +24,8 @@ public enum RetryGuard: String, TableSymbol {
         case .retryAfterWithinCap: "Retry-After beyond cap"
         case .withinDeadline: "next wait would cross deadline"
         case .retryImmediately: "not immediately"
+        case .retryBudgetLeft: "retry budget exhausted"
+        case .waitsOutBreak: "fails fast"
         }
     }
 }

@@ -12,6 +12,11 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     case attemptTimedOut(RetryDecision, detail: String?)
     /// The overall deadline passed while an attempt was in flight.
     case deadlineExceeded(detail: String?)
+    /// The circuit breaker refused the attempt, which was not sent: the wait it suggests (the rest
+    /// of the break, as a Retry-After) and its words.
+    case circuitOpen(RetryDecision, detail: String?)
+    /// The retry budget answered: whether it granted the retry, and its words when it did not.
+    case budgetAnswered(granted: Bool, detail: String?)
     /// The planned wait is over.
     case delayElapsed
     /// The caller cancelled the run.
@@ -25,6 +30,8 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
         case .failed: .failed
         case .attemptTimedOut: .attemptTimedOut
         case .deadlineExceeded: .deadlineExceeded
+        case .circuitOpen: .circuitOpen
+        case .budgetAnswered: .budgetAnswered
         case .delayElapsed: .delayElapsed
         case .cancelled: .cancelled
         }
@@ -34,7 +41,7 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     public var detail: String? {
         switch self {
         case .failed(_, let detail), .attemptTimedOut(_, let detail), .deadlineExceeded(let detail),
-            .cancelled(let detail):
+            .cancelled(let detail), .circuitOpen(_, let detail), .budgetAnswered(_, let detail):
             detail
         case .start, .succeeded, .delayElapsed: nil
         }
@@ -44,9 +51,9 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     /// an end that is never retried, `retry` (unused by any guard) for the rest.
     var decision: RetryDecision {
         switch self {
-        case .failed(let decision, _), .attemptTimedOut(let decision, _): decision
+        case .failed(let decision, _), .attemptTimedOut(let decision, _), .circuitOpen(let decision, _): decision
         case .deadlineExceeded, .cancelled: .fail
-        case .start, .succeeded, .delayElapsed: .retry
+        case .start, .succeeded, .delayElapsed, .budgetAnswered: .retry
         }
     }
 }

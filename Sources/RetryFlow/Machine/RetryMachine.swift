@@ -20,6 +20,15 @@ public struct RetryMachine: Sendable {
         core = TableMachine(table: table, rules: RetryRules(policy: policy, random: AnyRandom(random)))
     }
 
+    /// A machine whose runs, refused by an open circuit, wait out the break (`waitsOutBreak`) or fail.
+    public init(
+        policy: RetryPolicy, waitsOutBreak: Bool, table: RetryTable = .retry,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
+        core = TableMachine(
+            table: table, rules: RetryRules(policy: policy, random: AnyRandom(random), waitsOutBreak: waitsOutBreak))
+    }
+
     /// The table this machine executes.
     public var table: RetryTable { core.table }
     /// The policy its guards and delays consult.
@@ -56,6 +65,8 @@ public struct RetryMachine: Sendable {
             case .deadlineExceeded: .deadlineExceeded(detail: detail)
             case .delayElapsed: .delayElapsed
             case .cancelled: .cancelled(detail: detail)
+            case .circuitOpen: .circuitOpen(decision, detail: detail)
+            case .budgetAnswered: .budgetAnswered(granted: true, detail: detail)
             }
         return try handle(input, at: time)
     }

@@ -21,15 +21,32 @@ struct RetryRules: MachineRules {
     private var now: Duration = .zero
     /// The wait the `plan delay` effect worked out.
     private var plannedDelay: Duration = .zero
+    /// Whether a refused attempt waits out an open circuit's break (configuration, not an input).
+    let waitsOutBreak: Bool
+    /// The retry budget's last answer (received with `budget answered`; granted until asked).
+    private var budgetGranted = true
+    /// Whether the failure being retried was a timeout (AWS charges such a retry more).
+    private var failureTimedOut = false
 
-    init(policy: RetryPolicy, random: AnyRandom) {
+    init(policy: RetryPolicy, random: AnyRandom, waitsOutBreak: Bool = true) {
         self.policy = policy
         self.random = random
+        self.waitsOutBreak = waitsOutBreak
     }
 
     mutating func receive(_ input: RetryInput, at time: Duration) {
-        decision = input.decision
         now = time
+        switch input {
+        case .budgetAnswered(let granted, _):
+            // The budget's answer keeps the failure's verdict: the wait it planned is still to come.
+            budgetGranted = granted
+        case .attemptTimedOut:
+            decision = input.decision
+            failureTimedOut = true
+        default:
+            decision = input.decision
+            failureTimedOut = false
+        }
     }
 
     func holds(_ guardSymbol: RetryGuard) -> Bool {
@@ -41,6 +58,8 @@ struct RetryRules: MachineRules {
             return true
         case .withinDeadline: return policy.deadline.map { now + plannedDelay < $0 } ?? true
         case .retryImmediately: return plannedDelay == .zero
+        case .retryBudgetLeft: return budgetGranted
+        case .waitsOutBreak: return waitsOutBreak
         }
     }
 
@@ -58,6 +77,8 @@ struct RetryRules: MachineRules {
             case .fail: plannedDelay = .zero
             }
             return nil
+        case .askRetryBudget:
+            return .askRetryBudget(afterTimeout: failureTimedOut)
         case .notifyRetry:
             notes.delay = plannedDelay
             return .notifyRetry(attempt: attempt, delay: plannedDelay)

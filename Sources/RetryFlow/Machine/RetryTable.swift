@@ -24,6 +24,9 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
                   reason: .cancelled),
             .init(from: .request, event: .deadlineExceeded, to: .failure, effects: [.cancelAttempt, .finish],
                   reason: .deadlineExceeded),
+            // The breaker refused the attempt (nothing was sent): wait out the break like a Retry-After, or fail.
+            .init(from: .request, event: .circuitOpen, condition: .when(.waitsOutBreak), to: .retry, effects: [.planDelay]),
+            .init(from: .request, event: .circuitOpen, to: .failure, effects: [.finish], reason: .circuitOpen),
 
             .init(from: .retry, event: nil, condition: .unless(.retryable), to: .failure, effects: [.finish],
                   reason: .notRetryable),
@@ -33,9 +36,16 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
                   reason: .retryAfterBeyondCap),
             .init(from: .retry, event: nil, condition: .unless(.withinDeadline), to: .failure, effects: [.finish],
                   reason: .deadlineExceeded),
-            .init(from: .retry, event: nil, condition: .when(.retryImmediately), to: .request,
+            // A retry the policy allows still needs a token from the shared budget (granted without one).
+            .init(from: .retry, event: nil, to: .budget, effects: [.askRetryBudget]),
+
+            .init(from: .budget, event: .budgetAnswered, to: .admission),
+
+            .init(from: .admission, event: nil, condition: .unless(.retryBudgetLeft), to: .failure, effects: [.finish],
+                  reason: .budgetExhausted),
+            .init(from: .admission, event: nil, condition: .when(.retryImmediately), to: .request,
                   effects: [.notifyRetry, .startAttempt]),
-            .init(from: .retry, event: nil, to: .wait, effects: [.notifyRetry, .sleep]),
+            .init(from: .admission, event: nil, to: .wait, effects: [.notifyRetry, .sleep]),
 
             .init(from: .wait, event: .delayElapsed, to: .request, effects: [.startAttempt]),
             .init(from: .wait, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),

@@ -13,6 +13,10 @@ public enum StopReason: String, TableSymbol {
     case retryAfterBeyondCap = "Retry-After beyond cap"
     /// The deadline passed during an attempt, or the next wait would have crossed it.
     case deadlineExceeded = "deadline exceeded"
+    /// The shared retry budget refused the retry (too many retries across the fleet).
+    case budgetExhausted = "retry budget exhausted"
+    /// The circuit breaker refused the attempt and the run does not wait out the break.
+    case circuitOpen = "circuit open"
     /// The driver delivered an event the table has no row for (a bug in a driver, recorded in the trace).
     case invalidTransition = "invalid transition"
 

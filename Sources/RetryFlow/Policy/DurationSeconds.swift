@@ -17,10 +17,28 @@ extension Duration {
     package init(validatingSeconds seconds: Double, field: String) throws(RetryPolicyError) {
         guard seconds.isFinite else { throw RetryPolicyError(field: field, problem: "must be a finite number of seconds (got \(seconds))") }
         guard seconds >= 0 else { throw RetryPolicyError(field: field, problem: "must not be negative (got \(seconds))") }
-        guard seconds <= Duration.policyLimit.inSeconds else {
+        guard let duration = Duration.checkedSeconds(seconds, limit: .policyLimit) else {
             throw RetryPolicyError(field: field, problem: "is too large (got \(seconds) s; at most \(Duration.policyLimit.inSeconds) s)")
         }
-        self = .nanoseconds(Int64((seconds * 1e9).rounded()))
+        self = duration
+    }
+
+    /// The longest duration ever read from outside input (999,999,999,999 s, about 31,700 years): a
+    /// Retry-After asking for more is saturated to it, a trace step beyond it is refused.
+    package static let inputLimit: Duration = .seconds(999_999_999_999)
+
+    /// The one conversion of a number of seconds from outside (headers, JSON, arguments, formulas)
+    /// into a `Duration`: `nil` for NaN, infinities, negatives and anything beyond `limit` (at most
+    /// ``inputLimit``), so no value can trap on an integer overflow.
+    package static func checkedSeconds(
+        _ seconds: Double, limit: Duration = .inputLimit,
+        rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero
+    ) -> Duration? {
+        guard seconds.isFinite, seconds >= 0, seconds <= min(limit, inputLimit).inSeconds else { return nil }
+        // Nanoseconds fit an Int64 up to ~9.2e9 s; beyond that, sub-second precision is gone from
+        // the Double anyway, so whole seconds are exact enough.
+        if seconds < 9e9 { return .nanoseconds(Int64((seconds * 1e9).rounded(rule))) }
+        return .seconds(Int64(seconds.rounded(rule)))
     }
 
     /// A short human form: `0 s`, `250 ms`, `1.5 s`, `2 min 5 s`.

@@ -115,6 +115,6 @@ public struct RetryPolicy: Sendable {
         let base = min(cap, backoff.base.inSeconds)
         let seconds = jitter.apply(
             capped: capped, base: base, previous: previous?.inSeconds ?? base, cap: cap, using: &random)
-        return max(minDelay, .nanoseconds(Int64((max(0, seconds) * 1e9).rounded())))
+        return max(minDelay, Duration.checkedSeconds(max(0, seconds)) ?? maxDelay)
     }
 }

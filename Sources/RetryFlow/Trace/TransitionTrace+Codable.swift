@@ -29,9 +29,9 @@ extension TransitionTrace.Step: Codable {
         event = try c.decodeIfPresent(Event.self, forKey: .event)
         condition = try c.decodeIfPresent(GuardCondition<Guard>.self, forKey: .guard) ?? .always
         to = try c.decode(State.self, forKey: .to)
-        at = .nanoseconds(Int64((try c.decode(Double.self, forKey: .at) * 1e9).rounded()))
+        at = try c.seconds(c.decode(Double.self, forKey: .at), forKey: .at)
         attempt = try c.decode(Int.self, forKey: .attempt)
-        delay = try c.decodeIfPresent(Double.self, forKey: .delay).map { .nanoseconds(Int64(($0 * 1e9).rounded())) }
+        delay = try c.decodeIfPresent(Double.self, forKey: .delay).map { try c.seconds($0, forKey: .delay) }
         detail = try c.decodeIfPresent(String.self, forKey: .detail)
     }
 
@@ -57,7 +57,7 @@ extension TransitionTrace.Rejection: Codable {
         let c = try decoder.container(keyedBy: Key.self)
         state = try c.decode(State.self, forKey: .state)
         event = try c.decode(Event.self, forKey: .event)
-        at = .nanoseconds(Int64((try c.decode(Double.self, forKey: .at) * 1e9).rounded()))
+        at = try c.seconds(c.decode(Double.self, forKey: .at), forKey: .at)
     }
 
     /// Encodes a rejection.
@@ -93,5 +93,17 @@ extension GuardCondition: Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         if self == .always { try c.encodeNil() } else { try c.encode(label) }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A number of seconds as a `Duration`: a value no run can reach (negative, beyond
+    /// `Duration.inputLimit`) is a data error naming the key, never an overflow trap.
+    fileprivate func seconds(_ seconds: Double, forKey key: Key) throws -> Duration {
+        guard let duration = Duration.checkedSeconds(seconds) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "\(seconds) is not a number of seconds a run can take")
+        }
+        return duration
     }
 }

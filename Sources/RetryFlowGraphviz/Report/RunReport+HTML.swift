@@ -63,7 +63,7 @@ extension RunReport {
             out.append("<tr id=\"tablerow_\(index)\"><td>\(index)</td>" + cells.map { "<td>\(h($0))</td>" }.joined() + "</tr>")
         }
         out.append("</tbody></table></div></section></main>")
-        out.append("<section id=\"time\" aria-label=\"timeline\"><h2>Timeline</h2>\(timeline.svg)")
+        out.append("<section id=\"time\" aria-label=\"timeline\"><h2>Timeline</h2><div class=\"scroll\">\(timeline.svg)</div>")
         out.append("<p class=\"legend\"><span class=\"key retried\"></span> attempt that was retried (✗) · "
             + "<span class=\"key last\"></span> last attempt · ─ wait (length and why); hover a bar for its outcome</p></section>")
         out.append("<section id=\"steps\" aria-label=\"steps\"><h2>Steps</h2><div class=\"scroll\"><table><thead><tr>"

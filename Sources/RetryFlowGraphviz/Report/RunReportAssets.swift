@@ -2,8 +2,10 @@
 enum RunReportAssets {
     /// Light and dark schemes; the current step is blue and thick, the path so far orange and
     /// dashed, so the two differ by shape as well as colour (no red/green pair). Narrow screens
-    /// stack the chart above the table, and on a phone the chart keeps a legible size and scrolls
-    /// sideways inside its frame (the page itself does not).
+    /// stack the chart above the table; a wide chart (the state diagram) takes the whole width, or
+    /// its labels shrink below legible. On a phone the chart is drawn at Graphviz's own size (text
+    /// at its point size) and scrolls sideways inside its frame (the page itself does not), and so
+    /// does the timeline.
     static let css = """
         :root { --bg: #ffffff; --fg: #1b1f24; --muted: #6a737d; --line: #d0d7de; --panel: #f6f8fa;
           --now: #0550ae; --path: #bc4c00; --nowbg: #ddf4ff; --pathbg: #fff1e5; }
@@ -29,7 +31,10 @@ enum RunReportAssets {
         main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 16px; align-items: start; }
         @media (max-width: 1300px) { main { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); } }
         @media (max-width: 900px) { main { grid-template-columns: minmax(0, 1fr); } }
-        @media (max-width: 640px) { figure.chart { overflow-x: auto; } figure.chart svg { min-width: 600px; } }
+        main.wide { grid-template-columns: minmax(0, 1fr); }
+        @media (max-width: 640px) { figure.chart { overflow-x: auto; }
+          figure.chart svg { width: auto; max-width: none; height: auto; max-height: none; }
+          svg.timeline { min-width: 700px; } }
         figure { margin: 8px 0; } figure svg { display: block; width: 100%; height: auto; max-height: 80vh; }
         .js figure.chart[hidden] { display: none; }
         .scroll { overflow-x: auto; }
@@ -51,7 +56,7 @@ enum RunReportAssets {
         .js svg .edge.now text { fill: var(--now); font-weight: 700; }
         .js svg .node.here polygon, .js svg .node.here ellipse, .js svg .node.here path {
           stroke: var(--now); stroke-width: 4; fill: var(--nowbg); }
-        svg.timeline { width: 100%; height: auto; display: block; }
+        svg.timeline { width: 100%; max-width: 1000px; height: auto; display: block; }
         svg.timeline .axis, svg.timeline line.tick { stroke: var(--muted); }
         svg.timeline text { fill: var(--fg); font-size: 11px; }
         svg.timeline .wait line { stroke: var(--muted); stroke-width: 2; stroke-dasharray: 2 3; }
@@ -76,7 +81,12 @@ enum RunReportAssets {
           function figures() { return document.querySelectorAll("figure.chart"); }
           function setStyle(name) {
             style = name;
-            figures().forEach(function (f) { f.hidden = f.getAttribute("data-style") !== name; });
+            figures().forEach(function (f) {
+              f.hidden = f.getAttribute("data-style") !== name;
+              // A chart much wider than tall gets the whole row (its text would be tiny beside the table).
+              var box = f.hidden ? null : f.querySelector("svg").viewBox.baseVal;
+              if (box) { document.querySelector("main").classList.toggle("wide", box.width > 2 * box.height); }
+            });
             ["flowchart", "state"].forEach(function (s) {
               $("style-" + s).setAttribute("aria-pressed", String(s === name));
             });
@@ -111,9 +121,18 @@ enum RunReportAssets {
               var x = parseFloat(axis.dataset.left) + parseFloat(axis.dataset.width) * now / parseFloat(axis.dataset.span);
               line.setAttribute("x1", String(x)); line.setAttribute("x2", String(x));
             }
+            follow();
             $("slider").value = String(i);
             $("status").textContent = i === 0 ? "at the start: " + (RUN.initial || "no steps") + " (press → to step)"
               : "step " + i + " of " + n + ": " + steps[i - 1].text + (i === n ? " (the end)" : "");
+          }
+          // A chart wider than its frame (on a phone) scrolls so that the current state stays in view.
+          function follow() {
+            var figure = document.querySelector('figure.chart[data-style="' + style + '"]');
+            var here = figure && figure.querySelector(".node.here");
+            if (!here || figure.scrollWidth <= figure.clientWidth) { return; }
+            var node = here.getBoundingClientRect(), frame = figure.getBoundingClientRect();
+            figure.scrollLeft += (node.left + node.width / 2) - (frame.left + frame.width / 2);
           }
           function stop() {
             if (timer !== null) { clearInterval(timer); timer = null; }

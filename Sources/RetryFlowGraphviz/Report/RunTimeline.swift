@@ -81,8 +81,10 @@ struct RunTimeline: Hashable, Sendable {
         for wait in waits {
             let x1 = x(wait.start), x2 = max(x(wait.end), x1 + 1)
             let text = "wait \(wait.length.shortDescription) (\(wait.why))"
-            // The label must fit its gap; a long reason is in the title (shown on hover).
-            let label = wait.why.count <= 16 ? text : "wait \(wait.length.shortDescription) (…)"
+            // The label must fit its gap (about 6 units a character at 11 px), or it runs over the
+            // next bar: shortened as far as needed; the whole text is in the title (shown on hover).
+            let length = wait.length.shortDescription
+            let label = [text, "wait \(length) (…)", length].first { Double($0.count) * 6 <= x2 - x1 } ?? ""
             out.append("<g class=\"wait\"><title>\(h(text))</title>")
             out.append("<line x1=\"\(f(x1))\" y1=\"\(f(barTop + barHeight / 2))\" x2=\"\(f(x2))\" y2=\"\(f(barTop + barHeight / 2))\"/>")
             out.append("<text x=\"\(f((x1 + x2) / 2))\" y=\"\(f(barTop - 8))\" text-anchor=\"middle\">\(h(label))</text></g>")
@@ -93,7 +95,9 @@ struct RunTimeline: Hashable, Sendable {
             out.append("<g class=\"attempt \(kind)\" data-attempt=\"\(bar.attempt)\" data-start=\"\(bar.start.inSeconds)\">")
             out.append("<title>attempt \(bar.attempt), \(h(bar.start.shortDescription))–\(h(bar.end.shortDescription)): \(h(bar.outcome))</title>")
             out.append("<rect x=\"\(f(x1))\" y=\"\(f(barTop))\" width=\"\(f(w))\" height=\"\(f(barHeight))\" rx=\"3\"/>")
-            out.append("<text x=\"\(f(x1 + 2))\" y=\"\(f(barTop + barHeight + 12))\">#\(bar.attempt)\(bar.retried ? " ✗" : "")</text></g>")
+            // A bar near the axis's end is labelled leftwards, so its number is not cut off.
+            let anchor = x1 + 40 > width - right ? "x=\"\(f(x1 + w))\" text-anchor=\"end\"" : "x=\"\(f(x1 + 2))\""
+            out.append("<text \(anchor) y=\"\(f(barTop + barHeight + 12))\">#\(bar.attempt)\(bar.retried ? " ✗" : "")</text></g>")
         }
         // Where the step-through is, drawn over the bars; the script moves it (hidden without JavaScript).
         out.append("<line id=\"timeline-now\" class=\"marker\" x1=\"\(f(left))\" y1=\"14\" x2=\"\(f(left))\" y2=\"70\"/>")

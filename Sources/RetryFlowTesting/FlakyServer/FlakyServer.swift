@@ -37,7 +37,6 @@ public final class FlakyServer: @unchecked Sendable {
     private var nextConnection = 1
     private var stopped = false
     private let state = StateLock()
-    private let listenerClosed = DispatchSemaphore(value: 0)
 
     /// Starts a server playing `scripts` (path → steps). Throws ``FlakyServerError`` for a bad
     /// script, or when the socket cannot be opened.
@@ -70,20 +69,13 @@ public final class FlakyServer: @unchecked Sendable {
         listener = fd
         Self.setNonBlocking(fd)
         state.withLock { $0.scripts = scripts }
-        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
 
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [weak self] in self?.acceptAll() }
-        let closed = listenerClosed
-        source.setCancelHandler {
-            close(fd)
-            closed.signal()
-        }
+        source.setCancelHandler { close(fd) }
         acceptSource = source
         source.resume()
     }
-
-    deinit { stop() }
 
     /// The URL of `path` on this server.
     public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
@@ -119,25 +111,39 @@ public final class FlakyServer: @unchecked Sendable {
     public var openConnections: Int { queue.sync { connections.count } }
 
     /// Closes the listening socket and every connection; once it returns, new connections are
-    /// refused. Safe to call more than once.
+    /// refused. Safe to call more than once, from any thread, and it never blocks: async tests call
+    /// it, and a thread of Swift's cooperative pool waiting on the server's queue starves every
+    /// other task (on two cores, the pool has two threads).
     public func stop() {
-        let work = { [self] () -> Bool in
-            guard !stopped else { return false }
-            stopped = true
-            shutdown(listener, Int32(SHUT_RDWR))
-            acceptSource?.cancel()
-            for connection in connections.values { connection.close(reset: false) }
-            connections.removeAll()
-            return true
-        }
-        if DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
-            _ = work()
-        } else if queue.sync(execute: work) {
-            listenerClosed.wait()
+        guard state.withLock({ state in
+            defer { state.stopping = true }
+            return !state.stopping
+        }) else { return }
+        // A syscall, safe from any thread: the port refuses connections from here on; the
+        // listener's descriptor is closed by the accept source's cancel handler.
+        shutdown(listener, Int32(SHUT_RDWR))
+        queue.async { [self] in closeEverything() }
+    }
+
+    deinit {
+        // Nothing else holds the server now; the queue may still run a closure that found it gone.
+        if state.withLock({ !$0.stopping }) { shutdown(listener, Int32(SHUT_RDWR)) }
+        acceptSource?.cancel()  // thread-safe; its cancel handler closes the listener
+        let open = Array(connections.values)
+        queue.async {
+            for connection in open { connection.close(reset: false) }
         }
     }
 
-    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// On `queue`.
+    private func closeEverything() {
+        guard !stopped else { return }
+        stopped = true
+        acceptSource?.cancel()
+        for connection in connections.values { connection.close(reset: false) }
+        connections.removeAll()
+    }
+
 
     // MARK: scripts
 
@@ -223,7 +229,9 @@ public final class FlakyServer: @unchecked Sendable {
             }
         }
         if step.delay > .zero {
-            let nanoseconds = step.delay.components.seconds * 1_000_000_000 + step.delay.components.attoseconds / 1_000_000_000
+            // Capped at a year: nanoseconds overflow an Int64 after ~292 years, and no test waits that long.
+            let delay = min(step.delay, .seconds(31_536_000))
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
             queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: perform)
         } else {
             perform()
@@ -283,6 +291,8 @@ private final class StateLock: @unchecked Sendable {
         var played: [String: Int] = [:]
         var requests: [FlakyServer.RecordedRequest] = []
         var waiters: [(path: String?, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// ``FlakyServer/stop()`` was called (its work then runs on the server's queue).
+        var stopping = false
 
         /// Removes and returns the waiters now satisfied.
         mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {

@@ -1,4 +1,5 @@
 import Foundation
+import RetryFlow
 import RetryFlowHTTP
 
 #if canImport(FoundationNetworking)
@@ -87,10 +88,11 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
                 }
                 outcome.result = .status(status, retryAfter: pair[1])
             case "after":
-                guard let seconds = Double(pair[1]), seconds.isFinite, seconds >= 0, seconds <= 1e6 else {
+                guard let seconds = Double(pair[1]), let duration = Duration.checkedSeconds(seconds, limit: .seconds(1_000_000))
+                else {
                     throw ScriptedOutcomeError("outcome \"\(item)\": after=\(pair[1]) is not a number of seconds")
                 }
-                outcome.duration = .nanoseconds(Int64((seconds * 1e9).rounded()))
+                outcome.duration = duration
             case let name where headerOptions.contains { $0.option == name }:
                 guard case .status = outcome.result else {
                     throw ScriptedOutcomeError("outcome \"\(item)\": \(name) goes with a status")

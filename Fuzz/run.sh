@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs each fuzzer for FUZZ_SECONDS (default 60) on its committed seed corpus; new inputs go to
+# .build/fuzz/corpus/TARGET (not committed), crash reproducers to .build/fuzz/crashes/TARGET.
+# Prints executions and findings per target; exits 1 if any target found a crash.
+#   FUZZ_SECONDS=600 Fuzz/run.sh [TARGET...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+seconds="${FUZZ_SECONDS:-60}"
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=($(ls Fuzz/targets | grep -v Common.swift | sed 's/\.swift$//'))
+Fuzz/build.sh "${targets[@]}" 2> >(grep -v "Cannot export local symbol" >&2) || exit 1
+failed=0
+export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0"
+for target in "${targets[@]}"; do
+    work=.build/fuzz/corpus/$target
+    crashes=.build/fuzz/crashes/$target
+    mkdir -p "$work" "$crashes"
+    log=.build/fuzz/$target.log
+    # stdout is the CLI's own output (charts, timelines): not wanted here.
+    .build/fuzz/fuzz-$target -max_total_time="$seconds" -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
+        -artifact_prefix="$crashes/" "$work" "Fuzz/corpus/$target" > /dev/null 2> "$log"
+    status=$?
+    runs=$(grep -o 'Done [0-9]* runs' "$log" | grep -o '[0-9]*' || true)
+    [ -z "$runs" ] && runs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
+    found=$(ls "$crashes" | wc -l)
+    echo "fuzz $target: ${runs:-0} executions in ${seconds} s, $found crash reproducer(s), status $status"
+    if [ "$status" -ne 0 ] || [ "$found" -ne 0 ]; then
+        failed=1
+        grep -m 5 -E "invariant broken|Fatal error|ERROR: |SUMMARY" "$log" | cut -c1-300
+    fi
+done
+exit $failed

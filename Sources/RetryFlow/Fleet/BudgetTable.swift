@@ -1,0 +1,77 @@
+/// Where a ``RetryBudget`` stands. The raw values are the node labels on its chart.
+public enum BudgetState: String, TableSymbol {
+    /// The bucket can pay for an ordinary retry.
+    case available
+    /// It cannot: every retry is refused until successes refill it.
+    case exhausted
+    /// A retry was asked; the bucket weighs its cost. A decision: never rested in.
+    case pricing
+    /// Tokens just changed; the bucket decides where it stands. A decision: never rested in.
+    case settling
+}
+
+/// What happens to a budget. Each comes from a run sharing it.
+public enum BudgetEvent: String, TableSymbol {
+    /// A run wants to retry (the retry machine's `ask retry budget` effect).
+    case retryAsked = "retry asked"
+    /// An attempt failed (gRPC charges every failure; AWS charges nothing here).
+    case attemptFailed = "attempt failed"
+    /// An attempt succeeded: tokens come back.
+    case attemptSucceeded = "attempt succeeded"
+}
+
+/// The one question a budget asks.
+public enum BudgetGuard: String, TableSymbol {
+    /// The bucket can pay for the retry asked (AWS: tokens ≥ its cost; gRPC: tokens > maxTokens / 2).
+    case retryAffordable = "retry affordable"
+
+    /// `[retry budget exhausted]`.
+    public var negatedLabel: String { "retry budget exhausted" }
+}
+
+/// What a budget's rows do.
+public enum BudgetEffect: String, TableSymbol {
+    /// Take the retry's cost from the bucket (AWS; gRPC retries cost nothing more than their failure).
+    case takeTokens = "take tokens"
+    /// Answer the run: retry permitted.
+    case grant
+    /// Answer the run: retry refused.
+    case deny
+    /// Take a failed attempt's charge (gRPC: 1 token; AWS: none).
+    case chargeFailure = "charge failure"
+    /// Give back a success's refund, never above the capacity.
+    case refund
+}
+
+/// A retry budget's transition table.
+public typealias BudgetTable = TransitionTable<BudgetState, BudgetEvent, BudgetGuard, BudgetEffect, PerpetualReason>
+
+extension TransitionTable
+where State == BudgetState, Event == BudgetEvent, Guard == BudgetGuard, Effect == BudgetEffect, Reason == PerpetualReason {
+    /// The retry budget, as data: what ``RetryBudget`` executes and `retryflow render --machine budget` draws.
+    ///
+    /// A perpetual machine (no terminal state). A retry asked is weighed in `pricing` (its guard reads
+    /// the cost the input brought); every token change passes through `settling`, whose guard reads
+    /// the tokens the change produced.
+    public static let budget = BudgetTable(
+        name: "RetryBudget",
+        initial: .available,
+        terminals: [],
+        rows: [
+            // from        event                guard                    to           effects
+            .init(from: .available, event: .retryAsked, to: .pricing),
+            .init(from: .pricing, event: nil, condition: .when(.retryAffordable), to: .settling, effects: [.takeTokens, .grant]),
+            // A timeout retry (AWS: 10 tokens) can be refused while an ordinary one (5) is still affordable.
+            .init(from: .pricing, event: nil, to: .available, effects: [.deny]),
+            .init(from: .available, event: .attemptFailed, to: .settling, effects: [.chargeFailure]),
+            .init(from: .available, event: .attemptSucceeded, to: .available, effects: [.refund]),
+
+            .init(from: .exhausted, event: .retryAsked, to: .exhausted, effects: [.deny]),
+            .init(from: .exhausted, event: .attemptFailed, to: .exhausted, effects: [.chargeFailure]),
+            .init(from: .exhausted, event: .attemptSucceeded, to: .settling, effects: [.refund]),
+
+            .init(from: .settling, event: nil, condition: .when(.retryAffordable), to: .available),
+            .init(from: .settling, event: nil, to: .exhausted),
+        ]
+    )
+}

@@ -1,0 +1,37 @@
+/// A policy together with the fleet's shared guards: what one call passes so that every surface
+/// (the engine, async, completion-handler and synchronous HTTP) runs under the same protection.
+///
+/// ```swift
+/// let budget = try RetryBudget(.awsStandard)
+/// let breaker = try CircuitBreaker(.polly)
+/// let resilience = Resilience(policy: .default, budget: budget, breaker: breaker)
+/// let value = try await Retry(resilience, clock: ContinuousClock()).run { _ in try await fetch() }
+/// ```
+public struct Resilience: Sendable {
+    /// The run's own policy: attempts, backoff, timeouts.
+    public var policy: RetryPolicy
+    /// The shared budget and breaker.
+    public var guards: FleetGuards
+    /// Where the HTTP surfaces find a budget and a breaker per host when ``guards`` has none.
+    public var registry: ResilienceRegistry?
+
+    /// A policy under these guards.
+    public init(
+        policy: RetryPolicy = .default, budget: RetryBudget? = nil, breaker: CircuitBreaker? = nil,
+        whenCircuitOpen: CircuitOpenBehavior = .waitOutBreak, registry: ResilienceRegistry? = nil
+    ) {
+        self.policy = policy
+        self.guards = FleetGuards(budget: budget, breaker: breaker, whenCircuitOpen: whenCircuitOpen)
+        self.registry = registry
+    }
+
+    /// The guards for calls to `key` (a host): this context's own, else the registry's for that key.
+    public func guards(forKey key: String) -> FleetGuards {
+        var resolved = guards
+        if let registry {
+            if resolved.budget == nil { resolved.budget = registry.budget(forKey: key) }
+            if resolved.breaker == nil { resolved.breaker = registry.breaker(forKey: key) }
+        }
+        return resolved
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// A token bucket shared by many runs that caps retries, so a fleet of clients cannot multiply the
+/// load on a struggling server. It gates retries only, never first attempts.
+///
+/// Its states are a table (``TransitionTable/budget``), drawn by `retryflow render --machine budget`.
+/// Thread-safe and cheap: one lock, one table lookup per call.
+///
+/// ```swift
+/// let budget = RetryBudget(.awsStandard)          // 500 tokens, 5 per retry, 10 per timeout retry
+/// let engine = Retry(Resilience(policy: .default, budget: budget))
+/// ```
+public final class RetryBudget: Sendable {
+    /// How it counts.
+    public let mode: RetryBudgetMode
+    private let book: Locked<Book>
+    private let tracing: Bool
+    private let elapsed: @Sendable () -> Duration
+
+    struct Book {
+        var machine: BudgetMachine
+        var trace: BudgetTrace?
+
+        /// Delivers `input`; the trace (when kept) gets its rows, the last noting the tokens left.
+        mutating func deliver(_ input: BudgetInput, at time: Duration?) {
+            // Every state has a row for every event: a rejection cannot happen.
+            guard let step = try? machine.handle(input, at: time ?? .zero), time != nil, trace != nil else { return }
+            let taken = step.taken
+            for (index, var traced) in taken.enumerated() {
+                if index == taken.count - 1 { traced.detail = "tokens: \(Double(machine.rules.milliTokens) / 1000)" }
+                trace!.steps.append(traced)
+            }
+        }
+    }
+
+    /// A full bucket counting by `mode`. With `tracing`, every transition is kept in ``trace``
+    /// (times on `clock`, from now); leave it off for a long-lived budget, whose trace would grow forever.
+    public init<C: Clock<Duration>>(_ mode: RetryBudgetMode, clock: C, tracing: Bool = false) throws(RetryPolicyError) {
+        try mode.validate()
+        self.mode = mode
+        self.tracing = tracing
+        self.book = Locked(Book(machine: BudgetMachine(table: .budget, rules: BudgetRules(mode: mode)), trace: tracing ? BudgetTrace() : nil))
+        let start = clock.now
+        self.elapsed = { start.duration(to: clock.now) }
+    }
+
+    /// A full bucket counting by `mode`, on the real clock (see ``init(_:clock:tracing:)``).
+    public convenience init(_ mode: RetryBudgetMode = .awsStandard, tracing: Bool = false) throws(RetryPolicyError) {
+        try self.init(mode, clock: ContinuousClock(), tracing: tracing)
+    }
+
+    /// Tokens in the bucket now (thousandths kept exactly).
+    public var tokens: Double { Double(book.withLock { $0.machine.rules.milliTokens }) / 1000 }
+
+    /// Where the budget stands now: `available` or `exhausted`.
+    public var state: BudgetState { book.withLock { $0.machine.state } }
+
+    /// Every transition so far, when made with `tracing`.
+    public var trace: BudgetTrace? { book.withLock { $0.trace } }
+
+    /// Asks to retry (after a timeout, when `timeout`: AWS charges more). Returns the tokens taken,
+    /// in thousandths (zero for gRPC), or `nil` when the retry is refused.
+    package func acquireRetry(timeout: Bool) -> Int? {
+        let traced = tracingTime()
+        return book.withLock { book in
+            book.deliver(.retryAsked(timeout: timeout), at: traced)
+            return book.machine.rules.granted ? book.machine.rules.cost(timeout: timeout) : nil
+        }
+    }
+
+    /// Records a failed attempt (gRPC charges one token; AWS nothing).
+    package func recordFailure() {
+        let traced = tracingTime()
+        book.withLock { $0.deliver(.attemptFailed, at: traced) }
+    }
+
+    /// Records a successful attempt. `refund` is what the run's last retry took (``acquireRetry(timeout:)``'s
+    /// answer), `nil` when the run succeeded without retrying.
+    package func recordSuccess(refund: Int?) {
+        let traced = tracingTime()
+        book.withLock { $0.deliver(.attemptSucceeded(refund: refund), at: traced) }
+    }
+
+    /// The clock is read only when a trace is kept: the uncontended path is one lock and one lookup.
+    private func tracingTime() -> Duration? {
+        tracing ? elapsed() : nil
+    }
+}
+
+/// A retry budget's trace: each step's `detail` holds the tokens left after it.
+public typealias BudgetTrace = TransitionTrace<BudgetState, BudgetEvent, BudgetGuard>
