@@ -13,7 +13,7 @@ enum FleetBenchmarks {
     /// `budget-acquire`: one uncontended `acquireRetry` plus the success that refunds it (two table
     /// steps under one lock each), against the bare lock the budget uses, taken twice.
     static func budgetAcquire(quick: Bool) throws -> [BenchmarkResult] {
-        let iterations = quick ? 200_000 : 2_000_000
+        let iterations = quick ? 5_000 : 2_000_000
         var budgetNs: [Double] = []
         var lockNs: [Double] = []
         for _ in 0..<(quick ? 3 : 7) {
@@ -51,8 +51,8 @@ enum FleetBenchmarks {
     /// The rest of issue 16's guard figures: the budget against a hand-written token bucket under the
     /// same lock, a breaker check (ask + record success), and both with 2 threads on one guard.
     static func guardSteps(quick: Bool) -> [BenchmarkResult] {
-        let iterations = quick ? 100_000 : 1_000_000
-        let repetitions = quick ? 3 : 7
+        let iterations = quick ? 2_000 : 1_000_000
+        let repetitions = quick ? 2 : 7
         // Thousandths, as the budget counts: 500 tokens, 5 per retry, given back on success.
         let bucket = Locked(500_000)
         @Sendable func handWrittenPair() {
@@ -127,8 +127,9 @@ enum FleetBenchmarks {
     /// received during the outage ÷ first attempts sent in it.
     static func retryStorm(quick: Bool) async throws -> [BenchmarkResult] {
         let clients = quick ? 50 : 200
-        let outage = Duration.seconds(5)
-        let total = Duration.seconds(7)
+        // Quick (the smoke test): the same storm squeezed into 1.5 s; its figures only prove it runs.
+        let outage = Duration.seconds(quick ? 1 : 5)
+        let total = Duration.seconds(quick ? 1.5 : 7)
         var results: [BenchmarkResult] = []
         var unprotected: (amplification: Double, afterTrip: Int)?
         for configuration in configurations {
@@ -193,7 +194,7 @@ enum FleetBenchmarks {
                     name: "retry-storm: \(configuration.name)", value: amplification, unit: "requests ÷ first attempts",
                     baseline: "no protection", baselineValue: unprotected?.amplification,
                     ratio: unprotected.map { amplification / $0.amplification }, goal: goal, met: met,
-                    note: "\(clients) clients; outage 5 s: \(first) first attempts, \(duringOutage) requests "
+                    note: "\(clients) clients; outage \(quick ? 1 : 5) s: \(first) first attempts, \(duringOutage) requests "
                         + "(\(afterTrip) in 1–5 s); last failure \(recovered.shortDescription) after healing"))
             session.invalidateAndCancel()
         }

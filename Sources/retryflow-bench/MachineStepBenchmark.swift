@@ -74,7 +74,7 @@ enum MachineStepBenchmark {
     }
 
     static func run(quick: Bool) async -> [BenchmarkResult] {
-        let runs = quick ? 20_000 : 1_000_000
+        let runs = quick ? 2_000 : 1_000_000
         var machineTimes: [Double] = []
         var loopTimes: [Double] = []
         var checksum = 0
@@ -119,7 +119,7 @@ enum MachineStepBenchmark {
         }
         // Quick (the smoke test in `make test`, often a debug build under valgrind): fewer runs.
         let small = quick ? 100 : 1_000
-        let large = quick ? 1_100 : 11_000
+        let large = quick ? 600 : 11_000
         guard let a = await allocs(small), let b = await allocs(large) else { return skipped("valgrind run failed") }
         let perStep = (b - a) / Double(machineRuns(large) - machineRuns(small))
         return BenchmarkResult(
