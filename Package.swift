@@ -45,7 +45,8 @@ let package = Package(
         .testTarget(
             name: "RetryFlowDocSamplesTests", dependencies: ["RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]),
         .testTarget(
-            name: "RetryFlowGraphvizTests", dependencies: ["RetryFlowGraphviz", "RetryFlowTesting", "RetryFlowSnippets"]),
+            name: "RetryFlowGraphvizTests",
+            dependencies: ["RetryFlowGraphviz", "RetryFlowHTTP", "RetryFlowTesting", "RetryFlowSnippets"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the package needs from Debian when it is missing: the Graphviz C library
 # (libgvc, for RetryFlowGraphviz), pkg-config (SwiftPM finds libgvc through it) and
-# curl (the CLI tests run it beside retryflow fetch).
+# curl (the CLI tests run it beside retryflow fetch; so does the download-resume benchmark).
 # With --browser, also what the browser tests of run reports need (scripts/test-browser.sh):
 # Debian's chromium and chromium-driver, and PyPI's selenium. `make test` asks for them;
 # `make run` does not.

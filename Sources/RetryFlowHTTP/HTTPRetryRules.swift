@@ -60,7 +60,8 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     public var connectionClose: ConnectionClose
     /// The per-attempt timeout when the policy sets none: 30 s, half URLSession's 60 s request
     /// timeout, so a dead pooled connection (a POST can spin there until URLSession gives up)
-    /// costs at most 30 s, and the trace says this default ended it. `nil`: no default.
+    /// costs at most 30 s, and the trace says this default ended it. `nil`: no default. Downloads
+    /// (`URLSession.download(for:to:…)`) do not apply it: they end a stalled attempt by idle time.
     public var defaultAttemptTimeout: Duration?
 
     /// RFC 9110's defaults, as listed on each field.

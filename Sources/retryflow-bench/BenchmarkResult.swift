@@ -60,6 +60,21 @@ enum Measure {
         return kilobytes * 1024
     }
 
+    /// Resets the process's peak resident size (VmHWM) to its current size (Linux: clear_refs 5),
+    /// so ``peakResidentBytes()`` measures one phase.
+    static func resetPeakResident() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    /// Peak resident set size of this process since start or the last reset, in bytes (0 elsewhere).
+    static func peakResidentBytes() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kilobytes * 1024
+    }
+
     /// Runs a program and waits for it (terminationHandler: waitUntilExit adds ~50 ms on Linux).
     static func run(_ executable: String, _ arguments: [String], output: URL? = nil) async throws -> (status: Int32, seconds: Double) {
         let process = Process()

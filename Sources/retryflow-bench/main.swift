@@ -7,6 +7,7 @@ import RetryFlowTesting
 let all = [
     "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
     "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm",
+    "download-resume",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -73,6 +74,7 @@ for name in names {
         case "wait-precision": results += try await EngineBenchmarks.waitPrecision(quick: quick)
         case "budget-acquire": results += try FleetBenchmarks.budgetAcquire(quick: quick)
         case "retry-storm": results += try await FleetBenchmarks.retryStorm(quick: quick)
+        case "download-resume": results += try await DownloadBenchmark.run(quick: quick)
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
         }
     } catch {

@@ -25,8 +25,26 @@ enum AtomicFile {
         }
     }
 
-    /// Writes `data` to `path` atomically.
+    /// Whether `path` names something other than a regular file (a device such as `/dev/null`, a
+    /// FIFO): such a target is written into, never replaced (a rename over `/dev/null` as root
+    /// would swap the machine's device for a regular file).
+    static func isSpecial(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG
+    }
+
+    /// Writes `data` to `path` atomically (a device or FIFO: straight into it).
     static func write(_ data: Data, to path: String) throws(OperationFailed) {
+        if isSpecial(path) {
+            guard let handle = FileHandle(forWritingAtPath: path) else {
+                throw OperationFailed("cannot write \(path): cannot open it")
+            }
+            defer { try? handle.close() }
+            do { try handle.write(contentsOf: data) } catch {
+                throw OperationFailed("cannot write \(path): \(error.localizedDescription)")
+            }
+            return
+        }
         let target = URL(fileURLWithPath: path)
         let temporary = target.deletingLastPathComponent()
             .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
@@ -36,6 +54,34 @@ enum AtomicFile {
             throw OperationFailed("cannot write \(path): \(error.localizedDescription)")
         }
         // rename(2) replaces an existing file atomically (FileManager.replaceItemAt fails on Linux here).
+        guard rename(temporary.path, target.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw OperationFailed("cannot write \(path): \(reason)")
+        }
+    }
+
+    /// Puts `head` before the contents of the file at `path`, atomically, copying in 1 MiB
+    /// chunks so a large file is never held in memory (fetch -i -o: the head before a download).
+    static func prepend(_ head: Data, to path: String) throws(OperationFailed) {
+        guard !isSpecial(path) else { throw OperationFailed("cannot put a head before \(path): not a regular file") }
+        let target = URL(fileURLWithPath: path)
+        let temporary = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        do {
+            try head.write(to: temporary)
+            let reader = try FileHandle(forReadingFrom: target)
+            defer { try? reader.close() }
+            let writer = try FileHandle(forWritingTo: temporary)
+            defer { try? writer.close() }
+            try writer.seekToEnd()
+            while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty {
+                try writer.write(contentsOf: chunk)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw OperationFailed("cannot write \(path): \(error.localizedDescription)")
+        }
         guard rename(temporary.path, target.path) == 0 else {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)

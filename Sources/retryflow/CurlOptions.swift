@@ -14,7 +14,8 @@ enum CurlOptions {
             OptionSpec("-A", "--user-agent"), OptionSpec("-e", "--referer"),
             OptionSpec("--retry-all-errors", value: false), OptionSpec("--retry-connrefused", value: false),
             OptionSpec("--connect-timeout"), OptionSpec("--compressed", value: false), OptionSpec("--max-filesize"),
-            OptionSpec("--attempt-header"),
+            OptionSpec("--attempt-header"), OptionSpec("-C", "--continue-at"), OptionSpec("--speed-limit"),
+            OptionSpec("--speed-time"),
             OptionSpec(
                 "-k", "--insecure", value: false,
                 refused: "refused: retryflow never weakens TLS checks (fix the certificate, or trust its CA)"),
@@ -72,6 +73,11 @@ enum CurlOptions {
           --compressed            accepted: URLSession always asks for compressed bodies and decodes them
           --max-filesize BYTES    a body larger than BYTES (k, M, G suffixes) fails with exit 1,
                                   and nothing is written
+          -C, --continue-at -     continue from the size of FILE (or FILE.part) an earlier run left;
+                                  only '-' (needs -o/-O)
+          --speed-limit BYTES     an attempt slower than BYTES/s for --speed-time is a stall: retried,
+                                  resuming (default off; needs -o/-O)
+          --speed-time SECONDS    how long the rate may stay below --speed-limit (default 30)
           --attempt-header NAME   send the attempt number (1, 2 …) in header NAME, e.g.
                                   RetryFlow-Attempt; grpc-previous-rpc-attempts counts previous ones
           -k, --insecure          refused: retryflow never weakens TLS checks

@@ -8,7 +8,7 @@ import FoundationNetworking
 
 /// `retryflow fetch`: a better `curl --retry`.
 enum FetchCommand {
-    static let specs = PolicyOptions.specs + CurlOptions.specs + [
+    static let specs = PolicyOptions.specs + CurlOptions.specs + FetchDownload.specs + [
         OptionSpec("-X", "--request"), OptionSpec("-H", "--header", repeatable: true), OptionSpec("-d", "--data"),
         OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("--trace-chart"),
         TraceFiles.reportSpec, OptionSpec("-v", "--verbose", value: false), OptionSpec("-h", "--help", value: false),
@@ -29,11 +29,12 @@ enum FetchCommand {
           -X, --request METHOD    the method (default GET, or POST with -d)
           -H, --header 'N: v'     a request header (repeatable)
           -d, --data DATA         the request body (@FILE reads a file)
-          -o, --output FILE       write the body to FILE (atomically) instead of stdout
+          -o, --output FILE       stream the body to FILE (atomically) instead of stdout
           --trace FILE.json       write the run's trace
           --trace-chart FILE.svg  write the flowchart with the run drawn over it (.svg, .png, .pdf, .dot)
           -v, --verbose           print the full timeline at the end
-        """ + "\n" + TraceFiles.reportHelp(column: 26) + "\n\n" + CurlOptions.help + PolicyOptions.help
+        """ + "\n" + TraceFiles.reportHelp(column: 26) + "\n" + FetchDownload.help + "\n" + CurlOptions.help
+        + PolicyOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         guard
@@ -55,10 +56,19 @@ enum FetchCommand {
         let connectTimeout = try args.seconds("--connect-timeout")
         if let connectTimeout, connectTimeout <= .zero { throw UsageError("--connect-timeout must be more than 0") }
         let output = try outputPath(args, url: request.url!)
-        for (option, path) in [("--output", output), ("--trace", args.value("--trace")), ("--trace-chart", args.value("--trace-chart"))] {
+        // Every -o/-O with a body streams to disk (FetchDownload: FILE.part, resumes, -C -, --sha256);
+        // -I asks for no body, so its head is written as stdout's is. Output to stdout stays in memory,
+        // and so does output to a device or FIFO (-o /dev/null): it is written into, never renamed over.
+        let streamed = output.map { !AtomicFile.isSpecial($0) } ?? false && request.httpMethod?.uppercased() != "HEAD"
+        let downloadOptions = try FetchDownload.options(from: args, streamed: streamed)
+        for (option, path) in [
+            ("--output", output), ("--trace", args.value("--trace")), ("--trace-chart", args.value("--trace-chart")),
+        ] {
             if let path { try AtomicFile.checkWritable(path, option: option) }
         }
-        let chartFormat = try args.value("--trace-chart").map { path throws(UsageError) in try TraceFiles.chartFormat(for: path, option: "--trace-chart") }
+        let chartFormat = try args.value("--trace-chart").map { path throws(UsageError) in
+            try TraceFiles.chartFormat(for: path, option: "--trace-chart")
+        }
         try TraceFiles.checkReport(args)
         let silent = args.has("--silent")
         let showErrors = !silent || args.has("--show-error")
@@ -67,31 +77,57 @@ enum FetchCommand {
         // Linux's URLSession ignores a request's own timeout; the engine enforces --timeout itself.
         // --connect-timeout can only be this idle timeout (URLSession has no connect-only one). On
         // Linux it counts whole seconds (1.5 acts as 1, 0.3 fails at once: measured), so round up.
+        // It is also what ends a stalled download (downloads have no default per-attempt timeout).
         var idle = policy.perAttemptTimeout.map { $0.inSeconds + 1 } ?? 60
         if let connectTimeout { idle = min(idle, max(1, connectTimeout.inSeconds.rounded(.up))) }
         configuration.timeoutIntervalForRequest = idle
-        let session = URLSession(configuration: configuration, delegate: CredentialSafeRedirects(), delegateQueue: nil)
         let reporter = silent ? nil : ProgressReporter(label: "fetch", maxAttempts: policy.maxAttempts)
-        let outcome = try await session.retryOutcome(
-            for: request, retry: policy, rules: rules, clock: ContinuousClock(), onTransition: reporter.map { $0.record })
+        let outcome: RetryOutcome<HTTPResponse>
+        var download: DownloadOutcome?
+        if let output, streamed {
+            let done = try await FetchDownload.run(
+                request, to: output, options: downloadOptions, policy: policy, rules: rules,
+                configuration: configuration, reporter: reporter, args: args)
+            download = done
+            outcome = done.retry
+        } else {
+            let session = URLSession(
+                configuration: configuration, delegate: CredentialSafeRedirects(), delegateQueue: nil)
+            outcome = try await session.retryOutcome(
+                for: request, retry: policy, rules: rules, clock: ContinuousClock(),
+                onTransition: reporter.map { $0.record })
+        }
         if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
-        if let path = args.value("--trace-chart"), let chartFormat { try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat) }
+        if let path = args.value("--trace-chart"), let chartFormat {
+            try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat)
+        }
         try TraceFiles.writeReport(
-            outcome.trace, title: "\(request.httpMethod ?? "GET") \(Redaction.redact(request.url!))", reason: outcome.reason,
-            policy: policy, args: args)
+            outcome.trace, title: "\(request.httpMethod ?? "GET") \(Redaction.redact(request.url!))",
+            reason: outcome.reason, policy: policy, args: args)
         if args.has("--verbose") { Console.error(Timeline.render(outcome.trace, reason: outcome.reason)) }
 
         let answer = outcome.value
         let verdict = FetchExit(
             outcome: outcome, failOnError: failOnError, bodyWithFailure: args.has("--fail-with-body"),
-            maxFileSize: maxFileSize)
-        if let answer, verdict.writesBody {
+            maxFileSize: maxFileSize, fileComplete: download?.succeeded ?? false)
+        let include = args.has("--include") || args.has("--head")
+        // As curl: a body not written (-f, --max-filesize) was not downloaded either.
+        var sizeDownload = args.has("--head") || !verdict.writesBody ? 0 : answer?.data.count ?? 0
+        if let download, let output {
+            sizeDownload = try FetchDownload.place(download, at: output, verdict: verdict, include: include)
+        } else if let answer, verdict.writesBody {
             var data = Data()
-            if args.has("--include") || args.has("--head") { data += Data(head(of: answer.response).utf8) }
+            if include { data += Data(head(of: answer.response).utf8) }
             if !args.has("--head") { data += answer.data }
             if let output { try AtomicFile.write(data, to: output) } else { Console.output(data) }
         }
-        if showErrors, case .failure(let error) = outcome.httpResult {
+        if showErrors, let download, verdict.status != 0, verdict.problem == nil, !download.succeeded {
+            // The file's side of a failed download: why, and what is kept to continue with -C -.
+            Console.error(Console.paint("fetch: \(DownloadError(outcome: download))", .bad))
+            if download.bytesOnDisk > 0 {
+                Console.error("fetch: run again with -C - to continue from byte \(download.bytesOnDisk)")
+            }
+        } else if showErrors, case .failure(let error) = outcome.httpResult {
             Console.error(Console.paint("fetch: \(error.description)", .bad))
         } else if showErrors, let problem = verdict.problem {
             Console.error(Console.paint("fetch: \(problem)", .bad))
@@ -100,17 +136,23 @@ enum FetchCommand {
             Console.error(Console.paint("fetch: exit \(verdict.status): \(verdict.rule)", .bad))
         }
         if !silent {
-            let what = answer.map { "HTTP \($0.statusCode), \($0.data.count) bytes" } ?? "no answer"
+            var what = answer.map { "HTTP \($0.statusCode), \($0.data.count) bytes" } ?? "no answer"
+            if let download, let output, download.succeeded {
+                let code = download.response.map { "HTTP \($0.statusCode), " } ?? ""
+                what = "\(code)\(ByteCount.describe(download.bytesOnDisk)) in \(output)"
+            }
+            let resumed = download?.transfer.resumeSummary.map { " (\($0))" } ?? ""
             Console.error(
-                "fetch: \(what) after \(outcome.attempts.count) attempt(s) in \(outcome.duration.shortDescription); "
-                    + "exit \(verdict.status): \(verdict.rule)")
+                "fetch: \(what) after \(outcome.attempts.count) attempt(s) in \(outcome.duration.shortDescription)"
+                    + "\(resumed); exit \(verdict.status): \(verdict.rule)")
         }
         if let writeOut {
             Console.output(
                 writeOut.render(
                     WriteOut.Values(
-                        httpCode: answer?.statusCode, retries: max(0, outcome.attempts.count - 1), timeTotal: outcome.duration,
-                        sizeDownload: args.has("--head") ? 0 : answer?.data.count ?? 0,
+                        httpCode: answer?.statusCode ?? download?.ranges.last?.status,
+                        retries: max(0, outcome.attempts.count - 1), timeTotal: outcome.duration,
+                        sizeDownload: sizeDownload,
                         urlEffective: Redaction.redact(answer?.response.url ?? request.url!), exitCode: verdict.status,
                         finalState: outcome.finalState.label, stopReason: outcome.reason.rawValue)))
         }

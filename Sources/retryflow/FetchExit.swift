@@ -14,7 +14,12 @@ struct FetchExit {
     /// What went wrong, for stderr, when no error of the run says it (-f, --max-filesize).
     let problem: String?
 
-    init(outcome: RetryOutcome<HTTPResponse>, failOnError: Bool, bodyWithFailure: Bool, maxFileSize: Int?) {
+    /// `fileComplete`: a download put every byte of the file in place (its final answer may be a
+    /// 416 saying the file was already whole).
+    init(
+        outcome: RetryOutcome<HTTPResponse>, failOnError: Bool, bodyWithFailure: Bool, maxFileSize: Int?,
+        fileComplete: Bool = false
+    ) {
         let answer = outcome.value
         let size = answer?.data.count ?? 0
         // The rules' maxBodyBytes (--max-filesize) ended the run; here it only decides what is written.
@@ -30,6 +35,9 @@ struct FetchExit {
             let limit = maxFileSize ?? 0
             rule = "\(because): --max-filesize \(limit) and a body of \(size) bytes (nothing written)"
             problem = "the body is larger than --max-filesize (\(size) > \(limit) bytes)"
+        case (.success, _) where fileComplete:
+            rule = "\(ended): the file is complete"
+            problem = nil
         case (.success, let code?) where code >= 400:
             rule = "\(ended): HTTP \(code) is a final answer (-f makes it exit 1)"
             problem = nil

@@ -1,9 +1,11 @@
 import Foundation
 import RetryFlow
 import RetryFlowGraphviz
+import RetryFlowHTTP
 import RetryFlowSnippets
 
-/// `retryflow render`: a shipped machine's chart (retry, budget or breaker), optionally with a run drawn over it.
+/// `retryflow render`: a shipped machine's chart (retry, budget, breaker or transfer), optionally with a run drawn
+/// over it.
 enum RenderCommand {
     static let specs = [
         OptionSpec("--machine"), OptionSpec("--table"), OptionSpec("--style"), OptionSpec("--format"),
@@ -16,34 +18,43 @@ enum RenderCommand {
 
         Draws a machine from the same transition table the engine executes.
           --machine NAME    retry (default), budget (the shared retry budget), breaker (the circuit breaker),
-                            or an original snippet retold as a table: swift-snippet, objc-snippet
+                            transfer (what a download does with its bytes), or an original snippet
+                            retold as a table: swift-snippet, objc-snippet
                             (--table is another name for it; --table retryflow means retry)
           --style STYLE     state (UML state diagram) or flowchart (default flowchart)
           --format FORMAT   dot, mermaid, markdown, or a Graphviz format: svg, png, pdf, json, plain …
                             (default: from -o's extension, else dot)
           -o, --output FILE write to FILE (atomically) instead of stdout
-          --trace FILE      draw a run's trace (JSON, e.g. from fetch/simulate --trace) over the chart;
-                            it must be a trace of the machine drawn
+          --trace FILE      draw a run's trace (JSON, e.g. from fetch/simulate --trace, or fetch
+                            --trace-transfer for transfer) over the chart; it must be a trace of the
+                            machine drawn
         With --trace and format html (-o run.html), writes a web page that steps through the run.
         Binary formats (png, pdf) are not written to a terminal.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "render", help: help) else { return 0 }
-        let names = ["retry", "budget", "breaker", "swift-snippet", "objc-snippet"]
+        let names = ["retry", "budget", "breaker", "transfer", "swift-snippet", "objc-snippet"]
         if args.has("--machine") && args.has("--table") { throw UsageError("give --machine or --table, not both") }
         let machine = try args.choice("--machine", names)
             ?? args.choice("--table", ["retryflow"] + names).map { $0 == "retryflow" ? "retry" : $0 } ?? "retry"
         switch machine {
         case "budget": return try render(BudgetTable.budget, machine: machine, args: args)
         case "breaker": return try render(BreakerTable.breaker, machine: machine, args: args)
+        case "transfer":
+            // A download's trace also says how often it resumed: the chart's caption and the report carry it.
+            return try render(TransferTable.transfer, machine: machine, args: args) { $0.resumeSummary }
         case "swift-snippet": return try render(TransitionTable.swiftSnippet, machine: machine, args: args)
         case "objc-snippet": return try render(TransitionTable.objcSnippet, machine: machine, args: args)
         default: return try render(RetryTable.retry, machine: machine, args: args)
         }
     }
 
-    private static func render<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>, machine: String, args: CommandLineArguments) throws -> Int32 {
+    /// Draws `table` (and a run of it from `--trace`, with `summary`'s words in its caption and report).
+    private static func render<S, E, G, F, R>(
+        _ table: TransitionTable<S, E, G, F, R>, machine: String, args: CommandLineArguments,
+        summary: (TransitionTrace<S, E, G>) -> String? = { _ in nil }
+    ) throws -> Int32 {
         let style = ChartStyle(rawValue: try args.choice("--style", ["state", "flowchart"]) ?? "flowchart")!
         let output = args.value("--output")
         if let output { try AtomicFile.checkWritable(output, option: "-o") }
@@ -64,6 +75,7 @@ enum RenderCommand {
                 throw UsageError("--trace \(path): the trace does not match the \(machine) table: \(problems.joined(separator: "; "))")
             }
             overlay = TraceOverlay(trace: decoded, table: table)
+            if let extra = summary(decoded) { overlay?.caption += " · " + extra }
             trace = decoded
         }
 
@@ -74,7 +86,9 @@ enum RenderCommand {
                 throw UsageError("an html report needs --trace TRACE.json and -o FILE.html")
             }
             try TraceFiles.checkReportName(output, option: "-o")
-            try TraceFiles.writeReport(trace, of: table, title: URL(fileURLWithPath: path).lastPathComponent, to: output)
+            let facts = summary(trace).map { [RunReport.Fact("transfer", $0)] } ?? []
+            try TraceFiles.writeReport(
+                trace, of: table, title: URL(fileURLWithPath: path).lastPathComponent, facts: facts, to: output)
             return 0
         case "mermaid", "markdown":
             guard overlay == nil else { throw UsageError("--trace draws on DOT-based formats, not \(format)") }

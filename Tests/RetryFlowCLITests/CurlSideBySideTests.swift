@@ -138,6 +138,45 @@ import Testing
         #expect(ourRun.ours.stdout.isEmpty && curlRun.curl.stdout.isEmpty)
     }
 
+    @Test func fileOutputFollowsCurlOnFailuresSizesAndWriteOut() async throws {
+        // -o streams to disk (FILE.part, renamed when whole); what lands in FILE, -w's numbers and
+        // whether the exit is zero stay curl's.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "retryflow-curl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cases: [(path: String, flags: [String])] = [
+            ("/ok", []), ("/missing", []), ("/missing", ["-f"]), ("/missing", ["--fail-with-body"]),
+            ("/ok", ["--max-filesize", "3"]), ("/ok", ["-I"]),
+        ]
+        for (index, item) in cases.enumerated() {
+            let what = "\(item.path) \(item.flags.joined(separator: " "))"
+            let curlFile = folder.appendingPathComponent("curl-\(index)")
+            let ourFile = folder.appendingPathComponent("ours-\(index)")
+            func flags(_ file: URL) -> [String] {
+                ["-s", "-w", "%{http_code} %{size_download}", "-o", file.path] + item.flags
+            }
+            let curlRun = try await Self.both(flags(curlFile), path: item.path)
+            let ourRun = try await Self.both(flags(ourFile), path: item.path)
+            let pair = Pair(curl: curlRun.curl, ours: ourRun.ours, curlRequests: [], ourRequests: [])
+            Self.expectSame(pair, what)
+            let curlData = try? Data(contentsOf: curlFile)
+            let ourData = try? Data(contentsOf: ourFile)
+            if item.flags == ["-I"] {
+                // The head's lines differ on purpose (sorted names): its status line and its end agree.
+                let ours = String(decoding: ourData ?? Data(), as: UTF8.self)
+                #expect(ours.hasPrefix("HTTP/1.1 200 ") && ours.hasSuffix("\r\n\r\n"), "\(what)")
+                #expect(curlData.map { String(decoding: $0, as: UTF8.self).hasPrefix("HTTP/1.1 200 ") } == true)
+            } else {
+                #expect(ourData == curlData, "\(what): the file")
+            }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+                $0.hasSuffix(".part") || $0.hasSuffix(".tmp")
+            }
+            #expect(leftovers.isEmpty, "\(what): \(leftovers)")
+        }
+    }
+
     @Test func headAndInclude() async throws {
         // Same status line and body; the header lines differ on purpose (URLSession gives no
         // wire order, and sorted names are what retryflow prints).

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import RetryFlowTesting
 import Testing
 
@@ -15,6 +18,27 @@ import Testing
         #expect(result.stderr.contains("attempt 1 of 3"))
         #expect(result.stderr.contains("networkConnectionLost"))
         #expect(result.stderr.contains("HTTP 200, 6 bytes after 3 attempt(s)"))
+    }
+
+    /// `-o /dev/null` (curl's idiom with -w) writes into the device: it must never be replaced by a
+    /// renamed file (the tests run as root, where that rename succeeds and breaks the machine).
+    @Test func outputToDevNullLeavesTheDevice() async throws {
+        let cases = [[String](), ["-C", "-"], ["--trace", "/dev/null"]]
+        let server = try FlakyServer(
+            scripts: Dictionary(uniqueKeysWithValues: cases.indices.map { ("/x\($0)", [.status(503), .status(200, body: "hi")]) }))
+        defer { server.stop() }
+        for (index, extra) in cases.enumerated() {
+            let result = try await Tool.run(
+                ["fetch", server.url("/x\(index)").absoluteString, "-o", "/dev/null", "-w", "%{http_code}"] + extra
+                    + Self.fast)
+            var info = stat()
+            #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR, "\(extra): /dev/null is a device")
+            if extra.first == "-C" {
+                #expect(result.status == 2 && result.stderr.contains("--continue-at"), "no resume into a device")
+            } else {
+                #expect(result.status == 0 && result.stdout == "200", "\(extra): \(result.stderr)")
+            }
+        }
     }
 
     @Test func postAnswered503IsNotRetried() async throws {

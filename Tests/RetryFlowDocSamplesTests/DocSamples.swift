@@ -108,8 +108,72 @@ private func sample5() async throws {
     _ = chart
 }
 
-// fleet.md, sample 6
+// downloads.md, sample 6
 private func sample6() async throws {
+    let destination = URL(fileURLWithPath: "/tmp/big.iso")
+    let (response, outcome) = try await URLSession.shared.download(for: request, to: destination, retry: .download)
+    print(response.statusCode, outcome.bytesOnDisk)
+    for range in outcome.ranges { print(range) }   // #2 asked bytes=33554432- (If-Range), got 206, wrote …
+
+    _ = destination
+    _ = response
+    _ = outcome
+}
+
+// downloads.md, sample 7
+private func sample7() async throws {
+    var options = DownloadOptions()
+    options.resumeExisting = true                                              // continue big.iso.part (or big.iso)
+    options.expectedSHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    options.speedLimit = .init(bytesPerSecond: 1_000, window: .seconds(30))    // a stall is retried, resuming
+
+    let (updates, progress) = AsyncStream<DownloadProgress>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    Task {
+        for await update in updates {
+            print(update.bytesOnDisk, update.expectedTotal ?? 0, update.fractionCompleted ?? 0, update.bytesPerSecond)
+        }
+    }
+    let file = URL(fileURLWithPath: "/tmp/big.iso")
+    _ = try await URLSession.shared.download(for: request, to: file, options: options, progress: progress)
+
+    // The same with a completion handler (runs once, on the session's delegate queue); cancel the task to stop.
+    let task = URLSession.shared.downloadTask(with: request, to: file) { result in
+        if case .success(let outcome) = result, outcome.succeeded { print("done:", outcome.file.path) }
+    }
+    task.cancel()
+
+    // The Objective-C snippet's call shape, with a file instead of Data.
+    URLSession.shared.downloadAndRetry(
+        with: url, to: file, retryCount: 5,
+        completion: { response, file in print(response, file) },
+        failure: { error, attempts in print(error, attempts.count) })
+
+    _ = options
+    _ = updates
+    _ = progress
+    _ = file
+    _ = task
+}
+
+// downloads.md, sample 8
+private func sample8() async throws {
+    let server = try FlakyServer()
+    let file = FlakyServer.Resource(size: 4 << 20, etag: "\"v1\"")
+    try server.serveDownload(file, at: "/file", steps: [.cut(after: 1 << 20), .cut(after: 1 << 20, reset: true), .serve])
+    let destination = URL(fileURLWithPath: "/tmp/file.bin")
+    _ = try await URLSession.shared.download(for: URLRequest(url: server.url("/file")), to: destination)
+    let onDisk = try FlakyServer.Resource.sha256(ofFileAt: destination)
+    assert(onDisk == file.sha256)
+    assert(server.bodyBytesSent(to: "/file") == file.size)   // each byte sent once
+
+    _ = server
+    _ = file
+    _ = destination
+    _ = onDisk
+}
+
+// fleet.md, sample 9
+private func sample9() async throws {
     let budget = try RetryBudget(.awsStandard)
     let breaker = try CircuitBreaker(.polly)
     let resilience = Resilience(policy: .default, budget: budget, breaker: breaker)
@@ -128,8 +192,8 @@ private func sample6() async throws {
     _ = value
 }
 
-// fleet.md, sample 7
-private func sample7() async throws {
+// fleet.md, sample 10
+private func sample10() async throws {
     let registry = try ResilienceRegistry(budget: .grpc(maxTokens: 10, tokenRatio: 0.1), breaker: .polly)
     let shared = Resilience(policy: .default, registry: registry)
 
@@ -137,8 +201,8 @@ private func sample7() async throws {
     _ = shared
 }
 
-// http.md, sample 8
-private func sample8() async throws {
+// http.md, sample 11
+private func sample11() async throws {
     var rules = HTTPRetryRules.default
     rules.rateLimitResetHeaders.append("X-Quota-Reset")  // a header of your API, read the same way
     rules.attemptHeader = .retryFlow                     // RetryFlow-Attempt: 1, 2, 3 … on each request
@@ -148,7 +212,7 @@ private func sample8() async throws {
     _ = outcome
 }
 
-// linear-iteration.md, sample 9
+// linear-iteration.md, sample 12
 // The original design, for study: do not use. (Retold in Swift 6: its closures now say @Sendable.)
 extension URLSession {
     func originalRetryDataTask(
@@ -169,8 +233,8 @@ extension URLSession {
     }
 }
 
-// linear-iteration.md, sample 10
-private func sample10() async throws {
+// linear-iteration.md, sample 13
+private func sample13() async throws {
     func fetchWithRetries(_ request: URLRequest, attempts: Int, delay: Duration) async throws -> Data {
         var attempt = 1
         while true {
@@ -185,8 +249,8 @@ private func sample10() async throws {
 
 }
 
-// migrating.md, sample 11
-private func sample11() throws {
+// migrating.md, sample 14
+private func sample14() throws {
 
     // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
     // a POST is retried only when safe, and the returned task exposes state and trace.
@@ -205,16 +269,16 @@ private func sample11() throws {
     _ = error
 }
 
-// migrating.md, sample 12
-private func sample12() async throws {
+// migrating.md, sample 15
+private func sample15() async throws {
     let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .originalSnippet())
 
     _ = data
     _ = response
 }
 
-// migrating.md, sample 13
-private func sample13() async throws {
+// migrating.md, sample 16
+private func sample16() async throws {
     URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
         // the final answer
     }, failure: { error, attempts in
@@ -223,8 +287,8 @@ private func sample13() async throws {
 
 }
 
-// migrating.md, sample 14
-private func sample14() async throws {
+// migrating.md, sample 17
+private func sample17() async throws {
     let policy = RetryPolicy(maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
     var rules = HTTPRetryRules.default
     rules.retryableStatuses.remove(429)          // to match exactly; RetryFlow also retries 429 and honours Retry-After
@@ -236,8 +300,8 @@ private func sample14() async throws {
     _ = response
 }
 
-// migrating.md, sample 15
-private func sample15() async throws {
+// migrating.md, sample 18
+private func sample18() async throws {
     let value = try await Retry(policy).run { attempt in
         try await compute()
     }
@@ -245,8 +309,8 @@ private func sample15() async throws {
     _ = value
 }
 
-// policies.md, sample 16
-private func sample16() async throws {
+// policies.md, sample 19
+private func sample19() async throws {
     var policy = RetryPolicy.default      // 3 attempts; exponential 0.5 s × 2; cap 20 s; full jitter; Retry-After ≤ 300 s
     policy.maxAttempts = 5
     policy.deadline = .seconds(30)
@@ -255,8 +319,8 @@ private func sample16() async throws {
     _ = policy
 }
 
-// README.md, sample 17
-private func sample17() async throws {
+// README.md, sample 20
+private func sample20() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -268,8 +332,8 @@ private func sample17() async throws {
     _ = value
 }
 
-// README.md, sample 18
-private func sample18() async throws {
+// README.md, sample 21
+private func sample21() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -277,8 +341,8 @@ private func sample18() async throws {
     _ = outcome
 }
 
-// README.md, sample 19
-private func sample19() async throws {
+// README.md, sample 22
+private func sample22() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -288,8 +352,8 @@ private func sample19() async throws {
     _ = run
 }
 
-// README.md, sample 20
-private func sample20() async throws {
+// README.md, sample 23
+private func sample23() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
@@ -307,8 +371,8 @@ private func sample20() async throws {
     _ = task
 }
 
-// README.md, sample 21
-private func sample21() throws {
+// README.md, sample 24
+private func sample24() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
 
@@ -321,8 +385,8 @@ private func sample21() throws {
     _ = error
 }
 
-// README.md, sample 22
-private func sample22() async throws {
+// README.md, sample 25
+private func sample25() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart

@@ -2,6 +2,7 @@ import Foundation
 import RetryFlow
 import RetryFlowSnippets
 import RetryFlowGraphviz
+import RetryFlowHTTP
 import RetryFlowTesting
 
 /// The charts committed in `diagrams/`, generated from the shipped table. The drift test compares
@@ -102,6 +103,8 @@ enum ShippedDiagrams {
             ("breaker-table.md", MarkdownTable.render(BreakerTable.breaker)),
             ("example-breaker-trip.trace.json", breakerJSON),
             ("example-breaker-trip.dot", DOTChart.render(BreakerTable.breaker, style: .state, overlay: breakerOverlay)),
+            ("transfer-state.dot", DOTChart.render(TransferTable.transfer, style: .state)),
+            ("transfer-table.md", MarkdownTable.render(TransferTable.transfer)),
         ] + (try await fleetCharts())
     }
 
@@ -118,6 +121,7 @@ enum ShippedDiagrams {
         ("budget-state.svg", "budget-state.dot", "svg"),
         ("breaker-state.svg", "breaker-state.dot", "svg"),
         ("example-breaker-trip.svg", "example-breaker-trip.dot", "svg"),
+        ("transfer-state.svg", "transfer-state.dot", "svg"),
     ]
 
     /// Writes every file (used by `make diagrams`).

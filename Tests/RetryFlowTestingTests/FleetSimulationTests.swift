@@ -19,6 +19,33 @@ import Testing
         #expect(first.text == again.text)
     }
 
+    /// The docs' scenario under both protections, four copies at once: the copies (and the rest of a
+    /// parallel `swift test`) crowd the cooperative pool, which is when a driver that moves the clock
+    /// under a request still in flight shows it. Every copy must report the same, byte for byte.
+    @Test func concurrentCopiesReportTheSame() async throws {
+        let scenario = FleetScenario(
+            clients: 50, duration: .seconds(20), outage: Duration.seconds(5) ..< Duration.seconds(12),
+            policy: RetryPolicy(maxAttempts: 4), budget: .awsStandard,
+            breaker: CircuitBreakerOptions(trip: .consecutiveFailures(20), breakDuration: .seconds(2)))
+        let reports = try await withThrowingTaskGroup(of: FleetReport.self) { group in
+            for _ in 0..<4 { group.addTask { try await FleetSimulation.run(scenario) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for report in reports.dropFirst() {
+            #expect(report.text == reports[0].text)
+        }
+        for report in reports {
+            // A healthy server answers at once: a run started in a healthy second ends in it. A success
+            // counted a second late means the clock moved while the request was in flight.
+            for second in report.seconds where second.time < 5 {
+                #expect(second.successes == second.offered, "second \(second.time)")
+            }
+            // Nothing runs past the last first attempt by more than the policy's waits and breaks: a row
+            // 30 s later would be HTTP's default attempt timeout firing on the virtual clock.
+            #expect(report.seconds.count <= 25)
+        }
+    }
+
     @Test func countsAddUp() async throws {
         let report = try await FleetSimulation.run(Self.small)
         let totals = report.totals

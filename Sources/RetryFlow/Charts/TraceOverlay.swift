@@ -7,8 +7,9 @@ public struct TraceOverlay: Hashable, Sendable {
     package let finalState: String?
     /// States the run visited.
     package let visitedStates: Set<String>
-    /// One line: attempts, waits, end state and time.
-    public let caption: String
+    /// One line: attempts, waits, end state and time (a driver may say more, e.g. where a
+    /// download resumed).
+    public var caption: String
 
     /// Counts `trace`'s steps against `table`'s rows. Steps that match no row are not counted
     /// (``TransitionTrace/inconsistencies(with:)`` names them).

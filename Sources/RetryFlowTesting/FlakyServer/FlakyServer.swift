@@ -86,6 +86,7 @@ public final class FlakyServer: @unchecked Sendable {
         state.withLock {
             $0.scripts[path] = steps
             $0.played[path] = 0
+            $0.downloads[path] = nil
         }
     }
 
@@ -147,7 +148,7 @@ public final class FlakyServer: @unchecked Sendable {
 
     // MARK: scripts
 
-    private static func validate(_ steps: [Step], for path: String) throws(FlakyServerError) {
+    static func validate(_ steps: [Step], for path: String) throws(FlakyServerError) {
         guard path.hasPrefix("/"), !path.contains("?"), !path.contains(" ") else {
             throw FlakyServerError("script path \"\(path)\" must start with / and have no query or spaces")
         }
@@ -177,8 +178,11 @@ public final class FlakyServer: @unchecked Sendable {
     }
 
     private func answer(_ request: ParsedRequest, on connection: Connection) {
-        let arrival = started.duration(to: .now)
-        let arrivalDate = Date()
+        if let played = state.withLock({ $0.playDownload(request.path) }) {
+            let record = record(request, on: connection, step: played.index)
+            answerDownload(request, played: played, record: record, on: connection)
+            return
+        }
         let (step, index): (Step, Int?) = state.withLock { state in
             guard let steps = state.scripts[request.path] else {
                 return (Step.status(404, body: "FlakyServer: no script for \(request.path)\n"), nil)
@@ -187,21 +191,10 @@ public final class FlakyServer: @unchecked Sendable {
             state.played[request.path] = index + 1
             return (steps[index], index)
         }
-        let (record, ready) = state.withLock { state -> (Int, [CheckedContinuation<Void, Never>]) in
-            state.requests.append(
-                RecordedRequest(
-                    method: request.method, path: request.path, query: request.query, headers: request.headers,
-                    body: Data(request.body), arrival: arrival, arrivalDate: arrivalDate, connection: connection.id, step: index))
-            return (state.requests.count - 1, state.satisfiedWaiters())
-        }
-        for waiter in ready { waiter.resume() }
+        let record = record(request, on: connection, step: index)
         let perform: @Sendable () -> Void = { [weak self, weak connection] in
             guard let self, let connection, !connection.isClosed else { return }
-            let markAnswered = { [weak self] in
-                guard let self else { return }
-                let now = self.started.duration(to: .now)
-                self.state.withLock { $0.requests[record].answered = now }
-            }
+            let markAnswered = { [weak self] in self?.markAnswered(record) }
             switch step.action {
             case .respond(let status, let headers, let body):
                 let keepAlive = !request.wantsClose
@@ -238,6 +231,36 @@ public final class FlakyServer: @unchecked Sendable {
         }
     }
 
+    /// Records `request` (answered by script step `step`) and wakes the tests waiting for it;
+    /// returns its index in ``requests``.
+    private func record(_ request: ParsedRequest, on connection: Connection, step: Int?) -> Int {
+        let arrival = started.duration(to: .now)
+        let arrivalDate = Date()
+        let (record, ready) = state.withLock { state -> (Int, [CheckedContinuation<Void, Never>]) in
+            state.requests.append(
+                RecordedRequest(
+                    method: request.method, path: request.path, query: request.query, headers: request.headers,
+                    body: Data(request.body), arrival: arrival, arrivalDate: arrivalDate, connection: connection.id,
+                    step: step))
+            return (state.requests.count - 1, state.satisfiedWaiters())
+        }
+        for waiter in ready { waiter.resume() }
+        return record
+    }
+
+    /// Notes when request `record` was answered: before the bytes leave, so a client that has the
+    /// answer always finds it recorded.
+    func markAnswered(_ record: Int) {
+        let now = started.duration(to: .now)
+        state.withLock { $0.requests[record].answered = now }
+    }
+
+    /// The server's shared state, under its lock (for the download extension).
+    func withState<R>(_ body: (inout StateLock.State) -> R) -> R { state.withLock(body) }
+
+    /// Runs `work` on the server's queue later (a download's next chunk, without deep recursion).
+    func later(_ work: @escaping @Sendable () -> Void) { queue.async(execute: work) }
+
     static func head(status: Int, headers: [Header], contentLength: Int, keepAlive: Bool) -> [UInt8] {
         var text = "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n"
         var hasLength = false
@@ -255,10 +278,12 @@ public final class FlakyServer: @unchecked Sendable {
         case 200: "OK"
         case 201: "Created"
         case 204: "No Content"
+        case 206: "Partial Content"
         case 301: "Moved Permanently"
         case 400: "Bad Request"
         case 404: "Not Found"
         case 408: "Request Timeout"
+        case 416: "Range Not Satisfiable"
         case 429: "Too Many Requests"
         case 500: "Internal Server Error"
         case 501: "Not Implemented"
@@ -285,7 +310,7 @@ public final class FlakyServer: @unchecked Sendable {
 }
 
 /// The server's shared bookkeeping, read by tests from any thread.
-private final class StateLock: @unchecked Sendable {
+final class StateLock: @unchecked Sendable {
     struct State {
         var scripts: [String: [FlakyServer.Step]] = [:]
         var played: [String: Int] = [:]
@@ -293,6 +318,7 @@ private final class StateLock: @unchecked Sendable {
         var waiters: [(path: String?, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         /// ``FlakyServer/stop()`` was called (its work then runs on the server's queue).
         var stopping = false
+        var downloads: [String: DownloadScript] = [:]
 
         /// Removes and returns the waiters now satisfied.
         mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {

@@ -1,0 +1,365 @@
+import Foundation
+import RetryFlow
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One download's shared bookkeeping: the transfer machine, its trace, the file and the attempt
+/// in flight. URLSession's delegate queue, the engine's task and cancellation handlers all come
+/// through here; one lock serialises them, so once an attempt is closed (cut, rejected, stalled,
+/// cancelled) no late callback of its data task can write a byte.
+final class DownloadBook: @unchecked Sendable {
+    // @unchecked: every mutable field is behind `lock`.
+    private struct Attempt {
+        let id: Int
+        var task: URLSessionDataTask?
+        var continuation: CheckedContinuation<HTTPResponse, any Error>?
+        /// Set when the attempt ended before its data task started (cancelled at once).
+        var early: (any Error)?
+        var response: HTTPURLResponse?
+        /// A non-file answer's body (a 503's words), kept up to `bodyLimit`.
+        var body = Data()
+        var writes = false
+        var startedAt: Duration
+        var received = 0
+        var wroteFrom = 0
+    }
+
+    private static let bodyLimit = 64 * 1024
+    private let lock = Locked(())
+    private var machine: TransferMachine
+    private var trace = TransferTrace()
+    private var ranges: [DownloadAttemptRange] = []
+    private let file: PartialFile
+    private let progress: AsyncStream<DownloadProgress>.Continuation?
+    private let now: @Sendable () -> Duration
+    private var current: Attempt?
+    private var lastAttemptID = 0
+    private var mismatch: (expected: String, actual: String)?
+    /// HTTPRetryRules.maxBodyBytes: a larger body fails the download, not retried.
+    private let maxBytes: Int?
+
+    init(
+        file: PartialFile, expectedSHA256: String?, maxBytes: Int? = nil,
+        progress: AsyncStream<DownloadProgress>.Continuation?, now: @escaping @Sendable () -> Duration
+    ) {
+        self.file = file
+        self.maxBytes = maxBytes
+        self.progress = progress
+        self.now = now
+        machine = TransferMachine(bytesOnDisk: file.size, expectedSHA256: expectedSHA256)
+    }
+
+    private func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        try lock.withLock { _ in try body() }
+    }
+
+    /// Whether the transfer reached `complete`.
+    var isComplete: Bool { withLock { machine.state == .complete } }
+
+    // MARK: attempts (the engine's task)
+
+    /// Starts attempt bookkeeping; returns its id and the request the table asks for.
+    func begin(_ base: URLRequest) throws -> (Int, URLRequest) {
+        try withLock {
+            guard let actions = deliver(.attempt) else { throw DownloadProblem.rejected("no attempt possible now") }
+            var request = base
+            var from = 0
+            var ifRange = false
+            for case .askRest(let start, let validator) in actions {
+                from = start
+                request.setValue("bytes=\(start)-", forHTTPHeaderField: "Range")
+                if let validator {
+                    request.setValue(validator, forHTTPHeaderField: "If-Range")
+                    ifRange = true
+                }
+            }
+            lastAttemptID += 1
+            current = Attempt(id: lastAttemptID, startedAt: now())
+            ranges.append(
+                DownloadAttemptRange(
+                    attempt: machine.rules.attempt, requestedFrom: from, sentIfRange: ifRange, status: nil,
+                    wroteFrom: nil,
+                    endedAt: file.size))
+            return (lastAttemptID, request)
+        }
+    }
+
+    /// Starts `task` for attempt `id`, unless the attempt already ended (then fails at once).
+    func start(_ id: Int, task: URLSessionDataTask, continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        let early: (any Error)? = withLock {
+            guard var attempt = current, attempt.id == id else { return CancellationError() }
+            if let early = attempt.early {
+                current = nil
+                return early
+            }
+            attempt.task = task
+            attempt.continuation = continuation
+            current = attempt
+            return nil
+        }
+        if let early { continuation.resume(throwing: early) } else { task.resume() }
+    }
+
+    /// Ends attempt `id` with `error` (cancellation, a stall), keeping the bytes on disk, and
+    /// stops its data task. Does nothing if the attempt is already over.
+    func end(_ id: Int, with error: any Error) {
+        let ended: (CheckedContinuation<HTTPResponse, any Error>?, URLSessionDataTask?)? = withLock {
+            guard var attempt = current, attempt.id == id else { return nil }
+            guard attempt.continuation != nil else {
+                attempt.early = error  // not started yet: `start` fails it
+                current = attempt
+                _ = deliver(.interrupted(bytesOnDisk: file.size))
+                return nil
+            }
+            current = nil
+            _ = deliver(.interrupted(bytesOnDisk: file.size))
+            closeRange()
+            return (attempt.continuation, attempt.task)
+        }
+        guard let (continuation, task) = ended else { return }
+        // Cancel only a task that has not completed: the completion callback clears `current`
+        // first, so a cancel never races a finished transfer here (facts.md: that race can crash).
+        task?.cancel()
+        continuation?.resume(throwing: error)
+    }
+
+    /// How many bytes attempt `id` has received, or `nil` once it is over.
+    func received(attempt id: Int) -> Int? { withLock { current?.id == id ? current?.received : nil } }
+
+    /// Ends attempt `id` as a stall when fewer than `limit` bytes per second arrive over a window,
+    /// measured on `clock`.
+    func watch<C: Clock<Duration>>(_ id: Int, limit: DownloadOptions.SpeedLimit, clock: C) async {
+        var windowStart = clock.now
+        var before = 0
+        let floor = Int((Double(limit.bytesPerSecond) * limit.window.inSeconds).rounded(.up))
+        while !Task.isCancelled {
+            do { try await clock.sleep(until: windowStart.advanced(by: limit.window), tolerance: nil) } catch { return }
+            guard let received = received(attempt: id) else { return }
+            if received - before < floor {
+                end(id, with: DownloadProblem.stalled(bytesPerSecond: limit.bytesPerSecond, window: limit.window))
+                return
+            }
+            windowStart = windowStart.advanced(by: limit.window)
+            before = received
+        }
+    }
+
+    // MARK: URLSession callbacks (the delegate queue)
+
+    func received(_ response: URLResponse, from task: URLSessionDataTask) -> URLSession.ResponseDisposition {
+        let rejected: (CheckedContinuation<HTTPResponse, any Error>?, any Error)? = withLock {
+            guard var attempt = current, attempt.task === task else { return (nil, CancellationError()) }
+            guard let http = response as? HTTPURLResponse else {
+                current = nil
+                _ = deliver(.interrupted(bytesOnDisk: file.size))
+                closeRange()
+                return (attempt.continuation, URLError(.badServerResponse))
+            }
+            attempt.response = http
+            ranges[ranges.count - 1].status = http.statusCode
+            var answer = Self.answer(http)
+            // A file announced larger than the rules allow fails before a byte is written.
+            let announced = answer.rangeTotal ?? (answer.status == 200 ? answer.contentLength : nil)
+            if let maxBytes, let announced, announced > maxBytes, (200..<300).contains(answer.status) {
+                return fail(attempt, DownloadProblem.tooLarge(bytes: announced, limit: maxBytes))
+            }
+            if answer.status == 416, let total = answer.rangeTotal, total == file.size,
+                machine.rules.expectedSHA256 != nil
+            {
+                do { answer.fileSHA256 = try file.sha256() } catch { return fail(attempt, error) }
+            }
+            guard let actions = deliver(.answered(answer)) else {
+                return fail(attempt, DownloadProblem.rejected("answer \(answer.status) has no row"))
+            }
+            do {
+                for action in actions {
+                    switch action {
+                    case .truncate:
+                        try file.truncate(to: 0)
+                        attempt.writes = true
+                        attempt.wroteFrom = 0
+                        ranges[ranges.count - 1].wroteFrom = 0
+                    case .append(let at):
+                        try file.truncate(to: at)
+                        attempt.writes = true
+                        attempt.wroteFrom = at
+                        ranges[ranges.count - 1].wroteFrom = at
+                    case .discard:
+                        try file.truncate(to: 0)
+                    case .install:
+                        try file.install()
+                    case .reject(let reason):
+                        current = attempt
+                        return fail(attempt, DownloadProblem.rejected(reason))
+                    case .askWhole, .askRest, .finish:
+                        break
+                    }
+                }
+            } catch {
+                return fail(attempt, error)
+            }
+            current = attempt
+            return nil
+        }
+        guard let (continuation, error) = rejected else { return .allow }
+        continuation?.resume(throwing: error)
+        return .cancel  // the transfer stops; its completion callback finds no attempt and is ignored
+    }
+
+    func received(_ data: Data, from task: URLSessionDataTask) {
+        let failed: (CheckedContinuation<HTTPResponse, any Error>?, any Error)? = withLock {
+            guard var attempt = current, attempt.task === task else { return nil }
+            attempt.received += data.count
+            if attempt.writes {
+                if let maxBytes, file.size + data.count > maxBytes {
+                    return fail(attempt, DownloadProblem.tooLarge(bytes: file.size + data.count, limit: maxBytes))
+                }
+                do { try file.append(data) } catch { return fail(attempt, error) }
+                ranges[ranges.count - 1].endedAt = file.size
+                let seconds = (now() - attempt.startedAt).inSeconds
+                progress?.yield(
+                    DownloadProgress(
+                        bytesOnDisk: file.size, expectedTotal: machine.rules.total,
+                        bytesPerSecond: seconds > 0 ? Double(file.size - attempt.wroteFrom) / seconds : 0,
+                        attempt: machine.rules.attempt, resumedAt: attempt.wroteFrom))
+            } else if attempt.body.count < Self.bodyLimit {
+                attempt.body.append(data.prefix(Self.bodyLimit - attempt.body.count))
+            }
+            current = attempt
+            return nil
+        }
+        if let (continuation, error) = failed {
+            task.cancel()
+            continuation?.resume(throwing: error)
+        }
+    }
+
+    func completed(_ task: URLSessionTask, error: (any Error)?) {
+        let result: (CheckedContinuation<HTTPResponse, any Error>?, Result<HTTPResponse, any Error>)? = withLock {
+            guard let attempt = current, attempt.task === task else { return nil }
+            current = nil
+            defer { closeRange() }
+            if let error {
+                _ = deliver(.interrupted(bytesOnDisk: file.size))
+                return (attempt.continuation, .failure(error))
+            }
+            guard let response = attempt.response else {
+                _ = deliver(.interrupted(bytesOnDisk: file.size))
+                return (attempt.continuation, .failure(URLError(.badServerResponse)))
+            }
+            let answer = HTTPResponse(data: attempt.body, response: response)
+            switch machine.state {
+            case .streaming, .appending:
+                do {
+                    var sha: String?
+                    if let expected = machine.rules.expectedSHA256, machine.rules.total.map({ $0 == file.size }) ?? true
+                    {
+                        sha = try file.sha256()
+                        if sha != expected { mismatch = (expected, sha ?? "") }
+                    }
+                    guard let actions = deliver(.bodyEnded(bytesOnDisk: file.size, sha256: sha)) else {
+                        return (attempt.continuation, .failure(DownloadProblem.rejected("body end has no row")))
+                    }
+                    for action in actions {
+                        if case .install = action { try file.install() }
+                        if case .discard = action { try file.truncate(to: 0) }
+                    }
+                } catch {
+                    return (attempt.continuation, .failure(error))
+                }
+                switch machine.state {
+                case .complete:
+                    return (attempt.continuation, .success(answer))
+                case .failed:
+                    let (expected, actual) = mismatch ?? ("?", "?")
+                    return (
+                        attempt.continuation,
+                        .failure(DownloadProblem.checksumMismatch(expected: expected, actual: actual))
+                    )
+                default:
+                    return (
+                        attempt.continuation,
+                        .failure(DownloadProblem.incomplete(bytesOnDisk: file.size, total: machine.rules.total))
+                    )
+                }
+            case .failed:
+                let (expected, actual) = mismatch ?? (machine.rules.expectedSHA256 ?? "?", "?")
+                return (
+                    attempt.continuation, .failure(DownloadProblem.checksumMismatch(expected: expected, actual: actual))
+                )
+            default:
+                // A 416 that completed the file, or another status for the classifier to judge.
+                return (attempt.continuation, .success(answer))
+            }
+        }
+        guard let (continuation, outcome) = result else { return }
+        continuation?.resume(with: outcome)
+    }
+
+    // MARK: the end
+
+    /// Tells the transfer machine how the retry run ended and gathers the outcome.
+    func finish(_ retry: RetryOutcome<HTTPResponse>) -> DownloadOutcome {
+        withLock {
+            if !machine.isFinished {
+                _ = deliver(retry.finalState == .cancelled ? .cancelled : .gaveUp)
+            }
+            if machine.state != .complete { file.removeIfEmpty() }
+            return DownloadOutcome(
+                retry: retry, transferState: machine.state, transfer: trace, ranges: ranges,
+                file: machine.state == .complete ? file.destination : file.url, bytesOnDisk: file.size,
+                expectedTotal: machine.rules.total)
+        }
+    }
+
+    // MARK: helpers (under the lock)
+
+    /// Delivers `input` to the machine and records the steps; `nil` (and a rejection in the trace)
+    /// when the table has no row for it.
+    private func deliver(_ input: TransferInput) -> [TransferAction]? {
+        let time = now()
+        do {
+            let step = try machine.handle(input, at: time)
+            trace.steps += step.taken
+            return step.actions
+        } catch {
+            trace.rejections.append(error)
+            return nil
+        }
+    }
+
+    /// Ends the current attempt with `error` after a failure inside a callback.
+    private func fail(
+        _ attempt: Attempt, _ error: any Error
+    ) -> (CheckedContinuation<HTTPResponse, any Error>?, any Error) {
+        current = nil
+        if machine.state == .requesting || machine.state == .streaming || machine.state == .appending {
+            _ = deliver(.interrupted(bytesOnDisk: file.size))
+        }
+        closeRange()
+        return (attempt.continuation, error)
+    }
+
+    private func closeRange() {
+        if !ranges.isEmpty { ranges[ranges.count - 1].endedAt = file.size }
+    }
+
+    /// The parts of a response head the transfer table reads.
+    static func answer(_ response: HTTPURLResponse) -> TransferAnswer {
+        func header(_ name: String) -> String? { response.value(forHTTPHeaderField: name) }
+        var answer = TransferAnswer(
+            status: response.statusCode, contentLength: header("Content-Length").flatMap { Int($0) },
+            etag: header("ETag"), lastModified: header("Last-Modified"))
+        // Content-Range: bytes 100-199/1000, bytes 100-199/*, or bytes */1000 (RFC 9110 §14.4).
+        if let range = header("Content-Range"), range.hasPrefix("bytes ") {
+            let parts = range.dropFirst(6).split(separator: "/", maxSplits: 1)
+            if parts.count == 2 {
+                answer.rangeTotal = Int(parts[1].trimmingCharacters(in: .whitespaces))
+                if let dash = parts[0].firstIndex(of: "-") { answer.rangeStart = Int(parts[0][..<dash]) }
+            }
+        }
+        return answer
+    }
+}

@@ -1,0 +1,48 @@
+import RetryFlow
+
+/// How a download treats its file: resume what is on disk, check a checksum, give up on a stall.
+///
+/// ```swift
+/// var options = DownloadOptions()
+/// options.resumeExisting = true                        // curl's -C -
+/// options.expectedSHA256 = "9f86d081884c7d65…"
+/// options.speedLimit = .init(bytesPerSecond: 1024, window: .seconds(30))
+/// ```
+public struct DownloadOptions: Hashable, Sendable {
+    /// Continue from the bytes already in `FILE.part` (or in `FILE` itself) instead of starting
+    /// at 0; the first request then asks for the rest (curl's `-C -`). Default `false`.
+    public var resumeExisting: Bool
+    /// The SHA-256 (hex) the finished file must have; a mismatch fails the run and removes the
+    /// file. Default `nil` (not checked).
+    public var expectedSHA256: String?
+    /// An attempt whose rate stays below a floor for a while ends as a retryable stall and the
+    /// next attempt resumes (curl's `--speed-limit`/`--speed-time`). Default `nil` (off).
+    public var speedLimit: SpeedLimit?
+
+    /// Options; every argument has its default.
+    public init(resumeExisting: Bool = false, expectedSHA256: String? = nil, speedLimit: SpeedLimit? = nil) {
+        self.resumeExisting = resumeExisting
+        self.expectedSHA256 = expectedSHA256
+        self.speedLimit = speedLimit
+    }
+
+    /// A rate floor: fewer than `bytesPerSecond` on average over `window` is a stall.
+    public struct SpeedLimit: Hashable, Sendable {
+        /// The floor, in bytes per second.
+        public var bytesPerSecond: Int
+        /// How long the rate must stay below the floor (curl's `--speed-time`, 30 s by default).
+        public var window: Duration
+
+        /// A floor of `bytesPerSecond` over `window`.
+        public init(bytesPerSecond: Int, window: Duration = .seconds(30)) {
+            self.bytesPerSecond = bytesPerSecond
+            self.window = window
+        }
+    }
+}
+
+extension RetryPolicy {
+    /// For downloads: 10 attempts, 0.5 s doubling to 20 s with full jitter. Each resumed attempt
+    /// continues where the last one stopped, so more attempts cost little.
+    public static let download = RetryPolicy(maxAttempts: 10)
+}

@@ -1,0 +1,110 @@
+import Foundation
+import RetryFlow
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One download: the retry engine decides whether another attempt comes; the transfer machine
+/// decides what each attempt asks for and what happens to the file; URLSession's data delegate
+/// streams the body into the file, so memory stays bounded whatever the size.
+struct DownloadRun<C: Clock<Duration>>: Sendable {
+    let configuration: URLSessionConfiguration
+    let request: URLRequest
+    let destination: URL
+    let policy: RetryPolicy
+    let rules: HTTPRetryRules
+    let options: DownloadOptions
+    let clock: C
+    var onRetry: (@Sendable (RetryNotice) -> Void)?
+    var onTransition: (@Sendable (RetryTrace.Step) -> Void)?
+    var progress: AsyncStream<DownloadProgress>.Continuation?
+
+    /// - Throws: ``RetryPolicyError`` for an invalid policy, ``DownloadProblem/file(_:_:)`` when
+    ///   the partial file cannot be opened: both before any request.
+    func outcome() async throws -> DownloadOutcome {
+        defer { progress?.finish() }
+        try policy.validate()
+        let clock = self.clock
+        let start = clock.now
+        let file = try PartialFile(destination: destination, resume: options.resumeExisting)
+        let book = DownloadBook(
+            file: file, expectedSHA256: options.expectedSHA256, maxBytes: rules.maxBodyBytes, progress: progress,
+            now: { start.duration(to: clock.now) })
+        let delegate = DownloadDelegate(book: book)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        defer { session.finishTasksAndInvalidate() }
+
+        let rules = self.rules
+        let request = self.request
+        let wire = rules.prepared(request)
+        // No HTTPRetryRules.defaultAttemptTimeout here: that total per attempt is for answers held in
+        // memory; a large file legitimately takes longer. An attempt ends when the connection goes
+        // idle (the session's timeoutIntervalForRequest), on options.speedLimit, or on the policy's
+        // own perAttemptTimeout if it sets one; the next attempt resumes either way.
+        var policy = self.policy
+        policy.retryIf = RetryClassifier { error in
+            if let problem = error as? DownloadProblem { return problem.isRetryable ? .retry : .fail }
+            return rules.decision(for: error, request: request)
+        }
+        var engine = Retry(policy, clock: clock, onRetry: onRetry)
+        engine.runsAttemptsInline = true
+        engine.describeError = { Redaction.describe($0) }
+        engine.onTransition = onTransition
+        let speedLimit = options.speedLimit
+        let retry = try await engine.outcome(classifyResult: { (answer: HTTPResponse) -> RetryVerdict? in
+            if book.isComplete { return nil }
+            // An answer that is not the file (a 503, a 404) is judged as on every HTTP surface: retried,
+            // failed (a failing status), or accepted as the final answer, ending the retry run in
+            // success while the transfer, with nothing to install, ends `failed`.
+            return rules.verdict(for: answer, request: request, now: Date())
+        }) { attempt in
+            var numbered = wire
+            if let header = rules.attemptHeader, let value = header.value(forAttempt: attempt.number) {
+                numbered.setValue(value, forHTTPHeaderField: header.name)
+            }
+            let (id, attemptRequest) = try book.begin(numbered)
+            let watchdog = speedLimit.map { limit in Task { await book.watch(id, limit: limit, clock: clock) } }
+            defer { watchdog?.cancel() }
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    book.start(id, task: session.dataTask(with: attemptRequest), continuation: continuation)
+                }
+            } onCancel: {
+                book.end(id, with: CancellationError())
+            }
+        }
+        return book.finish(retry)
+    }
+
+}
+
+/// The URLSession delegate of one download: forwards each callback to the book.
+private final class DownloadDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    let book: DownloadBook
+    init(book: DownloadBook) { self.book = book }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        completionHandler(book.received(response, from: dataTask))
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        book.received(data, from: dataTask)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(RedirectCredentials.redirect(request, from: task.originalRequest?.url))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        book.completed(task, error: error)
+    }
+}

@@ -1,0 +1,270 @@
+import RetryFlow
+
+/// What a server's answer to one download attempt said, as far as the transfer table cares.
+public struct TransferAnswer: Hashable, Sendable {
+    /// The status code.
+    public var status: Int
+    /// `Content-Length`, if sent.
+    public var contentLength: Int?
+    /// A `206`'s `Content-Range` first byte, if it parsed.
+    public var rangeStart: Int?
+    /// The complete length from `Content-Range` (`…/total`, or a `416`'s `*/total`), if known.
+    public var rangeTotal: Int?
+    /// The `ETag`, as sent (`"v1"` or weak `W/"v1"`).
+    public var etag: String?
+    /// The `Last-Modified` date, as sent.
+    public var lastModified: String?
+    /// The SHA-256 of the file on disk, which the driver computes when a `416` announces a total
+    /// equal to the bytes on disk (so the `checksum matches` guard can decide at once).
+    public var fileSHA256: String?
+
+    /// An answer.
+    public init(
+        status: Int, contentLength: Int? = nil, rangeStart: Int? = nil, rangeTotal: Int? = nil, etag: String? = nil,
+        lastModified: String? = nil, fileSHA256: String? = nil
+    ) {
+        self.fileSHA256 = fileSHA256
+        self.status = status
+        self.contentLength = contentLength
+        self.rangeStart = rangeStart
+        self.rangeTotal = rangeTotal
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    /// What `If-Range` may carry to validate a resume of this answer's body: a strong ETag, else
+    /// Last-Modified; `nil` for a weak ETag alone (RFC 9110 §13.1.5 forbids weak tags there).
+    public var ifRangeValidator: String? {
+        if let etag, !etag.hasPrefix("W/") { return etag }
+        return lastModified
+    }
+}
+
+/// One input to the transfer machine, with what the driver observed.
+public enum TransferInput: Hashable, Sendable, MachineInput {
+    /// An attempt starts.
+    case attempt
+    /// The server answered (status and headers).
+    case answered(TransferAnswer)
+    /// The body ended where its length said; the file holds `bytesOnDisk` bytes, whose SHA-256
+    /// the driver computed when they were as many as the total (else `nil`).
+    case bodyEnded(bytesOnDisk: Int, sha256: String?)
+    /// The attempt ended early with `bytesOnDisk` bytes in the file.
+    case interrupted(bytesOnDisk: Int)
+    /// The retry machine gave up.
+    case gaveUp
+    /// The caller cancelled.
+    case cancelled
+
+    /// The table's event for this input.
+    public var event: TransferEvent {
+        switch self {
+        case .attempt: .attempt
+        case .answered(let answer):
+            switch answer.status {
+            case 200: .whole
+            case 206: .partial
+            case 416: .notSatisfiable
+            default: .refused
+            }
+        case .bodyEnded: .bodyEnded
+        case .interrupted: .interrupted
+        case .gaveUp: .gaveUp
+        case .cancelled: .cancelled
+        }
+    }
+}
+
+/// Work for the download driver, with its values.
+public enum TransferAction: Hashable, Sendable {
+    /// Send the request without `Range`.
+    case askWhole
+    /// Send `Range: bytes=<from>-`, with `If-Range: <ifRange>` when one is known.
+    case askRest(from: Int, ifRange: String?)
+    /// Empty the file; the body is written from byte 0.
+    case truncate
+    /// Write the body after the `at` bytes on disk.
+    case append(at: Int)
+    /// Stop the transfer in flight; the attempt fails retryably, for `reason`.
+    case reject(reason: String)
+    /// Empty the file and forget its validators.
+    case discard
+    /// Move the finished file into place.
+    case install
+    /// The run is over in `state`.
+    case finish(TransferState)
+}
+
+/// The transfer table's specialisation on the machine core: the facts its guards read (bytes on
+/// disk, total, validator, the answer, the checksum), taken from the inputs the rows consume and
+/// the effects they perform, and what each effect asks the driver to do.
+public struct TransferRules: MachineRules {
+    public typealias State = TransferState
+    public typealias Event = TransferEvent
+    public typealias Guard = TransferGuard
+    public typealias Effect = TransferEffect
+    public typealias Reason = TransferReason
+    public typealias Input = TransferInput
+    public typealias Action = TransferAction
+
+    /// The SHA-256 the finished file must have (lowercase hex), if any.
+    public let expectedSHA256: String?
+    /// Bytes in the partial file.
+    public private(set) var bytesOnDisk: Int
+    /// The complete length, once a server announced it.
+    public private(set) var total: Int?
+    /// The `If-Range` value for the next resume (a strong ETag or Last-Modified), if known.
+    public private(set) var validator: String?
+    /// Attempts started.
+    public private(set) var attempt = 0
+    /// The last answer received.
+    public private(set) var answer: TransferAnswer?
+    private var sha256: String?
+
+    /// Rules for a file that already holds `bytesOnDisk` bytes.
+    public init(bytesOnDisk: Int, expectedSHA256: String?) {
+        self.bytesOnDisk = bytesOnDisk
+        self.expectedSHA256 = expectedSHA256?.lowercased()
+    }
+
+    /// Records what an input tells, as its row is taken.
+    public mutating func receive(_ input: TransferInput, at time: Duration) {
+        switch input {
+        case .attempt:
+            attempt += 1
+        case .answered(let answer):
+            self.answer = answer
+            if answer.status == 416 { sha256 = answer.fileSHA256 }
+        case .bodyEnded(let bytes, let sha):
+            bytesOnDisk = bytes
+            sha256 = sha
+            // A 200 without Content-Length (chunked) is complete where its body ends.
+            if total == nil, answer?.status == 200 { total = bytes }
+        case .interrupted(let bytes):
+            bytesOnDisk = bytes
+        case .gaveUp, .cancelled:
+            break
+        }
+    }
+
+    /// Whether `guardSymbol` holds, from the facts received.
+    public func holds(_ guardSymbol: TransferGuard) -> Bool {
+        switch guardSymbol {
+        case .partialOnDisk:
+            return bytesOnDisk > 0
+        case .rangeContinuesFile:
+            guard let answer, answer.rangeStart == bytesOnDisk, let announced = answer.rangeTotal else { return false }
+            return total.map { $0 == announced } ?? true
+        case .fileComplete:
+            // A 416 speaks for the server's current length; otherwise the total learned earlier.
+            let announced = answer?.status == 416 ? answer?.rangeTotal : nil
+            guard let complete = announced ?? total else { return false }
+            return bytesOnDisk == complete
+        case .checksumMatches:
+            return expectedSHA256 == nil || sha256 == expectedSHA256
+        }
+    }
+
+    /// Performs `effect` on the facts and names the driver's work.
+    public mutating func perform(_ effect: TransferEffect, of row: Row, notes: inout StepNotes) -> TransferAction? {
+        switch effect {
+        case .askWhole:
+            return .askWhole
+        case .askRest:
+            return .askRest(from: bytesOnDisk, ifRange: validator)
+        case .truncate:
+            bytesOnDisk = 0
+            total = answer?.contentLength
+            validator = answer?.ifRangeValidator
+            return .truncate
+        case .append:
+            total = answer?.rangeTotal
+            // A partial left by an earlier run learns its validator from the first 206.
+            if validator == nil { validator = answer?.ifRangeValidator }
+            return .append(at: bytesOnDisk)
+        case .reject:
+            return .reject(reason: rejection)
+        case .discard:
+            bytesOnDisk = 0
+            total = nil
+            validator = nil
+            return .discard
+        case .install:
+            if total == nil { total = bytesOnDisk }
+            return .install
+        case .finish:
+            return .finish(row.to)
+        }
+    }
+
+    /// Each trace step carries the attempt it belongs to.
+    public func annotate(_ notes: inout StepNotes) { notes.attempt = attempt }
+
+    /// Why a `206` or `416` cannot be used, in words.
+    private var rejection: String {
+        guard let answer else { return "unusable answer" }
+        if answer.status == 416 {
+            return "416 with \(bytesOnDisk) of \(answer.rangeTotal.map(String.init) ?? "?") bytes on disk"
+        }
+        let start = answer.rangeStart.map(String.init) ?? "?"
+        let announced = answer.rangeTotal.map(String.init) ?? "?"
+        return "206 starts at byte \(start) of \(announced), the file holds \(bytesOnDisk)"
+            + (total.map { " of \($0)" } ?? "")
+    }
+}
+
+/// The transfer machine: `TableMachine` running `TransitionTable.transfer` with the
+/// ``TransferRules``. Pure: no I/O, no clock. Its trace steps carry the byte range in words.
+public struct TransferMachine: Sendable {
+    /// What one input did: the rows taken (as trace steps, with words) and the actions.
+    public struct Step: Sendable {
+        /// The rows taken, the input's first.
+        public var taken: [TransferTrace.Step]
+        /// What the driver must do, in order.
+        public var actions: [TransferAction]
+    }
+
+    private var core: TableMachine<TransferRules>
+
+    /// A machine for a file that already holds `bytesOnDisk` bytes (0 for a fresh download).
+    public init(bytesOnDisk: Int = 0, expectedSHA256: String? = nil, table: TransferTable = .transfer) {
+        core = TableMachine(
+            table: table, rules: TransferRules(bytesOnDisk: bytesOnDisk, expectedSHA256: expectedSHA256))
+    }
+
+    /// The current state.
+    public var state: TransferState { core.state }
+    /// Whether the run is over.
+    public var isFinished: Bool { core.isFinished }
+    /// The facts: bytes on disk, total, validator, attempt.
+    public var rules: TransferRules { core.rules }
+
+    /// Delivers `input`, observed `at` (time since the run started), and moves by the table.
+    /// - Throws: a rejection when the table has no row for it in this state (machine unchanged).
+    public mutating func handle(
+        _ input: TransferInput, at time: Duration
+    ) throws(TableMachine<TransferRules>.Rejection) -> Step {
+        let words = detail(for: input)
+        let step = try core.handle(input, at: time)
+        return Step(taken: Array(step.taken(detail: words)), actions: Array(step.actions))
+    }
+
+    /// The trace's words for an input: the byte range asked, answered or written.
+    private func detail(for input: TransferInput) -> String? {
+        let facts = core.rules
+        switch input {
+        case .attempt:
+            guard facts.bytesOnDisk > 0 else { return "bytes=0-" }
+            return "bytes=\(facts.bytesOnDisk)-" + (facts.validator.map { " If-Range \($0)" } ?? "")
+        case .answered(let answer):
+            var text = "\(answer.status)"
+            if let start = answer.rangeStart { text += " from byte \(start)" }
+            if let announced = answer.rangeTotal ?? answer.contentLength { text += " of \(announced)" }
+            return text
+        case .bodyEnded(let bytes, _), .interrupted(let bytes):
+            return "\(bytes) bytes on disk"
+        case .gaveUp, .cancelled:
+            return "\(facts.bytesOnDisk) bytes on disk"
+        }
+    }
+}

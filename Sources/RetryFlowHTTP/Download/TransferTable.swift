@@ -1,0 +1,66 @@
+import RetryFlow
+
+/// The transfer machine's table: what a download does with its bytes across attempts.
+public typealias TransferTable = TransitionTable<
+    TransferState, TransferEvent, TransferGuard, TransferEffect, TransferReason
+>
+
+extension TransitionTable
+where
+    State == TransferState, Event == TransferEvent, Guard == TransferGuard, Effect == TransferEffect,
+    Reason == TransferReason
+{
+    /// A resumable download, as data: this is what the download driver executes, and what
+    /// `retryflow render --machine transfer` draws. The retry machine decides *whether* another
+    /// attempt comes; this table decides what that attempt asks for and what happens to the file.
+    public static let transfer = TransferTable(
+        name: "Transfer",
+        initial: .idle,
+        terminals: [.complete, .failed, .cancelled],
+        rows: [
+            .init(from: .idle, event: .attempt, condition: .when(.partialOnDisk), to: .requesting, effects: [.askRest]),
+            .init(from: .idle, event: .attempt, to: .requesting, effects: [.askWhole]),
+            .init(from: .idle, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+
+            .init(from: .requesting, event: .whole, to: .streaming, effects: [.truncate]),
+            .init(from: .requesting, event: .partial, to: .checkingRange),
+            .init(from: .requesting, event: .notSatisfiable, to: .checkingLength),
+            .init(from: .requesting, event: .refused, to: .cut),
+            .init(from: .requesting, event: .interrupted, to: .cut),
+            .init(from: .requesting, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+
+            .init(
+                from: .checkingRange, event: nil, condition: .when(.rangeContinuesFile), to: .appending,
+                effects: [.append]),
+            .init(from: .checkingRange, event: nil, to: .restarting, effects: [.reject, .discard]),
+            .init(from: .checkingLength, event: nil, condition: .when(.fileComplete), to: .verifying),
+            .init(from: .checkingLength, event: nil, to: .restarting, effects: [.reject, .discard]),
+
+            .init(from: .streaming, event: .bodyEnded, to: .verifying),
+            .init(from: .streaming, event: .interrupted, to: .cut),
+            .init(from: .streaming, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+            .init(from: .appending, event: .bodyEnded, to: .verifying),
+            .init(from: .appending, event: .interrupted, to: .cut),
+            .init(from: .appending, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+
+            .init(from: .verifying, event: nil, condition: .unless(.fileComplete), to: .cut),
+            .init(
+                from: .verifying, event: nil, condition: .unless(.checksumMatches), to: .failed,
+                effects: [.discard, .finish], reason: .checksumMismatch),
+            .init(from: .verifying, event: nil, to: .complete, effects: [.install, .finish], reason: .complete),
+
+            .init(from: .cut, event: .attempt, condition: .when(.partialOnDisk), to: .requesting, effects: [.askRest]),
+            .init(from: .cut, event: .attempt, to: .requesting, effects: [.askWhole]),
+            .init(from: .cut, event: .gaveUp, to: .failed, effects: [.finish], reason: .gaveUp),
+            .init(from: .cut, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+
+            .init(from: .restarting, event: .attempt, to: .requesting, effects: [.askWhole]),
+            .init(from: .restarting, event: .gaveUp, to: .failed, effects: [.finish], reason: .gaveUp),
+            .init(from: .restarting, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+        ]
+    )
+}
+
+/// A download's transfer trace: each step's `detail` names the byte range the attempt asked for
+/// or wrote (`bytes=39321600- If-Range "v1"`, `206 from byte 39321600 of 67108864`).
+public typealias TransferTrace = TransitionTrace<TransferState, TransferEvent, TransferGuard>

@@ -1,0 +1,127 @@
+import RetryFlow
+import RetryFlowHTTP
+import RetryFlowTesting
+import Testing
+
+/// The transfer machine alone: inputs in, actions out, no I/O. Every trace checked against the table.
+@Suite struct TransferMachineTests {
+    /// Feeds `inputs` and returns the machine, every action and the trace.
+    static func run(
+        _ inputs: [TransferInput], bytesOnDisk: Int = 0, sha: String? = nil
+    ) throws -> (TransferMachine, [TransferAction], TransferTrace) {
+        var machine = TransferMachine(bytesOnDisk: bytesOnDisk, expectedSHA256: sha)
+        var actions: [TransferAction] = []
+        var trace = TransferTrace()
+        for (index, input) in inputs.enumerated() {
+            let step = try machine.handle(input, at: .milliseconds(index))
+            actions += step.actions
+            trace.steps += step.taken
+        }
+        expectConsistent(trace, with: TransferTable.transfer)
+        return (machine, actions, trace)
+    }
+
+    static let whole = TransferAnswer(status: 200, contentLength: 1000, etag: "\"v1\"")
+
+    @Test func aCutResumesWithTheStrongETagAndAppendsAMatching206() throws {
+        let (machine, actions, trace) = try Self.run([
+            .attempt, .answered(Self.whole), .interrupted(bytesOnDisk: 400), .attempt,
+            .answered(TransferAnswer(status: 206, rangeStart: 400, rangeTotal: 1000, etag: "\"v1\"")),
+            .bodyEnded(bytesOnDisk: 1000, sha256: nil),
+        ])
+        #expect(machine.state == .complete)
+        #expect(
+            actions == [
+                .askWhole, .truncate, .askRest(from: 400, ifRange: "\"v1\""), .append(at: 400), .install,
+                .finish(.complete),
+            ])
+        #expect(trace.steps.first { $0.attempt == 2 }?.detail == "bytes=400- If-Range \"v1\"")
+        #expect(trace.resumeSummary == "resumed at 400 B")
+    }
+
+    @Test func aWeakETagAloneGivesNoIfRangeButLastModifiedDoes() throws {
+        var weak = Self.whole
+        weak.etag = "W/\"v1\""
+        let (_, noValidator, _) = try Self.run([.attempt, .answered(weak), .interrupted(bytesOnDisk: 10), .attempt])
+        #expect(noValidator.last == .askRest(from: 10, ifRange: nil))
+        weak.lastModified = "Mon, 30 Nov 2026 05:00:00 GMT"
+        let (_, dated, _) = try Self.run([.attempt, .answered(weak), .interrupted(bytesOnDisk: 10), .attempt])
+        #expect(dated.last == .askRest(from: 10, ifRange: "Mon, 30 Nov 2026 05:00:00 GMT"))
+    }
+
+    @Test(arguments: [
+        TransferAnswer(status: 206, rangeStart: 0, rangeTotal: 1000),  // restarted at 0
+        TransferAnswer(status: 206, rangeStart: 401, rangeTotal: 1000),  // one byte off
+        TransferAnswer(status: 206, rangeStart: 400, rangeTotal: 2000),  // another total
+        TransferAnswer(status: 206, rangeStart: 400),  // no total
+    ])
+    func a206ThatDoesNotContinueTheFileIsRejectedAndDiscarded(answer: TransferAnswer) throws {
+        let (machine, actions, _) = try Self.run([
+            .attempt, .answered(Self.whole), .interrupted(bytesOnDisk: 400), .attempt, .answered(answer), .attempt,
+        ])
+        #expect(machine.state == .requesting)
+        #expect(actions.contains(.discard) && !actions.contains(.append(at: 400)))
+        if case .reject = actions[actions.count - 3] {} else { Issue.record("no reject before discard: \(actions)") }
+        #expect(actions.last == .askWhole)  // the next attempt starts from byte 0
+        #expect(machine.rules.bytesOnDisk == 0 && machine.rules.validator == nil)
+    }
+
+    @Test func a416OnACompleteFileInstallsAfterTheChecksum() throws {
+        let answer = TransferAnswer(status: 416, rangeTotal: 1000, fileSHA256: "ab")
+        let (machine, actions, trace) = try Self.run([.attempt, .answered(answer)], bytesOnDisk: 1000, sha: "AB")
+        #expect(machine.state == .complete)
+        #expect(actions == [.askRest(from: 1000, ifRange: nil), .install, .finish(.complete)])
+        #expect(trace.steps.map(\.to) == [.requesting, .checkingLength, .verifying, .complete])
+    }
+
+    @Test func a416OnAPartialFileRestarts() throws {
+        let (machine, actions, _) = try Self.run(
+            [.attempt, .answered(TransferAnswer(status: 416, rangeTotal: 1000))], bytesOnDisk: 300)
+        #expect(machine.state == .restarting)
+        #expect(actions.last == .discard)
+    }
+
+    @Test func aChecksumMismatchFailsAndDiscards() throws {
+        let (machine, actions, _) = try Self.run(
+            [.attempt, .answered(Self.whole), .bodyEnded(bytesOnDisk: 1000, sha256: "bad")], sha: "good")
+        #expect(machine.state == .failed)
+        #expect(actions.suffix(2) == [.discard, .finish(.failed)])
+    }
+
+    @Test func aShortBodyIsACutNotASuccess() throws {
+        let (machine, _, _) = try Self.run([.attempt, .answered(Self.whole), .bodyEnded(bytesOnDisk: 999, sha256: nil)])
+        #expect(machine.state == .cut)
+    }
+
+    @Test func anInputWithNoRowIsRejectedAndChangesNothing() throws {
+        var machine = TransferMachine()
+        #expect(throws: TableMachine<TransferRules>.Rejection.self) {
+            try machine.handle(.bodyEnded(bytesOnDisk: 1, sha256: nil), at: .zero)
+        }
+        #expect(machine.state == .idle)
+    }
+}
+
+/// The hash every download test compares with: FIPS 180-4's own examples, so the comparisons cannot
+/// pass on a wrong hash that both sides share.
+@Suite struct SHA256Tests {
+    @Test func knownAnswers() {
+        #expect(SHA256.hex(of: []) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex(of: Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256.hex(of: Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            SHA256.hex(of: [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    @Test func feedingInPiecesGivesTheSameDigest() {
+        let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        var hasher = SHA256()
+        for piece in [0..<1, 1..<63, 63..<64, 64..<200, 200..<1000] {
+            bytes[piece].withUnsafeBytes { hasher.update(buffer: $0) }
+        }
+        #expect(hasher.hexDigest() == SHA256.hex(of: bytes))
+    }
+}
