@@ -23,6 +23,7 @@ run: deps
 test: deps-browser
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) scripts/bench-smoke.sh
 	scripts/test-browser.sh
 	$(MAKE) test-tsan
 	scripts/build-docs.sh

@@ -13,7 +13,7 @@ enum FleetBenchmarks {
     /// `budget-acquire`: one uncontended `acquireRetry` plus the success that refunds it (two table
     /// steps under one lock each), against the bare lock the budget uses, taken twice.
     static func budgetAcquire(quick: Bool) throws -> [BenchmarkResult] {
-        let iterations = quick ? 200_000 : 2_000_000
+        let iterations = quick ? 5_000 : 2_000_000
         var budgetNs: [Double] = []
         var lockNs: [Double] = []
         for _ in 0..<(quick ? 3 : 7) {
@@ -45,6 +45,70 @@ enum FleetBenchmarks {
                 name: "budget-acquire", value: value, unit: "ns per acquire + refund", baseline: "the same lock, taken twice",
                 baselineValue: baseline, ratio: value / baseline, goal: "acquire + refund < 1000 ns", met: value < 1000,
                 note: "\(iterations) pairs, median of \(budgetNs.count), uncontended")
+        ] + guardSteps(quick: quick)
+    }
+
+    /// The rest of issue 16's guard figures: the budget against a hand-written token bucket under the
+    /// same lock, a breaker check (ask + record success), and both with 2 threads on one guard.
+    static func guardSteps(quick: Bool) -> [BenchmarkResult] {
+        let iterations = quick ? 2_000 : 1_000_000
+        let repetitions = quick ? 2 : 7
+        // Thousandths, as the budget counts: 500 tokens, 5 per retry, given back on success.
+        let bucket = Locked(500_000)
+        @Sendable func handWrittenPair() {
+            let cost: Int? = bucket.withLock { tokens in
+                guard tokens >= 5_000 else { return nil }
+                tokens -= 5_000
+                return 5_000
+            }
+            if let cost { bucket.withLock { $0 = min(500_000, $0 + cost) } }
+        }
+        @Sendable func budgetPair(_ budget: RetryBudget) {
+            if let cost = budget.acquireRetry(timeout: false) { budget.recordSuccess(refund: cost) }
+        }
+        @Sendable func breakerPair(_ breaker: CircuitBreaker) {
+            if case .admitted(let ticket) = breaker.ask() { breaker.record(ticket, .success) }
+        }
+        /// Nanoseconds per call of `body` on `threads` threads at once (wall time ÷ calls per thread).
+        func timed(threads: Int, _ body: @escaping @Sendable () -> Void) -> Double {
+            Measure.seconds {
+                DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                    for _ in 0..<iterations { body() }
+                }
+            } / Double(iterations) * 1e9
+        }
+        var samples: [String: [Double]] = [:]
+        for _ in 0..<repetitions {
+            guard let budget = try? RetryBudget(.awsStandard), let breaker = try? CircuitBreaker(.polly) else { return [] }
+            samples["hand", default: []].append(timed(threads: 1) { handWrittenPair() })
+            samples["budget", default: []].append(timed(threads: 1) { budgetPair(budget) })
+            samples["budget2", default: []].append(timed(threads: 2) { budgetPair(budget) })
+            samples["breaker", default: []].append(timed(threads: 1) { breakerPair(breaker) })
+            samples["breaker2", default: []].append(timed(threads: 2) { breakerPair(breaker) })
+        }
+        func median(_ key: String) -> Double { Measure.median(samples[key] ?? []) }
+        func range(_ key: String) -> String {
+            String(format: "%.0f–%.0f ns", samples[key]?.min() ?? 0, samples[key]?.max() ?? 0)
+        }
+        let note = "\(iterations) pairs per thread, median of \(repetitions)"
+        return [
+            BenchmarkResult(
+                name: "budget-acquire vs hand-written", value: median("budget"), unit: "ns per acquire + refund",
+                baseline: "a hand-written token bucket, same lock", baselineValue: median("hand"),
+                ratio: median("budget") / median("hand"), goal: "ratio <= 1.5", met: median("budget") / median("hand") <= 1.5,
+                note: "\(note); budget \(range("budget")), hand-written \(range("hand"))"),
+            BenchmarkResult(
+                name: "budget-acquire, 2 threads", value: median("budget2"), unit: "ns per pair (wall, per thread)",
+                baseline: "uncontended", baselineValue: median("budget"), ratio: median("budget2") / median("budget"),
+                goal: "report", met: nil, note: "\(note); \(range("budget2"))"),
+            BenchmarkResult(
+                name: "breaker-check", value: median("breaker"), unit: "ns per ask + record", baseline: "-",
+                baselineValue: nil, ratio: nil, goal: "< 1000 ns", met: median("breaker") < 1000,
+                note: "\(note), uncontended, closed breaker; \(range("breaker"))"),
+            BenchmarkResult(
+                name: "breaker-check, 2 threads", value: median("breaker2"), unit: "ns per pair (wall, per thread)",
+                baseline: "uncontended", baselineValue: median("breaker"), ratio: median("breaker2") / median("breaker"),
+                goal: "report", met: nil, note: "\(note); \(range("breaker2"))"),
         ]
     }
 
@@ -63,8 +127,9 @@ enum FleetBenchmarks {
     /// received during the outage ÷ first attempts sent in it.
     static func retryStorm(quick: Bool) async throws -> [BenchmarkResult] {
         let clients = quick ? 50 : 200
-        let outage = Duration.seconds(5)
-        let total = Duration.seconds(7)
+        // Quick (the smoke test): the same storm squeezed into 1.5 s; its figures only prove it runs.
+        let outage = Duration.seconds(quick ? 1 : 5)
+        let total = Duration.seconds(quick ? 1.5 : 7)
         var results: [BenchmarkResult] = []
         var unprotected: (amplification: Double, afterTrip: Int)?
         for configuration in configurations {
@@ -129,7 +194,7 @@ enum FleetBenchmarks {
                     name: "retry-storm: \(configuration.name)", value: amplification, unit: "requests ÷ first attempts",
                     baseline: "no protection", baselineValue: unprotected?.amplification,
                     ratio: unprotected.map { amplification / $0.amplification }, goal: goal, met: met,
-                    note: "\(clients) clients; outage 5 s: \(first) first attempts, \(duringOutage) requests "
+                    note: "\(clients) clients; outage \(quick ? 1 : 5) s: \(first) first attempts, \(duringOutage) requests "
                         + "(\(afterTrip) in 1–5 s); last failure \(recovered.shortDescription) after healing"))
             session.invalidateAndCancel()
         }

@@ -74,11 +74,11 @@ enum MachineStepBenchmark {
     }
 
     static func run(quick: Bool) async -> [BenchmarkResult] {
-        let runs = quick ? 100_000 : 1_000_000
+        let runs = quick ? 2_000 : 1_000_000
         var machineTimes: [Double] = []
         var loopTimes: [Double] = []
         var checksum = 0
-        for _ in 0..<(quick ? 5 : 11) {
+        for _ in 0..<(quick ? 3 : 11) {
             loopTimes.append(Measure.seconds { checksum &+= loopRuns(runs) })
             machineTimes.append(Measure.seconds { checksum &+= machineRuns(runs) })
         }
@@ -91,12 +91,12 @@ enum MachineStepBenchmark {
                 name: "machine-step", value: perStep, unit: "ns/step", baseline: "hand-written retry loop, same policy math",
                 baselineValue: loopPerStep, ratio: ratio, goal: "ratio <= 1.5", met: ratio <= 1.5,
                 note: "median of \(machineTimes.count) interleaved runs of \(runs) simulated retry runs (\(machineSteps) steps; checksum \(checksum % 1000))"),
-            await allocations(),
+            await allocations(quick: quick),
         ]
     }
 
     /// Heap allocations per step, from valgrind's "total heap usage" at two run counts.
-    static func allocations() async -> BenchmarkResult {
+    static func allocations(quick: Bool) async -> BenchmarkResult {
         func skipped(_ why: String) -> BenchmarkResult {
             BenchmarkResult(
                 name: "machine-step-allocations", value: .nan, unit: "allocs/step", baseline: "-", baselineValue: nil, ratio: nil,
@@ -117,8 +117,9 @@ enum MachineStepBenchmark {
             guard let index = words.firstIndex(of: "allocs,"), index > 0 else { return nil }
             return Double(words[index - 1].replacingOccurrences(of: ",", with: ""))
         }
-        let small = 1_000
-        let large = 11_000
+        // Quick (the smoke test in `make test`, often a debug build under valgrind): fewer runs.
+        let small = quick ? 100 : 1_000
+        let large = quick ? 600 : 11_000
         guard let a = await allocs(small), let b = await allocs(large) else { return skipped("valgrind run failed") }
         let perStep = (b - a) / Double(machineRuns(large) - machineRuns(small))
         return BenchmarkResult(

@@ -5,14 +5,22 @@ import RetryFlowTesting
 /// `retryflow-bench [--quick] [--json FILE] [NAMES...]`: every figure is a ratio against its
 /// baseline measured in the same run, the median of several repetitions (machines here are shared).
 let all = [
-    "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "connection-close",
-    "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm", "download-resume",
+    "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
+    "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm",
+    "download-resume",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "__machine-steps", arguments.count == 2, let runs = Int(arguments[1]) {
     // Run under valgrind by the machine-step benchmark to count allocations.
     print(MachineStepBenchmark.machineRuns(runs))
+    exit(0)
+}
+if arguments.first == "__park", arguments.count == 3, let kind = ParkedMemory.Kind(rawValue: arguments[1]),
+    let count = Int(arguments[2])
+{
+    // One kind of parked task, in a fresh process, for the waiting-memory benchmark.
+    print(try await ParkedMemory.bytesPerTask(kind, count: count))
     exit(0)
 }
 if arguments.first == "__serve", arguments.count == 2, let seconds = Int(arguments[1]) {
@@ -60,6 +68,7 @@ for name in names {
         case "seed-design": results.append(try await HTTPBenchmarks.seedDesign(quick: quick))
         case "cli-startup": results.append(try await HTTPBenchmarks.cliStartup(quick: quick))
         case "success-overhead": results.append(try await HTTPBenchmarks.successOverhead(quick: quick))
+        case "transport-paths": results += try await TransportPaths.run(quick: quick)
         case "connection-close": results.append(try await ConnectionCloseBenchmark.run(quick: quick))
         case "render-in-process": results.append(try await EngineBenchmarks.renderInProcess(quick: quick))
         case "wait-precision": results += try await EngineBenchmarks.waitPrecision(quick: quick)

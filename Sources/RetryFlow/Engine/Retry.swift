@@ -94,8 +94,10 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     ) async throws(RetryPolicyError) -> RetryOutcome<Value> {
         defer { transitions?.finish() }
         try policy.validate()
-        let run = Run<C, Value>(engine: self, transitions: transitions, classifyResult: classifyResult, operation: operation)
-        return await run.drive()
+        let book = RunBook<Value>(
+            engine: self, transitions: transitions, classifyResult: classifyResult, operation: operation,
+            cancelled: Task.isCancelled)
+        return await Self.drive(book, clock: clock)
     }
 }
 
@@ -126,94 +128,76 @@ extension Retry where C == ContinuousClock {
     }
 }
 
-/// One run's mutable bookkeeping: the machine, the trace and the attempt records.
-private struct Run<C: Clock<Duration>, Value: Sendable> {
-    let engine: Retry<C>
-    let transitions: AsyncStream<RetryTrace.Step>.Continuation?
-    let classifyResult: (@Sendable (Value) -> RetryVerdict?)?
-    let operation: @Sendable (RetryAttempt) async throws -> Value
-
-    init(
-        engine: Retry<C>, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
-        classifyResult: (@Sendable (Value) -> RetryVerdict?)?,
-        operation: @escaping @Sendable (RetryAttempt) async throws -> Value
-    ) {
-        self.engine = engine
-        self.transitions = transitions
-        self.classifyResult = classifyResult
-        self.operation = operation
-    }
-
-    /// The loop: deliver the next event, perform the actions the machine returns. The bookkeeping
-    /// lives in a ``RunBook`` on the heap, so the async frame kept through every wait stays small
-    /// (10,000 parked retries are 10,000 such frames).
-    func drive() async -> RetryOutcome<Value> {
-        let clock = engine.clock
+extension Retry {
+    /// The loop: perform what the machine asks, one await at a time. Everything a run keeps lives in
+    /// its ``RunBook`` on the heap (machine, trace, records, the step's actions, the operation), and
+    /// an attempt runs in its own function, so the async frame kept through a wait holds only the
+    /// clock, the start instant and the book: 10,000 parked retries are 10,000 such frames.
+    private static func drive<Value: Sendable>(_ book: RunBook<Value>, clock: C) async -> RetryOutcome<Value> {
         let start = clock.now
-        let book = RunBook<Value>(engine: engine, transitions: transitions, cancelled: Task.isCancelled)
         while true {
-            // The instant the machine decides at: every wait it plans is anchored here.
-            let decidedAt = start.duration(to: clock.now)
-            guard let actions = book.deliver(at: decidedAt) else {
-                return book.outcome(state: book.machine.state, reason: .invalidTransition, at: decidedAt)
-            }
-            for action in actions {
-                switch action {
-                case .startAttempt(let number):
-                    // The breaker may refuse: then nothing is sent and the machine hears `circuit open`.
-                    if book.refusedByBreaker(number, now: start.duration(to: clock.now)) { continue }
-                    let attemptStart = start.duration(to: clock.now)
-                    let timer = engine.policy.attemptTimer(startingAt: attemptStart)
-                    let end: AttemptEnd<Value>
-                    if engine.runsAttemptsInline && timer == nil {
-                        do {
-                            end = .returned(try await operation(book.attemptInfo(number)))
-                        } catch {
-                            end = .threw(error)
-                        }
-                    } else if engine.runsAttemptsInline && engine.interruptsInlineAttempts, let timer {
-                        end = await Self.inlineAttempt(
-                            operation, book.attemptInfo(number), clock: clock, timerAt: start.advanced(by: timer.at))
-                    } else {
-                        let race: AttemptRace<Value>
-                        (end, race) = await AttemptRace.run(
-                            clock: clock, timerAt: timer.map { start.advanced(by: $0.at) },
-                            attempt: book.attemptInfo(number), operation: operation)
-                        book.inFlight = race
-                    }
-                    book.attemptEnded(
-                        number, end: end, timer: timer, classifyResult: classifyResult, started: attemptStart,
-                        now: start.duration(to: clock.now), cancelled: Task.isCancelled)
-                case .cancelAttempt:
-                    book.inFlight?.operationTask?.cancel()
-                    book.inFlight = nil
-                case .askRetryBudget(let afterTimeout):
-                    book.askBudget(afterTimeout: afterTimeout)
-                case .notifyRetry(let attempt, let delay):
-                    book.notifyRetry(attempt: attempt, delay: delay)
-                case .sleep(let delay):
-                    book.willSleep()
-                    // Anchored at the decision, not started after the hooks: a wait the machine
-                    // planned to end before the deadline ends before it, whatever the hooks cost.
-                    do {
-                        try await clock.sleep(until: start.advanced(by: decidedAt + delay), tolerance: nil)
-                        book.pending = .delayElapsed
-                    } catch {
-                        book.pending = .cancelled(detail: nil)
-                    }
-                case .finish(let state, let reason):
-                    return book.outcome(state: state, reason: reason, at: start.duration(to: clock.now))
+            switch book.advance(now: start.duration(to: clock.now)) {
+            case .attempt(let number):
+                await attempt(number, book: book, clock: clock, start: start)
+            case .sleep(let until):
+                // Anchored at the decision, not started after the hooks: a wait the machine
+                // planned to end before the deadline ends before it, whatever the hooks cost.
+                do {
+                    try await clock.sleep(until: start.advanced(by: until), tolerance: nil)
+                    book.pending = .delayElapsed
+                } catch {
+                    book.pending = .cancelled(detail: nil)
                 }
+            case .finished(let state, let reason, let at):
+                return book.outcome(state: state, reason: reason, at: at)
             }
         }
     }
+
+    /// Runs attempt `number` and hands how it ended to the book. Not inlined: its locals (the
+    /// attempt's end, the race) live only while the attempt does, not through the waits.
+    @inline(never)
+    private static func attempt<Value: Sendable>(_ number: Int, book: RunBook<Value>, clock: C, start: C.Instant) async {
+        let attemptStart = start.duration(to: clock.now)
+        let timer = book.policy.attemptTimer(startingAt: attemptStart)
+        let end: AttemptEnd<Value>
+        if book.runsAttemptsInline && timer == nil {
+            do {
+                end = .returned(try await book.operation(book.attemptInfo(number)))
+            } catch {
+                end = .threw(error)
+            }
+        } else if book.runsAttemptsInline && book.interruptsInlineAttempts, let timer {
+            end = await inlineAttempt(
+                book.operation, book.attemptInfo(number), clock: clock, timerAt: start.advanced(by: timer.at))
+        } else {
+            let race: AttemptRace<Value>
+            (end, race) = await AttemptRace.run(
+                clock: clock, timerAt: timer.map { start.advanced(by: $0.at) }, attempt: book.attemptInfo(number),
+                operation: book.operation)
+            book.inFlight = race
+        }
+        book.attemptEnded(
+            number, end: end, timer: timer, started: attemptStart, now: start.duration(to: clock.now),
+            cancelled: Task.isCancelled)
+    }
 }
 
-extension Run {
+/// What the driver awaits next, as ``RunBook/advance(now:)`` says.
+private enum RunNext {
+    /// Run this attempt.
+    case attempt(Int)
+    /// Sleep until this instant after the run's start.
+    case sleep(until: Duration)
+    /// The run is over.
+    case finished(RetryState, StopReason, at: Duration)
+}
+
+extension Retry {
     /// Runs a timed attempt in this task: its timer ends it through ``AttemptInterrupt``, a
     /// cancellation of this task through the operation's own cancellation handler. Whichever ends
     /// the operation first decides, at that moment (an answer that arrived first is kept).
-    static func inlineAttempt(
+    private static func inlineAttempt<Value: Sendable>(
         _ operation: @Sendable (RetryAttempt) async throws -> Value, _ attempt: RetryAttempt, clock: C,
         timerAt: C.Instant
     ) async -> AttemptEnd<Value> {
@@ -255,17 +239,34 @@ private final class RunBook<Value: Sendable> {
     var inFlight: AttemptRace<Value>?
     /// The next input to deliver (the driver holds no other copy of the machine's state).
     var pending: RetryInput
+    /// The actions of the last step, performed in order from `nextAction`.
+    private var actions = RetryActions()
+    private var nextAction = 0
+    /// When the last step was decided: its waits are anchored there.
+    private var decidedAt: Duration = .zero
+    let operation: @Sendable (RetryAttempt) async throws -> Value
+    let classifyResult: (@Sendable (Value) -> RetryVerdict?)?
+    let runsAttemptsInline: Bool
+    let interruptsInlineAttempts: Bool
     // The fleet's guards, and what this run holds from them: the breaker's ticket for the attempt in
     // flight, the tokens its last retry took (AWS gives them back on success).
     let guards: FleetGuards
     var ticket: CircuitTicket?
     var lastRetryCost: Int?
 
-    init<C: Clock<Duration>>(engine: Retry<C>, transitions: AsyncStream<RetryTrace.Step>.Continuation?, cancelled: Bool) {
+    init<C: Clock<Duration>>(
+        engine: Retry<C>, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
+        classifyResult: (@Sendable (Value) -> RetryVerdict?)?,
+        operation: @escaping @Sendable (RetryAttempt) async throws -> Value, cancelled: Bool
+    ) {
         self.engine = EngineHooks(
             onRetry: engine.onRetry, onTransition: engine.onTransition, describeError: engine.describeError)
         self.policy = engine.policy
         self.transitions = transitions
+        self.operation = operation
+        self.classifyResult = classifyResult
+        self.runsAttemptsInline = engine.runsAttemptsInline
+        self.interruptsInlineAttempts = engine.interruptsInlineAttempts
         self.machine = RetryMachine(
             policy: engine.policy, waitsOutBreak: engine.guards.whenCircuitOpen == .waitOutBreak,
             random: engine.randomness.nextRun())
@@ -274,8 +275,43 @@ private final class RunBook<Value: Sendable> {
         // No reserve: a parked run should hold only the steps it took (10,000 parked runs add up).
     }
 
+    /// Performs the step's actions that need no waiting, delivering the pending input when none is
+    /// left, up to the first that does: an attempt, a wait, or the end. `now` is the run's clock.
+    func advance(now: Duration) -> RunNext {
+        while true {
+            if nextAction == actions.count {
+                // The instant the machine decides at: every wait it plans is anchored here.
+                decidedAt = now
+                guard let step = deliver(at: now) else { return .finished(machine.state, .invalidTransition, at: now) }
+                actions = step
+                nextAction = 0
+                continue
+            }
+            let action = actions[nextAction]
+            nextAction += 1
+            switch action {
+            case .startAttempt(let number):
+                // The breaker may refuse: then nothing is sent and the machine hears `circuit open`.
+                if refusedByBreaker(number, now: now) { continue }
+                return .attempt(number)
+            case .cancelAttempt:
+                inFlight?.operationTask?.cancel()
+                inFlight = nil
+            case .askRetryBudget(let afterTimeout):
+                askBudget(afterTimeout: afterTimeout)
+            case .notifyRetry(let attempt, let delay):
+                notifyRetry(attempt: attempt, delay: delay)
+            case .sleep(let delay):
+                inFlight = nil  // a finished attempt's task is not kept through the wait
+                return .sleep(until: decidedAt + delay)
+            case .finish(let state, let reason):
+                return .finished(state, reason, at: now)
+            }
+        }
+    }
+
     /// Delivers the pending event; the actions to perform, or `nil` for an event with no row.
-    func deliver(at now: Duration) -> RetryActions? {
+    private func deliver(at now: Duration) -> RetryActions? {
         do {
             let step = try machine.handle(pending, at: now)
             for index in step.rows.indices {
@@ -300,8 +336,7 @@ private final class RunBook<Value: Sendable> {
 
     /// Turns how the attempt ended into the next input and the attempt's record.
     func attemptEnded(
-        _ number: Int, end: AttemptEnd<Value>, timer: AttemptTimer?,
-        classifyResult: (@Sendable (Value) -> RetryVerdict?)?, started: Duration, now: Duration, cancelled: Bool
+        _ number: Int, end: AttemptEnd<Value>, timer: AttemptTimer?, started: Duration, now: Duration, cancelled: Bool
     ) {
         let error: (any Error)?
         var decision = RetryDecision.fail
@@ -410,10 +445,6 @@ private final class RunBook<Value: Sendable> {
             onRetry(RetryNotice(attempt: attempt, error: lastError, delay: delay, remainingAttempts: policy.maxAttempts - attempt))
         }
         delayBefore = delay
-    }
-
-    func willSleep() {
-        inFlight = nil  // a finished attempt's task is not kept through the wait
     }
 
     func outcome(state: RetryState, reason: StopReason, at now: Duration) -> RetryOutcome<Value> {
