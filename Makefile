@@ -1,7 +1,7 @@
 # RetryFlow: `make run` and `make test` work on a fresh Debian machine with the Swift toolchain.
 SWIFT ?= swift
 
-.PHONY: deps deps-browser build run test test-browser test-tsan diagrams docs docs-regenerate man clean stress fuzz
+.PHONY: lint format deps deps-browser build run test test-browser test-tsan diagrams docs docs-regenerate man clean stress fuzz
 
 deps:
 	@scripts/install-deps.sh
@@ -20,13 +20,20 @@ run: deps
 # Parallel, as `swift test` runs by default: the library never blocks Swift's cooperative pool
 # (URLSession's blocking calls run on a Dispatch queue, FlakyServer.stop() returns at once), and
 # timing expectations keep margins a loaded 2-core machine holds (speed lives in retryflow-bench).
-test: deps-browser
+test: deps-browser lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	SWIFT=$(SWIFT) scripts/bench-smoke.sh
 	scripts/test-browser.sh
 	$(MAKE) test-tsan
 	scripts/build-docs.sh
+
+# The whole tree against .swift-format (4-space indent, 120 columns); `make format` fixes what it can.
+lint:
+	$(SWIFT) format lint --strict --parallel -r Package.swift Sources Tests Fuzz
+
+format:
+	$(SWIFT) format format -i --parallel -r Package.swift Sources Tests Fuzz
 
 # Run reports (--report FILE.html) in headless Chromium: a separate command so the Swift tests stay fast.
 test-browser: deps-browser

@@ -45,7 +45,8 @@ public struct ChartLayout: Sendable, Hashable {
             try Graphviz.forEach(graph) { (node, name) throws(GraphvizError) in
                 var attributes = Self.read(Self.positionedNodeAttributes, of: UnsafeMutableRawPointer(node))
                 // The size read back includes extra borders, which nop2 would add a second time.
-                let peripheries = rf_get(UnsafeMutableRawPointer(node), "peripheries").flatMap { Int(String(cString: $0)) } ?? 1
+                let peripheries =
+                    rf_get(UnsafeMutableRawPointer(node), "peripheries").flatMap { Int(String(cString: $0)) } ?? 1
                 if peripheries > 1 {
                     let extra = Double(2 * (peripheries - 1)) * Self.peripheryGap
                     for key in ["width", "height"] {

@@ -131,7 +131,8 @@ public enum Graphviz {
                 }
                 node = agnxtnode(graph, current)
             }
-            return GraphStructure(name: String(cString: agnameof(UnsafeMutableRawPointer(graph))), nodes: nodes, edges: edges)
+            return GraphStructure(
+                name: String(cString: agnameof(UnsafeMutableRawPointer(graph))), nodes: nodes, edges: edges)
         }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension URLSession {
@@ -96,7 +96,7 @@ final class DataTaskAttempt: @unchecked Sendable {
             return state.cancelled
         }
         guard !cancelled else {
-            continuation.resume(throwing: CancellationError())  // nothing was sent
+            continuation.resume(throwing: CancellationError()) // nothing was sent
             return
         }
         Self.calls.async { [self] in
@@ -141,7 +141,7 @@ final class DataTaskAttempt: @unchecked Sendable {
 
     /// Runs on the delegate queue (the completion handler's), never inside a cancellation handler.
     private func cancelOnDelegateQueue(_ task: URLSessionDataTask) {
-        guard cancelsDataTask else { return }  // abandoned: it ends by itself
+        guard cancelsDataTask else { return } // abandoned: it ends by itself
         session.delegateQueue.addOperation { [self] in
             guard !state.withLock({ $0.answered }) else { return }
             task.cancel()
@@ -155,7 +155,7 @@ final class DataTaskAttempt: @unchecked Sendable {
             defer { state.continuation = nil }
             return (state.continuation, state.interrupt)
         }
-        if continuation != nil { interrupt?.answered() }  // decided here, not when the engine runs again
+        if continuation != nil { interrupt?.answered() } // decided here, not when the engine runs again
         continuation?.resume(with: result)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One retried HTTP request: the engine configured with the HTTP rules, driving `URLSession`.
@@ -45,8 +45,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
                 return Redaction.describe(error)
             },
             runsAttemptsInline: transportEndsOnCancel, guards: guards)
-        engine.interruptsInlineAttempts = transportEndsOnCancel  // `send` listens to AttemptInterrupt
-        engine.random = random  // an existential here: set as a property
+        engine.interruptsInlineAttempts = transportEndsOnCancel // `send` listens to AttemptInterrupt
+        engine.random = random // an existential here: set as a property
         return try await engine.outcome(
             classifyResult: { rules.verdict(for: $0, request: request, now: Date()) },
             transitions: transitions

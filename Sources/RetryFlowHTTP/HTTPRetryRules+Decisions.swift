@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension HTTPRetryRules {
@@ -49,7 +49,8 @@ extension HTTPRetryRules {
         guard isSafeToRepeat(request) else {
             let method = (request.httpMethod ?? "GET").uppercased()
             return RetryVerdict(
-                .fail, "\(what); \(method) is not idempotent, so it is not sent again (add \(idempotencyKeyHeader) or opt in)")
+                .fail,
+                "\(what); \(method) is not idempotent, so it is not sent again (add \(idempotencyKeyHeader) or opt in)")
         }
         return pushbackVerdict(for: response, what: what, now: now)
     }

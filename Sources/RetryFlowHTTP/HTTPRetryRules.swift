@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What RetryFlow retries over HTTP, as data: the statuses, the transport errors, the methods, and
@@ -68,7 +68,8 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     public init(
         retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504],
         retryableErrorCodes: Set<Int> = HTTPRetryRules.defaultRetryableErrorCodes,
-        neverSentErrorCodes: Set<Int> = Set([URLError.Code.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed].map(\.rawValue)),
+        neverSentErrorCodes: Set<Int> = Set(
+            [URLError.Code.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed].map(\.rawValue)),
         idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"],
         retryNonIdempotent: Bool = false,
         idempotencyKeyHeader: String = "Idempotency-Key",

@@ -67,7 +67,7 @@ public enum RateLimitHeaders {
         var longest: Duration?
         for item in parsed {
             let remaining = item.params["r"]
-            guard remaining == nil || remaining == 0 else { continue }  // quota left: this one asks for no wait
+            guard remaining == nil || remaining == 0 else { continue } // quota left: this one asks for no wait
             guard let seconds = item.params["t"] ?? (remaining == 0 ? windows[item.name] ?? windows.values.max() : nil)
             else { continue }
             let wait = checkedDuration(seconds: Double(seconds))

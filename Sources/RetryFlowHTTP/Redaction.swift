@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Keeps secrets out of traces, attempt records and error messages: URL user-info is removed,
@@ -10,11 +10,15 @@ import FoundationNetworking
 /// (`Authorization`, `Proxy-Authorization`, `Cookie`) are never written anywhere in the first place.
 public enum Redaction {
     /// Query item names whose values are masked (compared case-insensitively, as substrings).
-    public static let sensitiveQueryNames = ["token", "key", "secret", "password", "passwd", "auth", "signature", "sig", "session"]
+    public static let sensitiveQueryNames = [
+        "token", "key", "secret", "password", "passwd", "auth", "signature", "sig", "session",
+    ]
 
     /// `url` without user-info and with credential-like query values replaced by `***`.
     public static func redact(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<unparsable URL>" }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return "<unparsable URL>"
+        }
         components.user = nil
         components.password = nil
         components.queryItems = components.queryItems?.map { item in
@@ -30,7 +34,8 @@ public enum Redaction {
     public static func describe(_ error: any Error) -> String {
         guard let urlError = error as? URLError else { return String(describing: error) }
         var text = "URLError \(urlError.code.rawValue) \(name(of: urlError.code))"
-        if let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String, !message.isEmpty, message != "(null)" {
+        if let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String, !message.isEmpty, message != "(null)"
+        {
             text += ": " + scrub(message, url: urlError.failingURL)
         }
         if let url = urlError.failingURL { text += " (\(redact(url)))" }

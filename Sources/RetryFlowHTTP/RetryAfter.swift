@@ -47,14 +47,16 @@ public enum RetryAfter {
     public static func httpDate(_ text: String, now: Date = Date()) -> Date? {
         let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-        if words.count == 6, words[0].hasSuffix(","), shortDays.contains(String(words[0].dropLast())), words[5] == "GMT",
+        if words.count == 6, words[0].hasSuffix(","), shortDays.contains(String(words[0].dropLast())),
+            words[5] == "GMT",
             let day = number(words[1], digits: 2...2), let month = months.firstIndex(of: words[2]),
             let year = number(words[3], digits: 4...4), let time = clock(words[4])
         {
             return date(year: year, month: month + 1, day: day, time: time)
         }
         // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
-        if words.count == 4, words[0].hasSuffix(","), longDays.contains(String(words[0].dropLast())), words[3] == "GMT" {
+        if words.count == 4, words[0].hasSuffix(","), longDays.contains(String(words[0].dropLast())), words[3] == "GMT"
+        {
             let parts = words[1].split(separator: "-").map(String.init)
             if parts.count == 3, let day = number(parts[0], digits: 2...2), let month = months.firstIndex(of: parts[1]),
                 let twoDigit = number(parts[2], digits: 2...2), let time = clock(words[2])
@@ -78,13 +80,15 @@ public enum RetryAfter {
         calendar.timeZone = TimeZone(identifier: "GMT")!
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: date)
         func two(_ n: Int?) -> String { n.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
-        let weekday = shortDays[((c.weekday ?? 1) + 5) % 7]  // Calendar: 1 = Sunday
-        return "\(weekday), \(two(c.day)) \(months[(c.month ?? 1) - 1]) \(c.year ?? 1970) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) GMT"
+        let weekday = shortDays[((c.weekday ?? 1) + 5) % 7] // Calendar: 1 = Sunday
+        return
+            "\(weekday), \(two(c.day)) \(months[(c.month ?? 1) - 1]) \(c.year ?? 1970) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) GMT"
     }
 
     /// RFC 9110 §5.6.7: a two-digit year that would be more than 50 years in the future is in the past century.
     private static func fullYear(_ twoDigit: Int, now: Date) -> Int {
-        let thisYear = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "GMT")!, from: now).year ?? 2000
+        let thisYear =
+            Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "GMT")!, from: now).year ?? 2000
         var year = (thisYear / 100) * 100 + twoDigit
         if year > thisYear + 50 { year -= 100 }
         return year
@@ -117,7 +121,7 @@ public enum RetryAfter {
         let components = DateComponents(
             year: year, month: month, day: day, hour: time.0, minute: time.1, second: leap ? 59 : time.2)
         guard let date = calendar.date(from: components),
-            calendar.component(.day, from: date) == day  // rejects 31 Feb and friends
+            calendar.component(.day, from: date) == day // rejects 31 Feb and friends
         else { return nil }
         return leap ? date.addingTimeInterval(1) : date
     }

@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A retried request driven by completion handler, like a `URLSessionDataTask`: made suspended,
@@ -22,7 +22,10 @@ public final class RetryDataTask: @unchecked Sendable {
     private let run: HTTPRetry<ContinuousClock>
     private let deliver: @Sendable (RetryOutcome<HTTPResponse>) -> Void
 
-    init(run: HTTPRetry<ContinuousClock>, queue: OperationQueue, completion: @escaping @Sendable (RetryOutcome<HTTPResponse>) -> Void) {
+    init(
+        run: HTTPRetry<ContinuousClock>, queue: OperationQueue,
+        completion: @escaping @Sendable (RetryOutcome<HTTPResponse>) -> Void
+    ) {
         self.deliver = { outcome in queue.addOperation { completion(outcome) } }
         self.run = run
     }
@@ -91,7 +94,8 @@ extension URLSession {
         completionHandler: @escaping @Sendable (RetryOutcome<HTTPResponse>) -> Void
     ) throws(RetryPolicyError) -> RetryDataTask {
         try policy.validate()
-        let run = HTTPRetry(session: self, request: request, policy: policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry)
+        let run = HTTPRetry(
+            session: self, request: request, policy: policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry)
         return RetryDataTask(run: run, queue: delegateQueue, completion: completionHandler)
     }
 
@@ -102,6 +106,7 @@ extension URLSession {
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
         completionHandler: @escaping @Sendable (RetryOutcome<HTTPResponse>) -> Void
     ) throws(RetryPolicyError) -> RetryDataTask {
-        try retryDataTask(with: request, retry: policy, rules: rules, onRetry: onRetry, completionHandler: completionHandler)
+        try retryDataTask(
+            with: request, retry: policy, rules: rules, onRetry: onRetry, completionHandler: completionHandler)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension URLSession {
@@ -51,7 +51,9 @@ extension URLSession {
         errorHandler: (@Sendable (Int, any Error) -> Void)? = nil,
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> RetryDataTask {
-        retryDataTask(withRequest: URLRequest(url: url), times: times, wait: wait, errorHandler: errorHandler, completionHandler: completionHandler)
+        retryDataTask(
+            withRequest: URLRequest(url: url), times: times, wait: wait, errorHandler: errorHandler,
+            completionHandler: completionHandler)
     }
 
     /// The Objective-C snippet's `downloadAndRetryWithURL:retryCount:completion:failure:`.

@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The HTTP surfaces under a ``Resilience``: a policy with the fleet's shared retry budget and
@@ -31,7 +31,8 @@ extension URLSession {
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-        var run = HTTPRetry(session: self, request: request, policy: resilience.policy, rules: rules, clock: clock, onRetry: onRetry)
+        var run = HTTPRetry(
+            session: self, request: request, policy: resilience.policy, rules: rules, clock: clock, onRetry: onRetry)
         run.guards = resilience.guards(forRequest: request)
         return try await run.outcome(transitions: transitions)
     }
@@ -56,7 +57,8 @@ extension URLSession {
     ) throws(RetryPolicyError) -> RetryDataTask {
         try resilience.policy.validate()
         var run = HTTPRetry(
-            session: self, request: request, policy: resilience.policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry)
+            session: self, request: request, policy: resilience.policy, rules: rules, clock: ContinuousClock(),
+            onRetry: onRetry)
         run.guards = resilience.guards(forRequest: request)
         return RetryDataTask(run: run, queue: delegateQueue, completion: completionHandler)
     }
@@ -70,7 +72,8 @@ extension URLSession {
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil
     ) throws -> RetryOutcome<HTTPResponse> {
         var run = HTTPRetry(
-            session: self, request: request, policy: resilience.policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry)
+            session: self, request: request, policy: resilience.policy, rules: rules, clock: ContinuousClock(),
+            onRetry: onRetry)
         run.guards = resilience.guards(forRequest: request)
         return try runBlocking(run)
     }
@@ -84,7 +87,8 @@ extension HTTPRetryRun {
         onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
         transport: @escaping @Sendable (URLRequest) async throws -> HTTPResponse
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-        var run = HTTPRetry(transport: transport, request: request, policy: resilience.policy, rules: rules, clock: clock)
+        var run = HTTPRetry(
+            transport: transport, request: request, policy: resilience.policy, rules: rules, clock: clock)
         run.onTransition = onTransition
         run.random = random
         run.guards = resilience.guards(forRequest: request)

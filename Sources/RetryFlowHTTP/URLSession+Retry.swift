@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension URLSession {
@@ -33,7 +33,8 @@ extension URLSession {
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
         try await retryOutcome(
-            for: request, retry: policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry, transitions: transitions)
+            for: request, retry: policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry,
+            transitions: transitions)
     }
 
     /// The same on an injected clock (a ``ManualClock`` in tests, for the waits and timeouts), with
@@ -44,7 +45,8 @@ extension URLSession {
         onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-        var run = HTTPRetry(session: self, request: request, policy: policy, rules: rules, clock: clock, onRetry: onRetry)
+        var run = HTTPRetry(
+            session: self, request: request, policy: policy, rules: rules, clock: clock, onRetry: onRetry)
         run.onTransition = onTransition
         return try await run.outcome(transitions: transitions)
     }

@@ -3,7 +3,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension URLSession {
@@ -14,7 +14,9 @@ extension URLSession {
     /// it waits for runs there) it returns a ``SynchronousCallError`` at once. It is unavailable
     /// from async code, where blocking would starve Swift's thread pool.
     @available(*, noasync, message: "blocks a thread; use data(for:retry:) in async code")
-    public func synchronousDataTask(with request: URLRequest) -> (data: Data?, response: URLResponse?, error: (any Error)?) {
+    public func synchronousDataTask(with request: URLRequest) -> (
+        data: Data?, response: URLResponse?, error: (any Error)?
+    ) {
         if let refusal = deadlockRefusal() { return (nil, nil, refusal) }
         let done = DispatchSemaphore(value: 0)
         let result = SyncBox<(Data?, URLResponse?, (any Error)?)>()
@@ -44,7 +46,10 @@ extension URLSession {
         for request: URLRequest, retry policy: RetryPolicy = .default, rules: HTTPRetryRules = .default,
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil
     ) throws -> RetryOutcome<HTTPResponse> {
-        try runBlocking(HTTPRetry(session: self, request: request, policy: policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry))
+        try runBlocking(
+            HTTPRetry(
+                session: self, request: request, policy: policy, rules: rules, clock: ContinuousClock(),
+                onRetry: onRetry))
     }
 
     /// Runs `run` to its end, blocking this thread (refused on the session's delegate queue).

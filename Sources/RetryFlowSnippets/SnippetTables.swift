@@ -94,7 +94,9 @@ public enum ObjCSnippetEffect: String, TableSymbol {
     case failure = "failure()"
 }
 
-extension TransitionTable where State == SwiftSnippetState, Event == SwiftSnippetEvent, Guard == SwiftSnippetGuard,
+extension TransitionTable
+where
+    State == SwiftSnippetState, Event == SwiftSnippetEvent, Guard == SwiftSnippetGuard,
     Effect == SwiftSnippetEffect, Reason == StopReason
 {
     /// `retryDataTask(times:wait:errorHandler:completionHandler:)` as it was written.
@@ -106,14 +108,17 @@ extension TransitionTable where State == SwiftSnippetState, Event == SwiftSnippe
             .init(from: .idle, event: .start, to: .request, effects: [.resumeDataTask]),
             .init(from: .request, event: .completed, to: .success, effects: [.completionHandler], reason: .succeeded),
             .init(from: .request, event: .failed, to: .retry),
-            .init(from: .retry, event: nil, condition: .unless(.timesLeft), to: .failure, effects: [.completionHandler],
-                  reason: .attemptsExhausted),
+            .init(
+                from: .retry, event: nil, condition: .unless(.timesLeft), to: .failure, effects: [.completionHandler],
+                reason: .attemptsExhausted),
             .init(from: .retry, event: nil, to: .usleepOnDelegateQueue, effects: [.errorHandler, .usleep]),
             .init(from: .usleepOnDelegateQueue, event: .woke, to: .request, effects: [.recurse, .resumeDataTask]),
         ])
 }
 
-extension TransitionTable where State == ObjCSnippetState, Event == ObjCSnippetEvent, Guard == ObjCSnippetGuard,
+extension TransitionTable
+where
+    State == ObjCSnippetState, Event == ObjCSnippetEvent, Guard == ObjCSnippetGuard,
     Effect == ObjCSnippetEffect, Reason == StopReason
 {
     /// `downloadAndRetryWithURL:retryCount:completion:failure:` as it was written.
@@ -125,8 +130,9 @@ extension TransitionTable where State == ObjCSnippetState, Event == ObjCSnippetE
             .init(from: .idle, event: .start, to: .request, effects: [.download]),
             .init(from: .request, event: .completed, to: .success, effects: [.completion], reason: .succeeded),
             .init(from: .request, event: .failed, to: .retry),
-            .init(from: .retry, event: nil, condition: .unless(.retriesLeft), to: .failure, effects: [.failure],
-                  reason: .attemptsExhausted),
+            .init(
+                from: .retry, event: nil, condition: .unless(.retriesLeft), to: .failure, effects: [.failure],
+                reason: .attemptsExhausted),
             .init(from: .retry, event: nil, to: .request, effects: [.recurse, .download]),
         ])
 }

@@ -108,7 +108,9 @@ public final class ManualClock: Clock, @unchecked Sendable {
         let due: [Sleeper] = withLock { state in
             state.now = state.now.advanced(by: duration)
             let now = state.now
-            let due = state.sleepers.filter { $0.deadline <= now }.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted {
+                ($0.deadline, $0.id) < ($1.deadline, $1.id)
+            }
             state.sleepers.removeAll { $0.deadline <= now }
             return due
         }
@@ -137,9 +139,13 @@ public final class ManualClock: Clock, @unchecked Sendable {
     @discardableResult
     public func resumeEarliestSleeper() -> Instant? {
         let sleeper: Sleeper? = withLock { state in
-            guard let index = state.sleepers.indices.min(by: {
-                (state.sleepers[$0].deadline, state.sleepers[$0].id) < (state.sleepers[$1].deadline, state.sleepers[$1].id)
-            }) else { return nil }
+            guard
+                let index = state.sleepers.indices.min(by: {
+                    (state.sleepers[$0].deadline, state.sleepers[$0].id) < (
+                        state.sleepers[$1].deadline, state.sleepers[$1].id
+                    )
+                })
+            else { return nil }
             let sleeper = state.sleepers.remove(at: index)
             if state.now < sleeper.deadline { state.now = sleeper.deadline }
             return sleeper
@@ -180,7 +186,9 @@ public final class ManualClock: Clock, @unchecked Sendable {
             }
         } onCancel: {
             let waiter: Waiter? = withLock { state in
-                if let index = state.waiters.firstIndex(where: { $0.id == id }) { return state.waiters.remove(at: index) }
+                if let index = state.waiters.firstIndex(where: { $0.id == id }) {
+                    return state.waiters.remove(at: index)
+                }
                 state.cancelledBeforeRegistering.insert(id)
                 return nil
             }

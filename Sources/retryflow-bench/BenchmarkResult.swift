@@ -36,10 +36,11 @@ enum Measure {
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return .nan }
-        return sorted.count.isMultiple(of: 2) ? (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2 : sorted[sorted.count / 2]
+        return sorted.count.isMultiple(of: 2)
+            ? (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2 : sorted[sorted.count / 2]
     }
 
-    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+    static func blockingSeconds(_ body: () throws -> Void) rethrows -> Double {
         let start = ContinuousClock.now
         try body()
         return start.duration(to: .now).inSecondsValue
@@ -76,7 +77,9 @@ enum Measure {
     }
 
     /// Runs a program and waits for it (terminationHandler: waitUntilExit adds ~50 ms on Linux).
-    static func run(_ executable: String, _ arguments: [String], output: URL? = nil) async throws -> (status: Int32, seconds: Double) {
+    static func run(_ executable: String, _ arguments: [String], output: URL? = nil) async throws -> (
+        status: Int32, seconds: Double
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

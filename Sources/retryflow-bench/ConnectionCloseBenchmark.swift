@@ -4,7 +4,7 @@ import RetryFlowHTTP
 import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// `connection-close`: what exact request counts cost. Sequential GETs that succeed at once with

@@ -4,7 +4,7 @@ import RetryFlowGraphviz
 import RetryFlowHTTP
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Benchmarks of the engine's waits and of in-process rendering.
@@ -16,10 +16,13 @@ enum EngineBenchmarks {
         let trace = RetryTrace(steps: [
             .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1),
             .init(from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(20), attempt: 1),
-            .init(from: .retry, event: nil, condition: .always, to: .wait, at: .milliseconds(20), attempt: 1,
-                  delay: .milliseconds(100)),
-            .init(from: .wait, event: .delayElapsed, condition: .always, to: .request, at: .milliseconds(120), attempt: 2),
-            .init(from: .request, event: .succeeded, condition: .always, to: .success, at: .milliseconds(140), attempt: 2),
+            .init(
+                from: .retry, event: nil, condition: .always, to: .wait, at: .milliseconds(20), attempt: 1,
+                delay: .milliseconds(100)),
+            .init(
+                from: .wait, event: .delayElapsed, condition: .always, to: .request, at: .milliseconds(120), attempt: 2),
+            .init(
+                from: .request, event: .succeeded, condition: .always, to: .success, at: .milliseconds(140), attempt: 2),
         ])
         let dot = DOTChart.render(table, style: .flowchart, overlay: TraceOverlay(trace: trace, table: table))
         let layout = try ChartLayout.cached(table, style: .flowchart)
@@ -27,13 +30,15 @@ enum EngineBenchmarks {
         let batch = 25
         let freshNote = String(
             format: "a fresh layout each time: %.2f ms",
-            try Measure.seconds { for _ in 0..<batch { _ = try Graphviz.render(dot: dot, format: "svg") } } / Double(batch) * 1000)
+            try Measure.blockingSeconds { for _ in 0..<batch { _ = try Graphviz.render(dot: dot, format: "svg") } }
+                / Double(batch) * 1000)
         func cachedBatch() throws -> Double {
-            try Measure.seconds { for _ in 0..<batch { _ = try layout.render(dot: dot) } } / Double(batch)
+            try Measure.blockingSeconds { for _ in 0..<batch { _ = try layout.render(dot: dot) } } / Double(batch)
         }
         guard let dotProgram = Measure.which("dot") else {
             return BenchmarkResult(
-                name: "render-in-process", value: try cachedBatch() * 1000, unit: "ms/render", baseline: "spawning dot -Tsvg",
+                name: "render-in-process", value: try cachedBatch() * 1000, unit: "ms/render",
+                baseline: "spawning dot -Tsvg",
                 baselineValue: nil, ratio: nil, goal: "ratio <= 1/15", met: nil,
                 note: "baseline skipped: the dot program is not installed (apt-get install graphviz); \(freshNote)")
         }
@@ -60,7 +65,8 @@ enum EngineBenchmarks {
     /// backoff waits, and Retry-After waits of 1 s.
     static func waitPrecision(quick: Bool) async throws -> [BenchmarkResult] {
         let waits = quick ? 10 : 200
-        let policy = RetryPolicy(maxAttempts: waits + 1, backoff: .constant(.milliseconds(50)), maxDelay: .seconds(1), jitter: .none)
+        let policy = RetryPolicy(
+            maxAttempts: waits + 1, backoff: .constant(.milliseconds(50)), maxDelay: .seconds(1), jitter: .none)
         let starts = Starts()
         _ = try await Retry(policy).outcome { _ -> Int in
             starts.add(ContinuousClock.now)
@@ -74,7 +80,8 @@ enum EngineBenchmarks {
         let raPolicy = RetryPolicy(maxAttempts: retryAfters + 1, backoff: .constant(.milliseconds(50)), jitter: .none)
         _ = try await HTTPRetryRun.outcome(for: request, retry: raPolicy, clock: ContinuousClock()) { _ in
             raStarts.add(ContinuousClock.now)
-            let response = HTTPURLResponse(url: request.url!, statusCode: 503, httpVersion: nil, headerFields: ["Retry-After": "1"])!
+            let response = HTTPURLResponse(
+                url: request.url!, statusCode: 503, httpVersion: nil, headerFields: ["Retry-After": "1"])!
             return HTTPResponse(data: Data(), response: response)
         }
         let raOvershoots = raStarts.gaps().map { ($0 - 1.0) * 1000 }
@@ -86,11 +93,17 @@ enum EngineBenchmarks {
             BenchmarkResult(
                 name: "wait-precision", value: median, unit: "ms overshoot (median)", baseline: "the scheduled time",
                 baselineValue: 0, ratio: nil, goal: "median <= 2 ms, 0 early", met: median <= 2 && early == 0,
-                note: "\(backoffOvershoots.count) waits of 50 ms; max \(String(format: "%.2f", backoffOvershoots.max() ?? 0)) ms; \(early) early of \(all.count)"),
+                note:
+                    "\(backoffOvershoots.count) waits of 50 ms; max \(String(format: "%.2f", backoffOvershoots.max() ?? 0)) ms; \(early) early of \(all.count)"
+            ),
             BenchmarkResult(
-                name: "wait-precision-retry-after", value: raMedian, unit: "ms overshoot (median)", baseline: "Retry-After: 1",
-                baselineValue: 0, ratio: nil, goal: "median <= 2 ms, 0 early", met: raMedian <= 2 && raOvershoots.allSatisfy { $0 >= 0 },
-                note: "\(raOvershoots.count) Retry-After waits of 1 s; max \(String(format: "%.2f", raOvershoots.max() ?? 0)) ms"),
+                name: "wait-precision-retry-after", value: raMedian, unit: "ms overshoot (median)",
+                baseline: "Retry-After: 1",
+                baselineValue: 0, ratio: nil, goal: "median <= 2 ms, 0 early",
+                met: raMedian <= 2 && raOvershoots.allSatisfy { $0 >= 0 },
+                note:
+                    "\(raOvershoots.count) Retry-After waits of 1 s; max \(String(format: "%.2f", raOvershoots.max() ?? 0)) ms"
+            ),
         ]
     }
 
@@ -100,7 +113,8 @@ enum EngineBenchmarks {
         let count = quick ? 2_000 : 10_000
         let me = CommandLine.arguments[0]
         func perTask(_ kind: ParkedMemory.Kind) async throws -> Double {
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-bench-park-\(UUID().uuidString)")
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "retryflow-bench-park-\(UUID().uuidString)")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             defer { try? FileManager.default.removeItem(at: log) }
             let result = try await Measure.run(me, ["__park", kind.rawValue, "\(count)"], output: log)
@@ -122,9 +136,11 @@ enum EngineBenchmarks {
         }
         let value = kb(.run)
         return BenchmarkResult(
-            name: "waiting-memory", value: value, unit: "KB per waiting retry", baseline: "a bare task sleeping on the same clock",
+            name: "waiting-memory", value: value, unit: "KB per waiting retry",
+            baseline: "a bare task sleeping on the same clock",
             baselineValue: kb(.sleep), ratio: value / kb(.sleep), goal: "<= 4 KB", met: value <= 4,
-            note: "\(count) retries parked in a 60 s wait, each kind in a fresh process, median of \(values[.run]?.count ?? 0): "
+            note:
+                "\(count) retries parked in a 60 s wait, each kind in a fresh process, median of \(values[.run]?.count ?? 0): "
                 + "run \(range(.run)) KB, inline attempts \(String(format: "%.2f", kb(.runInline))) KB, "
                 + "minimal loop \(String(format: "%.2f", kb(.loop))) KB (\(String(format: "%.2f", kb(.loopDeep))) KB after "
                 + "8 async frames of 256 B), bare sleep \(range(.sleep)) KB")

@@ -4,7 +4,7 @@ import RetryFlowHTTP
 import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The fleet guards: what a retry budget costs per call, and what it and the breaker save a
@@ -20,7 +20,7 @@ enum FleetBenchmarks {
             let budget = try RetryBudget(.awsStandard)
             let lock = Locked(0)
             var granted = 0
-            let budgetSeconds = Measure.seconds {
+            let budgetSeconds = Measure.blockingSeconds {
                 for _ in 0..<iterations {
                     if let cost = budget.acquireRetry(timeout: false) {
                         granted &+= 1
@@ -29,7 +29,7 @@ enum FleetBenchmarks {
                 }
             }
             precondition(granted == iterations && budget.tokens == 500, "the bucket must end where it began")
-            let lockSeconds = Measure.seconds {
+            let lockSeconds = Measure.blockingSeconds {
                 for _ in 0..<iterations {
                     lock.withLock { $0 &+= 1 }
                     lock.withLock { $0 &+= 1 }
@@ -42,7 +42,8 @@ enum FleetBenchmarks {
         let baseline = Measure.median(lockNs)
         return [
             BenchmarkResult(
-                name: "budget-acquire", value: value, unit: "ns per acquire + refund", baseline: "the same lock, taken twice",
+                name: "budget-acquire", value: value, unit: "ns per acquire + refund",
+                baseline: "the same lock, taken twice",
                 baselineValue: baseline, ratio: value / baseline, goal: "acquire + refund < 1000 ns", met: value < 1000,
                 note: "\(iterations) pairs, median of \(budgetNs.count), uncontended")
         ] + guardSteps(quick: quick)
@@ -71,7 +72,7 @@ enum FleetBenchmarks {
         }
         /// Nanoseconds per call of `body` on `threads` threads at once (wall time ÷ calls per thread).
         func timed(threads: Int, _ body: @escaping @Sendable () -> Void) -> Double {
-            Measure.seconds {
+            Measure.blockingSeconds {
                 DispatchQueue.concurrentPerform(iterations: threads) { _ in
                     for _ in 0..<iterations { body() }
                 }
@@ -79,7 +80,9 @@ enum FleetBenchmarks {
         }
         var samples: [String: [Double]] = [:]
         for _ in 0..<repetitions {
-            guard let budget = try? RetryBudget(.awsStandard), let breaker = try? CircuitBreaker(.polly) else { return [] }
+            guard let budget = try? RetryBudget(.awsStandard), let breaker = try? CircuitBreaker(.polly) else {
+                return []
+            }
             samples["hand", default: []].append(timed(threads: 1) { handWrittenPair() })
             samples["budget", default: []].append(timed(threads: 1) { budgetPair(budget) })
             samples["budget2", default: []].append(timed(threads: 2) { budgetPair(budget) })
@@ -95,7 +98,8 @@ enum FleetBenchmarks {
             BenchmarkResult(
                 name: "budget-acquire vs hand-written", value: median("budget"), unit: "ns per acquire + refund",
                 baseline: "a hand-written token bucket, same lock", baselineValue: median("hand"),
-                ratio: median("budget") / median("hand"), goal: "ratio <= 1.5", met: median("budget") / median("hand") <= 1.5,
+                ratio: median("budget") / median("hand"), goal: "ratio <= 1.5",
+                met: median("budget") / median("hand") <= 1.5,
                 note: "\(note); budget \(range("budget")), hand-written \(range("hand"))"),
             BenchmarkResult(
                 name: "budget-acquire, 2 threads", value: median("budget2"), unit: "ns per pair (wall, per thread)",
@@ -107,7 +111,8 @@ enum FleetBenchmarks {
                 note: "\(note), uncontended, closed breaker; \(range("breaker"))"),
             BenchmarkResult(
                 name: "breaker-check, 2 threads", value: median("breaker2"), unit: "ns per pair (wall, per thread)",
-                baseline: "uncontended", baselineValue: median("breaker"), ratio: median("breaker2") / median("breaker"),
+                baseline: "uncontended", baselineValue: median("breaker"),
+                ratio: median("breaker2") / median("breaker"),
                 goal: "report", met: nil, note: "\(note); \(range("breaker2"))"),
         ]
     }
@@ -137,7 +142,9 @@ enum FleetBenchmarks {
             defer { server.stop() }
             let session = HTTPBenchmarks.session(connections: 64)
             let budget = try configuration.budget.map { mode throws(RetryPolicyError) in try RetryBudget(mode) }
-            let breaker = try configuration.breaker.map { options throws(RetryPolicyError) in try CircuitBreaker(options) }
+            let breaker = try configuration.breaker.map { options throws(RetryPolicyError) in
+                try CircuitBreaker(options)
+            }
             let resilience = Resilience(
                 policy: RetryPolicy(maxAttempts: 4, backoff: .exponential(base: .milliseconds(100), multiplier: 2)),
                 budget: budget, breaker: breaker, whenCircuitOpen: .fail)
@@ -194,7 +201,8 @@ enum FleetBenchmarks {
                     name: "retry-storm: \(configuration.name)", value: amplification, unit: "requests ÷ first attempts",
                     baseline: "no protection", baselineValue: unprotected?.amplification,
                     ratio: unprotected.map { amplification / $0.amplification }, goal: goal, met: met,
-                    note: "\(clients) clients; outage \(quick ? 1 : 5) s: \(first) first attempts, \(duringOutage) requests "
+                    note:
+                        "\(clients) clients; outage \(quick ? 1 : 5) s: \(first) first attempts, \(duringOutage) requests "
                         + "(\(afterTrip) in 1–5 s); last failure \(recovered.shortDescription) after healing"))
             session.invalidateAndCancel()
         }

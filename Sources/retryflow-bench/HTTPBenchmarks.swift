@@ -4,7 +4,7 @@ import RetryFlowHTTP
 import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The benchmarks that drive URLSession against FlakyServer on 127.0.0.1.
@@ -38,7 +38,9 @@ enum HTTPBenchmarks {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<count {
                         for _ in 0..<3 {
-                            group.addTask { _ = try await session.data(for: URLRequest(url: server.url("/b/\(index)"))) }
+                            group.addTask {
+                                _ = try await session.data(for: URLRequest(url: server.url("/b/\(index)")))
+                            }
                         }
                     }
                     try await group.waitForAll()
@@ -48,7 +50,8 @@ enum HTTPBenchmarks {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<count {
                         group.addTask {
-                            let (_, response) = try await session.data(for: URLRequest(url: server.url("/r/\(index)")), retry: policy)
+                            let (_, response) = try await session.data(
+                                for: URLRequest(url: server.url("/r/\(index)")), retry: policy)
                             precondition(response.statusCode == 200)
                         }
                     }
@@ -64,7 +67,8 @@ enum HTTPBenchmarks {
         }
         let ratio = Measure.median(ratios)
         return BenchmarkResult(
-            name: "concurrent-flaky", value: Measure.median(retryTimes), unit: "s", baseline: "ideal: 2 × 100 ms + bare URLSession for 3N requests",
+            name: "concurrent-flaky", value: Measure.median(retryTimes), unit: "s",
+            baseline: "ideal: 2 × 100 ms + bare URLSession for 3N requests",
             baselineValue: Measure.median(idealTimes), ratio: ratio, goal: "ratio <= 1.2", met: ratio <= 1.2,
             note: "N = \(count), median of \(ratios.count)")
     }
@@ -103,7 +107,8 @@ enum HTTPBenchmarks {
                     group.addTask {
                         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                             let task = try! flowSession.retryDataTask(
-                                with: URLRequest(url: server.url("/flow/\(index)")), retry: policy, rules: .transportErrorsOnly
+                                with: URLRequest(url: server.url("/flow/\(index)")), retry: policy,
+                                rules: .transportErrorsOnly
                             ) { _ in continuation.resume() }
                             task.resume()
                         }
@@ -112,7 +117,8 @@ enum HTTPBenchmarks {
             }
         }
         return BenchmarkResult(
-            name: "seed-design", value: seedTime, unit: "s", baseline: "RetryFlow, same N and waits", baselineValue: flowTime,
+            name: "seed-design", value: seedTime, unit: "s", baseline: "RetryFlow, same N and waits",
+            baselineValue: flowTime,
             ratio: seedTime / flowTime, goal: "report", met: nil,
             note: "N = \(count); the snippet's waits serialise on the delegate queue (≈ N × 2 × 100 ms)")
     }
@@ -129,13 +135,15 @@ enum HTTPBenchmarks {
         var ratios: [Double] = []
         var bareTimes: [Double] = []
         var flowTimes: [Double] = []
-        var cpuRatios: [Double] = []  // process CPU time: less sensitive to other processes' load
+        var cpuRatios: [Double] = [] // process CPU time: less sensitive to other processes' load
         for _ in 0..<(quick ? 3 : 9) {
             var bareCPU = TransportPaths.cpuSeconds()
             let bare = try await Measure.seconds { for _ in 0..<count { _ = try await session.data(for: request) } }
             bareCPU = TransportPaths.cpuSeconds() - bareCPU
             var flowCPU = TransportPaths.cpuSeconds()
-            let flow = try await Measure.seconds { for _ in 0..<count { _ = try await session.data(for: request, retry: policy) } }
+            let flow = try await Measure.seconds {
+                for _ in 0..<count { _ = try await session.data(for: request, retry: policy) }
+            }
             flowCPU = TransportPaths.cpuSeconds() - flowCPU
             bareTimes.append(bare)
             flowTimes.append(flow)
@@ -145,9 +153,13 @@ enum HTTPBenchmarks {
         let ratio = Measure.median(ratios)
         return BenchmarkResult(
             name: "success-overhead", value: Measure.median(flowTimes) / Double(count) * 1e6, unit: "µs/request",
-            baseline: "bare URLSession.data(for:)", baselineValue: Measure.median(bareTimes) / Double(count) * 1e6, ratio: ratio,
-            goal: "ratio <= 1.03", met: ratio <= 1.03, note: "\(count) sequential GETs, median of \(ratios.count) interleaved pairs (ratios "
-                + String(format: "%.3f–%.3f); CPU time ratio %.3f", ratios.min() ?? 0, ratios.max() ?? 0, Measure.median(cpuRatios)))
+            baseline: "bare URLSession.data(for:)", baselineValue: Measure.median(bareTimes) / Double(count) * 1e6,
+            ratio: ratio,
+            goal: "ratio <= 1.03", met: ratio <= 1.03,
+            note: "\(count) sequential GETs, median of \(ratios.count) interleaved pairs (ratios "
+                + String(
+                    format: "%.3f–%.3f); CPU time ratio %.3f", ratios.min() ?? 0, ratios.max() ?? 0,
+                    Measure.median(cpuRatios)))
     }
 
     /// `cli-startup`: a whole `retryflow fetch` process against a minimal Swift program doing one
@@ -160,12 +172,14 @@ enum HTTPBenchmarks {
         let tool = folder.appendingPathComponent("retryflow").path
         guard FileManager.default.isExecutableFile(atPath: tool) else {
             return BenchmarkResult(
-                name: "cli-startup", value: .nan, unit: "ms", baseline: "-", baselineValue: nil, ratio: nil, goal: "ratio <= 1.2",
+                name: "cli-startup", value: .nan, unit: "ms", baseline: "-", baselineValue: nil, ratio: nil,
+                goal: "ratio <= 1.2",
                 met: nil, note: "skipped: build retryflow first (swift build -c release --product retryflow)")
         }
         guard let bare = try await BareGet.build() else {
             return BenchmarkResult(
-                name: "cli-startup", value: .nan, unit: "ms", baseline: "-", baselineValue: nil, ratio: nil, goal: "ratio <= 1.2",
+                name: "cli-startup", value: .nan, unit: "ms", baseline: "-", baselineValue: nil, ratio: nil,
+                goal: "ratio <= 1.2",
                 met: nil, note: "skipped: swiftc could not build the minimal GET program")
         }
         var toolTimes: [Double] = []
@@ -180,7 +194,8 @@ enum HTTPBenchmarks {
         let ratio = Measure.median(toolTimes) / Measure.median(bareTimes)
         let curlNote = curl == nil ? "" : String(format: "; curl %.1f ms", Measure.median(curlTimes) * 1000)
         return BenchmarkResult(
-            name: "cli-startup", value: Measure.median(toolTimes) * 1000, unit: "ms", baseline: "minimal Swift URLSession GET",
+            name: "cli-startup", value: Measure.median(toolTimes) * 1000, unit: "ms",
+            baseline: "minimal Swift URLSession GET",
             baselineValue: Measure.median(bareTimes) * 1000, ratio: ratio, goal: "ratio <= 1.2", met: ratio <= 1.2,
             note: "median of \(toolTimes.count) interleaved runs\(curlNote)")
     }
@@ -226,7 +241,9 @@ enum SeedSnippet {
         session.dataTask(with: request) { data, response, error in
             if error != nil, times > 0 {
                 usleep(wait)
-                retryDataTask(session: session, request: request, times: times - 1, wait: wait, completionHandler: completionHandler)
+                retryDataTask(
+                    session: session, request: request, times: times - 1, wait: wait,
+                    completionHandler: completionHandler)
             } else {
                 completionHandler(data, response, error)
             }

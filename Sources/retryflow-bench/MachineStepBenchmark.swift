@@ -23,7 +23,7 @@ enum MachineStepBenchmark {
                 if failed < failures {
                     failed += 1
                     _ = try! machine.handle(.failed(.retry, detail: nil), at: now)
-                    steps += 2  // the event's row, then the retry decision's completion row
+                    steps += 2 // the event's row, then the retry decision's completion row
                     // No budget: the driver answers at once; the admission decision then plans the wait.
                     let step = try! machine.handle(.budgetAnswered(granted: true, detail: nil), at: now)
                     steps += 2
@@ -79,8 +79,8 @@ enum MachineStepBenchmark {
         var loopTimes: [Double] = []
         var checksum = 0
         for _ in 0..<(quick ? 3 : 11) {
-            loopTimes.append(Measure.seconds { checksum &+= loopRuns(runs) })
-            machineTimes.append(Measure.seconds { checksum &+= machineRuns(runs) })
+            loopTimes.append(Measure.blockingSeconds { checksum &+= loopRuns(runs) })
+            machineTimes.append(Measure.blockingSeconds { checksum &+= machineRuns(runs) })
         }
         let machineSteps = machineRuns(runs)
         let perStep = Measure.median(machineTimes) / Double(machineSteps) * 1e9
@@ -88,9 +88,12 @@ enum MachineStepBenchmark {
         let ratio = perStep / loopPerStep
         return [
             BenchmarkResult(
-                name: "machine-step", value: perStep, unit: "ns/step", baseline: "hand-written retry loop, same policy math",
+                name: "machine-step", value: perStep, unit: "ns/step",
+                baseline: "hand-written retry loop, same policy math",
                 baselineValue: loopPerStep, ratio: ratio, goal: "ratio <= 1.5", met: ratio <= 1.5,
-                note: "median of \(machineTimes.count) interleaved runs of \(runs) simulated retry runs (\(machineSteps) steps; checksum \(checksum % 1000))"),
+                note:
+                    "median of \(machineTimes.count) interleaved runs of \(runs) simulated retry runs (\(machineSteps) steps; checksum \(checksum % 1000))"
+            ),
             await allocations(quick: quick),
         ]
     }
@@ -99,16 +102,21 @@ enum MachineStepBenchmark {
     static func allocations(quick: Bool) async -> BenchmarkResult {
         func skipped(_ why: String) -> BenchmarkResult {
             BenchmarkResult(
-                name: "machine-step-allocations", value: .nan, unit: "allocs/step", baseline: "-", baselineValue: nil, ratio: nil,
+                name: "machine-step-allocations", value: .nan, unit: "allocs/step", baseline: "-", baselineValue: nil,
+                ratio: nil,
                 goal: "0", met: nil, note: why)
         }
         guard let valgrind = Measure.which("valgrind") else { return skipped("skipped: valgrind not installed") }
         let me = CommandLine.arguments[0]
         func allocs(_ runs: Int) async -> Double? {
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-bench-\(runs)-\(UUID().uuidString).log")
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "retryflow-bench-\(runs)-\(UUID().uuidString).log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             defer { try? FileManager.default.removeItem(at: log) }
-            guard (try? await Measure.run(valgrind, ["--tool=memcheck", "--leak-check=no", me, "__machine-steps", "\(runs)"], output: log)) != nil,
+            guard
+                (try? await Measure.run(
+                    valgrind, ["--tool=memcheck", "--leak-check=no", me, "__machine-steps", "\(runs)"], output: log))
+                    != nil,
                 let text = try? String(contentsOf: log, encoding: .utf8),
                 let line = text.split(separator: "\n").first(where: { $0.contains("total heap usage") })
             else { return nil }

@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What a task parked in a 60 s wait costs in resident memory, for `waiting-memory`: each kind is
@@ -32,7 +32,8 @@ enum ParkedMemory {
             parked.add(ContinuousClock.now)
             if parked.count == count { signal.yield() }
         }
-        let policy = RetryPolicy(maxAttempts: 2, backoff: .constant(.seconds(60)), maxDelay: .seconds(60), jitter: .none)
+        let policy = RetryPolicy(
+            maxAttempts: 2, backoff: .constant(.seconds(60)), maxDelay: .seconds(60), jitter: .none)
         var engine = Retry(policy, runsAttemptsInline: kind == .runInline)
         engine.onRetry = { _ in didPark() }
         let clock = ContinuousClock()
@@ -58,7 +59,7 @@ enum ParkedMemory {
         }
         var iterator = allParked.makeAsyncIterator()
         _ = await iterator.next()
-        try await Task.sleep(for: .milliseconds(200))  // let the last tasks reach their sleep
+        try await Task.sleep(for: .milliseconds(200)) // let the last tasks reach their sleep
         let after = Measure.residentBytes()
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
@@ -70,7 +71,7 @@ enum ParkedMemory {
     static func deepFrames(_ depth: Int) async throws -> Int {
         var words = (depth, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         guard depth > 0 else { throw URLError(.networkConnectionLost) }
-        withUnsafeMutableBytes(of: &words) { touch($0) }  // the whole tuple lives across the call
+        withUnsafeMutableBytes(of: &words) { touch($0) } // the whole tuple lives across the call
         words.31 = try await deepFrames(depth - 1)
         withUnsafeMutableBytes(of: &words) { touch($0) }
         return words.0 + words.31

@@ -4,7 +4,7 @@ import RetryFlowHTTP
 import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// `transport-paths`: the ways an attempt's answer can reach its task, each timed against bare
@@ -32,7 +32,7 @@ enum TransportPaths {
         defer { server.stop() }
         let request = URLRequest(url: server.url("/ok"))
         let plain = HTTPBenchmarks.session()
-        let dispatchQueue = DispatchQueue(label: "retryflow-bench.delegate")  // the queue holds it unowned
+        let dispatchQueue = DispatchQueue(label: "retryflow-bench.delegate") // the queue holds it unowned
         let ownQueue: URLSession = {
             let queue = OperationQueue()
             queue.underlyingQueue = dispatchQueue
@@ -76,9 +76,11 @@ enum TransportPaths {
             let ratio = Measure.median(all)
             return BenchmarkResult(
                 name: "transport-paths \(path.rawValue)", value: ratio * bareMicros, unit: "µs/request",
-                baseline: "bare URLSession.data(for:)", baselineValue: bareMicros, ratio: ratio, goal: "report", met: nil,
+                baseline: "bare URLSession.data(for:)", baselineValue: bareMicros, ratio: ratio, goal: "report",
+                met: nil,
                 note: String(
-                    format: "%d sequential GETs, median of %d interleaved rounds (ratios %.3f–%.3f); CPU time ratio %.3f",
+                    format:
+                        "%d sequential GETs, median of %d interleaved rounds (ratios %.3f–%.3f); CPU time ratio %.3f",
                     count, all.count, all.min() ?? 0, all.max() ?? 0, Measure.median(cpuRatios[path] ?? [])))
         }
     }
@@ -111,7 +113,9 @@ enum TransportPaths {
             try await withUnsafeThrowingContinuation { continuation in
                 answer.start(continuation, task: nil)
                 Task {
-                    do { answer.finish(.success(try await session.data(for: request).0)) } catch { answer.finish(.failure(error)) }
+                    do { answer.finish(.success(try await session.data(for: request).0)) } catch {
+                        answer.finish(.failure(error))
+                    }
                 }
             }
         } onCancel: {

@@ -50,7 +50,8 @@ while !arguments.isEmpty {
         jsonPath = arguments.removeFirst()
     default:
         guard all.contains(argument) else {
-            FileHandle.standardError.write(Data("retryflow-bench: unknown benchmark \"\(argument)\" (use \(all.joined(separator: ", ")))\n".utf8))
+            FileHandle.standardError.write(
+                Data("retryflow-bench: unknown benchmark \"\(argument)\" (use \(all.joined(separator: ", ")))\n".utf8))
             exit(2)
         }
         names.append(argument)
@@ -78,7 +79,10 @@ for name in names {
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
         }
     } catch {
-        results.append(BenchmarkResult(name: name, value: .nan, unit: "-", baseline: "-", baselineValue: nil, ratio: nil, goal: "-", met: nil, note: "failed: \(error)"))
+        results.append(
+            BenchmarkResult(
+                name: name, value: .nan, unit: "-", baseline: "-", baselineValue: nil, ratio: nil, goal: "-", met: nil,
+                note: "failed: \(error)"))
     }
 }
 
@@ -90,12 +94,15 @@ print("| name | value | unit | baseline | baseline value | ratio | goal | met | 
 print("|---|---|---|---|---|---|---|---|---|")
 for r in results {
     let met = r.met.map { $0 ? "yes" : "**no**" } ?? "-"
-    print("| \(r.name) | \(format(r.value)) | \(r.unit) | \(r.baseline) | \(format(r.baselineValue)) | \(format(r.ratio)) | \(r.goal) | \(met) | \(r.note ?? "") |")
+    print(
+        "| \(r.name) | \(format(r.value)) | \(r.unit) | \(r.baseline) | \(format(r.baselineValue)) | \(format(r.ratio)) | \(r.goal) | \(met) | \(r.note ?? "") |"
+    )
 }
 if let jsonPath {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(
+        positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
     do {
         try encoder.encode(results).write(to: URL(fileURLWithPath: jsonPath))
     } catch {

@@ -50,7 +50,8 @@ struct CommandLineArguments {
             }
             if !argument.hasPrefix("--") && argument.count > 2 {
                 index = try parseCluster(
-                    argument, arguments: arguments, next: index, specs: specs, command: command, unknownNote: unknownNote)
+                    argument, arguments: arguments, next: index, specs: specs, command: command,
+                    unknownNote: unknownNote)
                 continue
             }
             var name = argument
@@ -108,7 +109,8 @@ struct CommandLineArguments {
     ) throws(UsageError) -> OptionSpec {
         guard let spec = specs.first(where: { $0.names.contains(name) }) else {
             let note = unknownNote.map { "; \($0)" } ?? ""
-            throw UsageError("unknown option \(name) for 'retryflow \(command)' (see 'retryflow \(command) --help'\(note))")
+            throw UsageError(
+                "unknown option \(name) for 'retryflow \(command)' (see 'retryflow \(command) --help'\(note))")
         }
         if let refusal = spec.refusal { throw UsageError("\(name): \(refusal)") }
         return spec

@@ -2,7 +2,7 @@ import Foundation
 import RetryFlowHTTP
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// fetch's session delegate for answers held in memory: follows redirects as URLSession does, but

@@ -5,7 +5,7 @@ import RetryFlowHTTP
 import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// `retryflow demo`: the main job, needing nothing but the package: live retries against an
@@ -36,16 +36,20 @@ enum DemoCommand {
         Scenario(
             name: "flaky-then-ok", title: "a reset and a 503, then 200", path: "/flaky",
             script: [.reset, .status(503), .status(200, body: "hello from a flaky server\n")], method: "GET",
-            policy: RetryPolicy(maxAttempts: 4, backoff: .exponential(base: .milliseconds(200), multiplier: 2), jitter: .none),
+            policy: RetryPolicy(
+                maxAttempts: 4, backoff: .exponential(base: .milliseconds(200), multiplier: 2), jitter: .none),
             expected: .success),
         Scenario(
             name: "retry-after", title: "503 with Retry-After: 1, then 200", path: "/busy",
-            script: [.status(503, headers: ["Retry-After": "1"]), .status(200, body: "served after the pause\n")], method: "GET",
-            policy: RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(100)), jitter: .none), expected: .success),
+            script: [.status(503, headers: ["Retry-After": "1"]), .status(200, body: "served after the pause\n")],
+            method: "GET",
+            policy: RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(100)), jitter: .none),
+            expected: .success),
         Scenario(
             name: "post-not-retried", title: "POST answered 503 (not idempotent: not sent again)", path: "/orders",
             script: [.status(503), .status(201)], method: "POST",
-            policy: RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(100)), jitter: .none), expected: .failure),
+            policy: RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(100)), jitter: .none),
+            expected: .failure),
         Scenario(
             name: "deadline", title: "a server that hangs, 1 s deadline, 300 ms per attempt", path: "/slow",
             script: [.hang], method: "GET",
@@ -56,14 +60,17 @@ enum DemoCommand {
     ]
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "demo", help: help) else { return 0 }
+        guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "demo", help: help)
+        else { return 0 }
         let folder = URL(fileURLWithPath: args.value("--output") ?? "retryflow-demo")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
             throw UsageError("-o \(folder.path): cannot create the folder (\(error.localizedDescription))")
         }
-        guard FileManager.default.isWritableFile(atPath: folder.path) else { throw UsageError("-o \(folder.path): not writable") }
+        guard FileManager.default.isWritableFile(atPath: folder.path) else {
+            throw UsageError("-o \(folder.path): not writable")
+        }
 
         var scripts: [String: [FlakyServer.Step]] = [:]
         for scenario in scenarios { scripts[scenario.path] = scenario.script }
@@ -84,8 +91,11 @@ enum DemoCommand {
                 for: request, retry: scenario.policy, clock: ContinuousClock(), onTransition: reporter.record)
             let seen = server.requests(to: scenario.path).count
             let result = outcome.value.map { "HTTP \($0.statusCode)" } ?? "no answer"
-            let line = "  → \(outcome.finalState.label) (\(outcome.reason.rawValue)), \(result), \(seen) request(s) seen by the server, \(outcome.duration.shortDescription)"
-            Console.error(outcome.finalState == scenario.expected ? Console.paint(line, .good) : Console.paint(line + " — unexpected!", .bad))
+            let line =
+                "  → \(outcome.finalState.label) (\(outcome.reason.rawValue)), \(result), \(seen) request(s) seen by the server, \(outcome.duration.shortDescription)"
+            Console.error(
+                outcome.finalState == scenario.expected
+                    ? Console.paint(line, .good) : Console.paint(line + " — unexpected!", .bad))
             allAsExpected = allAsExpected && outcome.finalState == scenario.expected
             let tracePath = folder.appendingPathComponent("\(scenario.name).trace.json").path
             let chartPath = folder.appendingPathComponent("\(scenario.name).svg").path
@@ -93,7 +103,8 @@ enum DemoCommand {
             try TraceFiles.writeChart(outcome.trace, to: chartPath, format: "svg")
             let reportPath = folder.appendingPathComponent("\(scenario.name).html").path
             try TraceFiles.writeReport(
-                outcome.trace, title: "\(scenario.name): \(scenario.title)", reason: outcome.reason, policy: scenario.policy,
+                outcome.trace, title: "\(scenario.name): \(scenario.title)", reason: outcome.reason,
+                policy: scenario.policy,
                 to: reportPath)
             written += [tracePath, chartPath, reportPath]
         }

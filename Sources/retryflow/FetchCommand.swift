@@ -3,16 +3,18 @@ import RetryFlow
 import RetryFlowHTTP
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// `retryflow fetch`: a better `curl --retry`.
 enum FetchCommand {
-    static let specs = PolicyOptions.specs + CurlOptions.specs + FetchDownload.specs + [
-        OptionSpec("-X", "--request"), OptionSpec("-H", "--header", repeatable: true), OptionSpec("-d", "--data"),
-        OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("--trace-chart"),
-        TraceFiles.reportSpec, OptionSpec("-v", "--verbose", value: false), OptionSpec("-h", "--help", value: false),
-    ]
+    static let specs =
+        PolicyOptions.specs + CurlOptions.specs + FetchDownload.specs + [
+            OptionSpec("-X", "--request"), OptionSpec("-H", "--header", repeatable: true), OptionSpec("-d", "--data"),
+            OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("--trace-chart"),
+            TraceFiles.reportSpec, OptionSpec("-v", "--verbose", value: false),
+            OptionSpec("-h", "--help", value: false),
+        ]
 
     static let help = """
         usage: retryflow fetch URL [options]
@@ -43,7 +45,8 @@ enum FetchCommand {
                 unknownNote: "a curl option not listed there is not supported by retryflow")
         else { return 0 }
         guard args.positionals.count == 1 else {
-            throw UsageError(args.positionals.isEmpty ? "fetch needs a URL" : "fetch takes one URL, got \(args.positionals.count)")
+            throw UsageError(
+                args.positionals.isEmpty ? "fetch needs a URL" : "fetch takes one URL, got \(args.positionals.count)")
         }
         let request = try makeRequest(url: args.positionals[0], args: args)
         let (policy, policyRules) = try PolicyOptions.make(from: args)
@@ -162,7 +165,9 @@ enum FetchCommand {
     /// The rules the curl flags change: with -f every status >= 400 ends the run in failure (so the
     /// machine, not a later check, decides the exit status); every transport error (and with -f
     /// every status >= 400) for --retry-all-errors; the attempt header.
-    static func applyCurlRules(_ args: CommandLineArguments, failOnError: Bool, to rules: inout HTTPRetryRules) throws(UsageError) {
+    static func applyCurlRules(_ args: CommandLineArguments, failOnError: Bool, to rules: inout HTTPRetryRules)
+        throws(UsageError)
+    {
         if failOnError { rules.failingStatuses = Set(400...599) }
         if args.has("--retry-all-errors") {
             // Every URLError code but cancellation (never retried anyway), and with -f every error status.
@@ -174,7 +179,8 @@ enum FetchCommand {
                 throw UsageError("--attempt-header needs a header name, got \"\(name)\"")
             }
             rules.attemptHeader =
-                name.lowercased() == AttemptHeader.grpcPreviousAttempts.name ? .grpcPreviousAttempts : AttemptHeader(name: name)
+                name.lowercased() == AttemptHeader.grpcPreviousAttempts.name
+                ? .grpcPreviousAttempts : AttemptHeader(name: name)
         }
     }
 
@@ -208,7 +214,9 @@ enum FetchCommand {
         let reason = HTTPURLResponse.localizedString(forStatusCode: response.statusCode)
         var text = "HTTP/1.1 \(response.statusCode) \(reason)\r\n"
         let fields = response.allHeaderFields.compactMap { key, value in (key as? String).map { ($0, "\(value)") } }
-        for (name, value) in fields.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) { text += "\(name): \(value)\r\n" }
+        for (name, value) in fields.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
+            text += "\(name): \(value)\r\n"
+        }
         return text + "\r\n"
     }
 
@@ -244,7 +252,8 @@ enum FetchCommand {
             guard credentials.contains(":") else {
                 throw UsageError("-u/--user needs USER:PASSWORD (retryflow does not prompt for a password)")
             }
-            request.setValue("Basic " + Data(credentials.utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+            request.setValue(
+                "Basic " + Data(credentials.utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
         }
         for (option, header) in [("--user-agent", "User-Agent"), ("--referer", "Referer")] {
             guard let value = args.value(option) else { continue }
@@ -260,7 +269,9 @@ enum FetchCommand {
         if let data = args.value("--data") {
             if data.hasPrefix("@") {
                 let path = String(data.dropFirst())
-                guard let contents = FileManager.default.contents(atPath: path) else { throw UsageError("-d @\(path): cannot read the file") }
+                guard let contents = FileManager.default.contents(atPath: path) else {
+                    throw UsageError("-d @\(path): cannot read the file")
+                }
                 request.httpBody = contents
             } else {
                 request.httpBody = Data(data.utf8)
@@ -276,7 +287,8 @@ enum FetchCommand {
         return request
     }
 
-    private static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    private static let tokenCharacters = Set(
+        "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
     /// Whether `text` is an HTTP token (RFC 9110 §5.6.2): a header name or a method.
     static func isToken(_ text: String) -> Bool { !text.isEmpty && text.allSatisfy { tokenCharacters.contains($0) } }

@@ -30,7 +30,9 @@ enum FetchDownload {
     static func options(from args: CommandLineArguments, streamed: Bool) throws(UsageError) -> DownloadOptions {
         for flag in ["--continue-at", "--sha256", "--speed-limit", "--speed-time", "--trace-transfer"]
         where args.has(flag) && !streamed {
-            throw UsageError("\(flag) needs -o FILE or -O (a download to a regular file, not a device such as /dev/null; -I downloads no body)")
+            throw UsageError(
+                "\(flag) needs -o FILE or -O (a download to a regular file, not a device such as /dev/null; -I downloads no body)"
+            )
         }
         var options = DownloadOptions()
         if let offset = args.value("--continue-at") {

@@ -43,10 +43,16 @@ enum FleetOptions {
         scenario.policy = policy
         scenario.budget = try args.value("--budget").flatMap { text throws(UsageError) in try budget(text) }
         let breakDuration = try args.seconds("--break") ?? .seconds(5)
-        scenario.breaker = try args.value("--breaker").flatMap { text throws(UsageError) in try breaker(text, breakDuration) }
-        if let text = try args.choice("--when-open", ["wait", "fail"]) { scenario.whenCircuitOpen = CircuitOpenBehavior(rawValue: text)! }
+        scenario.breaker = try args.value("--breaker").flatMap { text throws(UsageError) in
+            try breaker(text, breakDuration)
+        }
+        if let text = try args.choice("--when-open", ["wait", "fail"]) {
+            scenario.whenCircuitOpen = CircuitOpenBehavior(rawValue: text)!
+        }
         if let text = args.value("--seed") {
-            guard let seed = UInt64(text) else { throw UsageError("--seed needs a whole number from 0, got \"\(text)\"") }
+            guard let seed = UInt64(text) else {
+                throw UsageError("--seed needs a whole number from 0, got \"\(text)\"")
+            }
             scenario.seed = seed
         }
         let chart = args.value("--chart")
@@ -72,10 +78,11 @@ enum FleetOptions {
 
     static func outage(_ text: String) throws(UsageError) -> Range<Duration> {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Double($0) }
-        guard parts.count == 2, let from = parts[0], let to = parts[1], from.isFinite, to.isFinite, from >= 0, to >= from,
+        guard parts.count == 2, let from = parts[0], let to = parts[1], from.isFinite, to.isFinite, from >= 0,
+            to >= from,
             to <= 1e6
         else { throw UsageError("--outage needs FROM-TO in seconds, e.g. 10-30, got \"\(text)\"") }
-        return Duration.seconds(from) ..< Duration.seconds(to)
+        return Duration.seconds(from)..<Duration.seconds(to)
     }
 
     static func budget(_ text: String) throws(UsageError) -> RetryBudgetMode? {
@@ -85,7 +92,9 @@ enum FleetOptions {
         case ("none", 1): mode = nil
         case ("aws", 1): mode = .awsStandard
         case ("aws", 2):
-            guard let capacity = Int(parts[1]) else { throw UsageError("--budget aws:CAPACITY needs a whole number, got \"\(text)\"") }
+            guard let capacity = Int(parts[1]) else {
+                throw UsageError("--budget aws:CAPACITY needs a whole number, got \"\(text)\"")
+            }
             mode = .awsStandard(capacity: capacity, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1)
         case ("grpc", 1): mode = .grpc()
         case ("grpc", 3):
@@ -107,7 +116,9 @@ enum FleetOptions {
         case ("none", 1): return nil
         case ("polly", 1): options = .polly
         case ("consecutive", 2):
-            guard let count = Int(parts[1]) else { throw UsageError("--breaker consecutive:N needs a whole number, got \"\(text)\"") }
+            guard let count = Int(parts[1]) else {
+                throw UsageError("--breaker consecutive:N needs a whole number, got \"\(text)\"")
+            }
             options = CircuitBreakerOptions(trip: .consecutiveFailures(count))
         default:
             throw UsageError("--breaker must be none, polly or consecutive:N, got \"\(text)\"")

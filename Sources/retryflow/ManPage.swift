@@ -40,7 +40,7 @@ enum ManPage {
             } else if startsOption {
                 out += ".TP\n\\fB\(escape(trimmed))\\fR\n"
             } else if indent >= 8 && inOption {
-                out += escape(trimmed) + "\n"  // continues the option above
+                out += escape(trimmed) + "\n" // continues the option above
             } else if indent >= 2 {
                 out += ".br\n" + escape(trimmed) + "\n"
             } else {

@@ -58,7 +58,9 @@ enum PolicyOptions {
         if arguments.has("--retry-delay") && (arguments.has("--backoff") || arguments.has("--delay")) {
             throw UsageError("--retry-delay is curl's constant delay; give it or --backoff/--delay, not both")
         }
-        if arguments.has("--schedule") && (arguments.has("--backoff") || arguments.has("--delay") || arguments.has("--retry-delay")) {
+        if arguments.has("--schedule")
+            && (arguments.has("--backoff") || arguments.has("--delay") || arguments.has("--retry-delay"))
+        {
             throw UsageError("--schedule lists every delay; give it or --backoff/--delay/--retry-delay, not both")
         }
         let kind = try arguments.choice("--backoff", ["constant", "linear", "exponential"])
@@ -165,7 +167,8 @@ enum PolicyOptions {
             return .symmetric(percent / 100)
         }
         throw UsageError(
-            "--jitter must be one of none, full, equal, decorrelated, or symmetric:P with P from 0 to 100, got \"\(text)\"")
+            "--jitter must be one of none, full, equal, decorrelated, or symmetric:P with P from 0 to 100, got \"\(text)\""
+        )
     }
 
     static func describe(_ error: any Error) -> String {

@@ -27,7 +27,8 @@ final class ProgressReporter: Sendable {
         if let running = state.countdown {
             running.task.cancel()
             state.countdown = nil
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(running.line)\n".utf8))  // the countdown becomes a plain line
+            // The countdown becomes a plain line.
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(running.line)\n".utf8))
         }
         let prefix = Console.paint(label, .strong)
         switch (step.from, step.to) {
@@ -35,13 +36,19 @@ final class ProgressReporter: Sendable {
             state.attemptStarted = step.at
             Console.error("\(prefix) attempt \(step.attempt) of \(maxAttempts) at \(step.at.shortDescription)")
         case (.request, .success):
-            Console.error("\(prefix)   " + Console.paint("done in \((step.at - state.attemptStarted).shortDescription)", .good))
+            Console.error(
+                "\(prefix)   " + Console.paint("done in \((step.at - state.attemptStarted).shortDescription)", .good))
         case (.request, .retry), (.request, .failure), (.request, .cancelled):
             let what = step.detail ?? step.event?.label ?? ""
-            Console.error("\(prefix)   " + Console.paint("\(step.event?.label ?? "") after \((step.at - state.attemptStarted).shortDescription): \(what)", .bad))
+            Console.error(
+                "\(prefix)   "
+                    + Console.paint(
+                        "\(step.event?.label ?? "") after \((step.at - state.attemptStarted).shortDescription): \(what)",
+                        .bad))
         case (.admission, .wait):
             let delay = step.delay ?? .zero
-            let line = "\(prefix)   " + Console.paint("waiting \(delay.shortDescription) before the next attempt", .quiet)
+            let line =
+                "\(prefix)   " + Console.paint("waiting \(delay.shortDescription) before the next attempt", .quiet)
             if Console.stderrIsTerminal && delay >= .seconds(1) {
                 state.countdown = (Self.countDown(delay, prefix: prefix), line)
             } else {
@@ -61,7 +68,9 @@ final class ProgressReporter: Sendable {
             while !Task.isCancelled {
                 let left = ContinuousClock.now.duration(to: end)
                 guard left > .zero else { break }
-                let text = "\r\u{1B}[K\(prefix)   " + Console.paint("waiting \(left.shortDescription) before the next attempt", .quiet)
+                let text =
+                    "\r\u{1B}[K\(prefix)   "
+                    + Console.paint("waiting \(left.shortDescription) before the next attempt", .quiet)
                 FileHandle.standardError.write(Data(text.utf8))
                 try? await Task.sleep(for: min(left, .milliseconds(250)))
             }

@@ -33,10 +33,12 @@ enum RenderCommand {
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "render", help: help) else { return 0 }
+        guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "render", help: help)
+        else { return 0 }
         let names = ["retry", "budget", "breaker", "transfer", "swift-snippet", "objc-snippet"]
         if args.has("--machine") && args.has("--table") { throw UsageError("give --machine or --table, not both") }
-        let machine = try args.choice("--machine", names)
+        let machine =
+            try args.choice("--machine", names)
             ?? args.choice("--table", ["retryflow"] + names).map { $0 == "retryflow" ? "retry" : $0 } ?? "retry"
         switch machine {
         case "budget": return try render(BudgetTable.budget, machine: machine, args: args)
@@ -58,21 +60,30 @@ enum RenderCommand {
         let style = ChartStyle(rawValue: try args.choice("--style", ["state", "flowchart"]) ?? "flowchart")!
         let output = args.value("--output")
         if let output { try AtomicFile.checkWritable(output, option: "-o") }
-        let format = args.value("--format")?.lowercased()
-            ?? output.map { URL(fileURLWithPath: $0).pathExtension.lowercased() }.flatMap { $0.isEmpty ? nil : ($0 == "mmd" ? "mermaid" : ($0 == "md" ? "markdown" : $0)) }
+        let format =
+            args.value("--format")?.lowercased()
+            ?? output.map { URL(fileURLWithPath: $0).pathExtension.lowercased() }.flatMap {
+                $0.isEmpty ? nil : ($0 == "mmd" ? "mermaid" : ($0 == "md" ? "markdown" : $0))
+            }
             ?? "dot"
 
         var overlay: TraceOverlay?
         var trace: TransitionTrace<S, E, G>?
         if let path = args.value("--trace") {
-            guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("--trace \(path): cannot read the file") }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("--trace \(path): cannot read the file")
+            }
             let decoded: TransitionTrace<S, E, G>
             do { decoded = try JSONDecoder().decode(TransitionTrace<S, E, G>.self, from: data) } catch {
-                throw UsageError("--trace \(path): not a RetryFlow trace of the \(machine) machine (\(PolicyOptions.describe(error)))")
+                throw UsageError(
+                    "--trace \(path): not a RetryFlow trace of the \(machine) machine (\(PolicyOptions.describe(error)))"
+                )
             }
             let problems = decoded.inconsistencies(with: table)
             guard problems.isEmpty else {
-                throw UsageError("--trace \(path): the trace does not match the \(machine) table: \(problems.joined(separator: "; "))")
+                throw UsageError(
+                    "--trace \(path): the trace does not match the \(machine) table: \(problems.joined(separator: "; "))"
+                )
             }
             overlay = TraceOverlay(trace: decoded, table: table)
             if let extra = summary(decoded) { overlay?.caption += " · " + extra }
@@ -92,16 +103,22 @@ enum RenderCommand {
             return 0
         case "mermaid", "markdown":
             guard overlay == nil else { throw UsageError("--trace draws on DOT-based formats, not \(format)") }
-            data = Data((format == "mermaid" ? MermaidChart.render(table, style: style) : MarkdownTable.render(table)).utf8)
+            data = Data(
+                (format == "mermaid" ? MermaidChart.render(table, style: style) : MarkdownTable.render(table)).utf8)
         case "dot", "gv":
             data = Data(DOTChart.render(table, style: style, overlay: overlay).utf8)
         default:
             let available = Graphviz.availableFormats
             guard available.contains(format) else {
-                throw UsageError("unknown --format \"\(format)\"; use dot, mermaid, markdown or one of: \(available.joined(separator: ", "))")
+                throw UsageError(
+                    "unknown --format \"\(format)\"; use dot, mermaid, markdown or one of: \(available.joined(separator: ", "))"
+                )
             }
-            if output == nil && Console.stdoutIsTerminal && ["png", "pdf", "gif", "jpg", "jpeg", "bmp", "ico", "webp", "tif", "tiff"].contains(format) {
-                throw UsageError("refusing to write binary \(format.uppercased()) to a terminal; use -o FILE or redirect stdout")
+            if output == nil && Console.stdoutIsTerminal
+                && ["png", "pdf", "gif", "jpg", "jpeg", "bmp", "ico", "webp", "tif", "tiff"].contains(format)
+            {
+                throw UsageError(
+                    "refusing to write binary \(format.uppercased()) to a terminal; use -o FILE or redirect stdout")
             }
             do {
                 data = try Graphviz.render(dot: DOTChart.render(table, style: style, overlay: overlay), format: format)

@@ -5,11 +5,12 @@ import RetryFlowTesting
 
 /// `retryflow simulate`: the real machine on a virtual clock against scripted outcomes.
 enum SimulateCommand {
-    static let specs = PolicyOptions.specs + [
-        OptionSpec("--outcomes"), OptionSpec("--seed"), OptionSpec("-X", "--request"),
-        OptionSpec("-H", "--header", repeatable: true), OptionSpec("--trace"), OptionSpec("--trace-chart"),
-        TraceFiles.reportSpec, OptionSpec("-h", "--help", value: false),
-    ] + FleetOptions.specs
+    static let specs =
+        PolicyOptions.specs + [
+            OptionSpec("--outcomes"), OptionSpec("--seed"), OptionSpec("-X", "--request"),
+            OptionSpec("-H", "--header", repeatable: true), OptionSpec("--trace"), OptionSpec("--trace-chart"),
+            TraceFiles.reportSpec, OptionSpec("-h", "--help", value: false),
+        ] + FleetOptions.specs
 
     static let help = """
         usage: retryflow simulate --outcomes LIST [policy options] [--seed N] [--trace FILE.json] [--trace-chart FILE.svg]
@@ -31,15 +32,20 @@ enum SimulateCommand {
         """ + "\n" + TraceFiles.reportHelp(column: 25) + "\n" + PolicyOptions.help + "\n" + FleetOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "simulate", help: help) else { return 0 }
+        guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "simulate", help: help)
+        else { return 0 }
         if args.has("--clients") { return try await FleetOptions.run(args) }
-        guard let list = args.value("--outcomes") else { throw UsageError("simulate needs --outcomes, e.g. --outcomes reset,503,200") }
+        guard let list = args.value("--outcomes") else {
+            throw UsageError("simulate needs --outcomes, e.g. --outcomes reset,503,200")
+        }
         let outcomes: [ScriptedOutcome]
         do { outcomes = try ScriptedOutcome.parseList(list) } catch { throw Self.usageError(error) }
         let (policy, rules) = try PolicyOptions.make(from: args)
         let seed: UInt64
         if let text = args.value("--seed") {
-            guard let value = UInt64(text) else { throw UsageError("--seed needs a whole number from 0, got \"\(text)\"") }
+            guard let value = UInt64(text) else {
+                throw UsageError("--seed needs a whole number from 0, got \"\(text)\"")
+            }
             seed = value
         } else {
             seed = 1
@@ -48,7 +54,9 @@ enum SimulateCommand {
         for option in ["--trace", "--trace-chart"] {
             if let path = args.value(option) { try AtomicFile.checkWritable(path, option: option) }
         }
-        let chartFormat = try args.value("--trace-chart").map { path throws(UsageError) in try TraceFiles.chartFormat(for: path, option: "--trace-chart") }
+        let chartFormat = try args.value("--trace-chart").map { path throws(UsageError) in
+            try TraceFiles.chartFormat(for: path, option: "--trace-chart")
+        }
         try TraceFiles.checkReport(args)
         var headers: [String: String] = [:]
         for (name, value) in request.allHTTPHeaderFields ?? [:] { headers[name] = value }
@@ -56,15 +64,19 @@ enum SimulateCommand {
         let outcome: RetryOutcome<HTTPResponse>
         do {
             outcome = try await Simulation.run(
-                outcomes: outcomes, policy: policy, rules: rules, method: request.httpMethod ?? "GET", headers: headers, seed: seed)
+                outcomes: outcomes, policy: policy, rules: rules, method: request.httpMethod ?? "GET", headers: headers,
+                seed: seed)
         } catch let error as ScriptedOutcomeError {
             throw Self.usageError(error)
         }
         Console.output(Timeline.render(outcome.trace, reason: outcome.reason))
         if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
-        if let path = args.value("--trace-chart"), let chartFormat { try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat) }
+        if let path = args.value("--trace-chart"), let chartFormat {
+            try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat)
+        }
         try TraceFiles.writeReport(
-            outcome.trace, title: "simulated \(request.httpMethod ?? "GET"): \(list)", reason: outcome.reason, policy: policy,
+            outcome.trace, title: "simulated \(request.httpMethod ?? "GET"): \(list)", reason: outcome.reason,
+            policy: policy,
             args: args)
         return 0
     }

@@ -81,7 +81,8 @@ enum TraceFiles {
     }
 
     static func writeChart(_ trace: RetryTrace, to path: String, format: String) throws(OperationFailed) {
-        let dot = DOTChart.render(RetryTable.retry, style: .flowchart, overlay: TraceOverlay(trace: trace, table: .retry))
+        let dot = DOTChart.render(
+            RetryTable.retry, style: .flowchart, overlay: TraceOverlay(trace: trace, table: .retry))
         if format == "dot" {
             try AtomicFile.write(Data(dot.utf8), to: path)
             return

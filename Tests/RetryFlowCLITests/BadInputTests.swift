@@ -19,16 +19,28 @@ import Testing
         (["fetch", "ftp://127.0.0.1/x"], "bad URL \"ftp://127.0.0.1/x\""),
         (["fetch", "http://127.0.0.1:9/", "-H", "NoColon"], "bad header: -H without a colon (7 characters, not shown"),
         (["fetch", "http://127.0.0.1:9/", "-H", "Bad Name: x"], "is not a header name"),
-        (["fetch", "http://127.0.0.1:9/", "--jitter", "wild"], "--jitter must be one of none, full, equal, decorrelated"),
-        (["fetch", "http://127.0.0.1:9/", "--backoff", "fibonacci"], "--backoff must be one of constant, linear, exponential"),
+        (
+            ["fetch", "http://127.0.0.1:9/", "--jitter", "wild"],
+            "--jitter must be one of none, full, equal, decorrelated"
+        ),
+        (
+            ["fetch", "http://127.0.0.1:9/", "--backoff", "fibonacci"],
+            "--backoff must be one of constant, linear, exponential"
+        ),
         (["fetch", "http://127.0.0.1:9/", "--jitter", "symmetric:150"], "symmetric:P with P from 0 to 100"),
         (["fetch", "http://127.0.0.1:9/", "--schedule", "1,x,5"], "--schedule: \"x\" is not a number of seconds"),
         (["fetch", "http://127.0.0.1:9/", "--schedule", "1,2", "--delay", "3"], "--schedule lists every delay"),
         (["fetch", "http://127.0.0.1:9/", "--retry-on-status", "503,abc"], "\"abc\" is not a status"),
-        (["fetch", "http://127.0.0.1:9/", "-o", "/nonexistent-folder/out"], "folder /nonexistent-folder does not exist"),
+        (
+            ["fetch", "http://127.0.0.1:9/", "-o", "/nonexistent-folder/out"],
+            "folder /nonexistent-folder does not exist"
+        ),
         (["fetch", "http://127.0.0.1:9/", "--policy", "/nonexistent.json"], "--policy /nonexistent.json: cannot read"),
         (["fetch", "http://127.0.0.1:9/", "--trace-chart", "/tmp/chart.txt"], "use a .svg, .png, .pdf or .dot"),
-        (["fetch", "http://127.0.0.1:9/", "--multiplier", "2", "--backoff", "linear"], "--multiplier goes with --backoff exponential"),
+        (
+            ["fetch", "http://127.0.0.1:9/", "--multiplier", "2", "--backoff", "linear"],
+            "--multiplier goes with --backoff exponential"
+        ),
         (["render", "--style", "cubist"], "--style must be one of state, flowchart"),
         (["render", "--format", "nonsense"], "unknown --format \"nonsense\""),
         // Found by the cli-arguments fuzzer (it leaked inside Graphviz's plugin list, see Fuzz/lsan.supp).
@@ -73,7 +85,8 @@ import Testing
         let result = try await Tool.run(["fetch", "http://127.0.0.1:9/", "--policy", file.path])
         #expect(result.status == 2)
         #expect(result.stderr.contains("maxAttempts must be at least 1"))
-        try Data(#"{"maxAttempts": 2, "backoff": {"kind": "constant", "delay": 0.01}, "jitter": "none"}"#.utf8).write(to: file)
+        try Data(#"{"maxAttempts": 2, "backoff": {"kind": "constant", "delay": 0.01}, "jitter": "none"}"#.utf8).write(
+            to: file)
         let simulated = try await Tool.run(["simulate", "--outcomes", "503", "--policy", file.path])
         #expect(simulated.status == 0)
         #expect(simulated.stdout.contains("wait 10 ms"))

@@ -32,7 +32,10 @@ import Testing
         (["-b", "a=b"], "-b: a curl option not supported by retryflow"),
         (["-sx", "proxy:1"], "-x: a curl option not supported by retryflow"),
         (["-fsZ"], "unknown option -Z"),
-        (["--doh-url", "x"], "unknown option --doh-url for 'retryflow fetch' (see 'retryflow fetch --help'; a curl option not listed there is not supported by retryflow)"),
+        (
+            ["--doh-url", "x"],
+            "unknown option --doh-url for 'retryflow fetch' (see 'retryflow fetch --help'; a curl option not listed there is not supported by retryflow)"
+        ),
         (["-I", "-d", "x"], "-I/--head sends HEAD; it cannot go with -d/--data"),
         (["-o", "/tmp/x", "-O"], "give -o FILE or -O, not both"),
         (["-o", "a", "-o", "b"], "option -o is given more than once"),
@@ -95,8 +98,10 @@ import Testing
         #expect(post.status == 1, "a POST's 503, not retried, ends the run in failure")
         #expect(post.stdout == "busy", "the server's answer is still printed, as curl does")
         #expect(post.stderr.contains("exit 1: the run ended in failure (not retryable)"), "\(post.stderr)")
-        let quietPost = try await Tool.run(["fetch", "-sS", server.url("/orders").absoluteString, "-d", "{}"] + Self.fast)
-        #expect(quietPost.status == 1 && quietPost.stderr == "fetch: exit 1: the run ended in failure (not retryable)\n")
+        let quietPost = try await Tool.run(
+            ["fetch", "-sS", server.url("/orders").absoluteString, "-d", "{}"] + Self.fast)
+        #expect(
+            quietPost.status == 1 && quietPost.stderr == "fetch: exit 1: the run ended in failure (not retryable)\n")
         let ok = try await Tool.run(["fetch", server.url("/ok").absoluteString] + Self.fast)
         #expect(ok.status == 0 && ok.stderr.contains("exit 0: the run ended in success"))
         let gone = try await Tool.run(["fetch", server.url("/gone").absoluteString] + Self.fast)

@@ -9,6 +9,8 @@ enum DocSamples {
     static let prelude = """
         // Generated from the ```swift samples of README.md and docs/ by `make docs-regenerate`; do not edit.
         // A test compares this file with the docs, and the build compiles it: every sample must compile.
+        // The samples keep the layout the docs show, so the formatter leaves this file alone:
+        // swift-format-ignore-file
         import Foundation
         import RetryFlow
         import RetryFlowGraphviz
@@ -38,7 +40,9 @@ enum DocSamples {
         for document in DocsDriftTests.documents {
             let markdown = try String(contentsOf: document, encoding: .utf8)
             var rest = markdown[...]
-            while let open = rest.range(of: "```swift\n"), let close = rest.range(of: "```", range: open.upperBound..<rest.endIndex) {
+            while let open = rest.range(of: "```swift\n"),
+                let close = rest.range(of: "```", range: open.upperBound..<rest.endIndex)
+            {
                 index += 1
                 let sample = String(rest[open.upperBound..<close.lowerBound])
                 rest = rest[close.upperBound...]

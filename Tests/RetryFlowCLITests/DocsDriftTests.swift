@@ -5,7 +5,8 @@ import Testing
 /// `<!-- retryflow ARGS -->` must be exactly what `retryflow ARGS` prints. On drift this fails and
 /// says how to regenerate (`make docs-regenerate`, RETRYFLOW_REGENERATE_DOCS=1).
 @Suite(.serialized) struct DocsDriftTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let regenerate = ProcessInfo.processInfo.environment["RETRYFLOW_REGENERATE_DOCS"] == "1"
 
     static var documents: [URL] {
@@ -17,7 +18,7 @@ import Testing
 
     struct Block {
         var arguments: [String]
-        var range: Range<String.Index>  // the block's content, between the fences
+        var range: Range<String.Index> // the block's content, between the fences
     }
 
     /// Blocks of the form: `<!-- retryflow ARGS -->`, a line with three backticks and a language,
@@ -45,13 +46,17 @@ import Testing
             // Replace from the end so earlier ranges stay valid.
             for block in Self.blocks(in: text).reversed() {
                 let result = try await Tool.run(block.arguments)
-                #expect(result.status != 2, "\(document.lastPathComponent): retryflow \(block.arguments.joined(separator: " ")): \(result.stderr)")
+                #expect(
+                    result.status != 2,
+                    "\(document.lastPathComponent): retryflow \(block.arguments.joined(separator: " ")): \(result.stderr)"
+                )
                 if Self.regenerate {
                     text.replaceSubrange(block.range, with: result.stdout)
                 } else {
                     #expect(
                         String(text[block.range]) == result.stdout,
-                        "\(document.lastPathComponent): the output of 'retryflow \(block.arguments.joined(separator: " "))' has drifted; run make docs-regenerate")
+                        "\(document.lastPathComponent): the output of 'retryflow \(block.arguments.joined(separator: " "))' has drifted; run make docs-regenerate"
+                    )
                 }
                 checked += 1
             }
@@ -64,7 +69,9 @@ import Testing
         let expected = try DocSamples.generate()
         if Self.regenerate { try Data(expected.utf8).write(to: DocSamples.file) }
         let committed = try? String(contentsOf: DocSamples.file, encoding: .utf8)
-        #expect(committed == expected, "a Swift sample in the docs changed; run make docs-regenerate so the build compiles it")
+        #expect(
+            committed == expected,
+            "a Swift sample in the docs changed; run make docs-regenerate so the build compiles it")
         #expect(expected.components(separatedBy: "// ").count > 10)
     }
 }

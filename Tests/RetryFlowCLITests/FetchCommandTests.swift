@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import RetryFlowTesting
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite(.timeLimit(.minutes(2))) struct FetchCommandTests {
     static let fast = ["--delay", "0.02", "--jitter", "none"]
@@ -25,14 +26,16 @@ import Testing
     @Test func outputToDevNullLeavesTheDevice() async throws {
         let cases = [[String](), ["-C", "-"], ["--trace", "/dev/null"]]
         let server = try FlakyServer(
-            scripts: Dictionary(uniqueKeysWithValues: cases.indices.map { ("/x\($0)", [.status(503), .status(200, body: "hi")]) }))
+            scripts: Dictionary(
+                uniqueKeysWithValues: cases.indices.map { ("/x\($0)", [.status(503), .status(200, body: "hi")]) }))
         defer { server.stop() }
         for (index, extra) in cases.enumerated() {
             let result = try await Tool.run(
                 ["fetch", server.url("/x\(index)").absoluteString, "-o", "/dev/null", "-w", "%{http_code}"] + extra
                     + Self.fast)
             var info = stat()
-            #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR, "\(extra): /dev/null is a device")
+            #expect(
+                stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR, "\(extra): /dev/null is a device")
             if extra.first == "-C" {
                 #expect(result.status == 2 && result.stderr.contains("--continue-at"), "no resume into a device")
             } else {
@@ -42,7 +45,9 @@ import Testing
     }
 
     @Test func postAnswered503IsNotRetried() async throws {
-        let server = try FlakyServer(scripts: ["/orders": [.status(503, body: "busy"), .status(201)], "/keyed": [.status(503), .status(201)]])
+        let server = try FlakyServer(scripts: [
+            "/orders": [.status(503, body: "busy"), .status(201)], "/keyed": [.status(503), .status(201)],
+        ])
         defer { server.stop() }
         let result = try await Tool.run(["fetch", server.url("/orders").absoluteString, "-d", "{}"] + Self.fast)
         #expect(server.requests(to: "/orders").count == 1)
@@ -58,7 +63,9 @@ import Testing
     }
 
     @Test func retryAfterIsHonoured() async throws {
-        let server = try FlakyServer(scripts: ["/busy": [.status(503, headers: ["Retry-After": "1"]), .status(200, body: "ok")]])
+        let server = try FlakyServer(scripts: [
+            "/busy": [.status(503, headers: ["Retry-After": "1"]), .status(200, body: "ok")]
+        ])
         defer { server.stop() }
         let result = try await Tool.run(["fetch", server.url("/busy").absoluteString] + Self.fast)
         #expect(result.status == 0)
@@ -72,7 +79,8 @@ import Testing
         let server = try FlakyServer(scripts: ["/slow": [.hang]])
         defer { server.stop() }
         let result = try await Tool.run(
-            ["fetch", server.url("/slow").absoluteString, "--retry", "20", "--timeout", "0.2", "--deadline", "0.6"] + Self.fast)
+            ["fetch", server.url("/slow").absoluteString, "--retry", "20", "--timeout", "0.2", "--deadline", "0.6"]
+                + Self.fast)
         #expect(result.status == 1)
         #expect(result.stderr.contains("gave up (deadline exceeded)"))
         // Not the hang (the session's own timeout): a margin that holds under ThreadSanitizer on a
@@ -82,15 +90,23 @@ import Testing
     }
 
     @Test func outputFileGetsOnlyTheFinalBody() async throws {
-        let server = try FlakyServer(scripts: ["/f": [.status(500, body: "first"), .status(503, body: "second"), .status(200, body: "final")]])
+        let server = try FlakyServer(scripts: [
+            "/f": [.status(500, body: "first"), .status(503, body: "second"), .status(200, body: "final")]
+        ])
         defer { server.stop() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-\(UUID().uuidString).out")
         defer { try? FileManager.default.removeItem(at: file) }
         let trace = file.appendingPathExtension("json")
         let chart = file.appendingPathExtension("svg")
-        defer { try? FileManager.default.removeItem(at: trace); try? FileManager.default.removeItem(at: chart) }
+        defer {
+            try? FileManager.default.removeItem(at: trace)
+            try? FileManager.default.removeItem(at: chart)
+        }
         let result = try await Tool.run(
-            ["fetch", server.url("/f").absoluteString, "-o", file.path, "--trace", trace.path, "--trace-chart", chart.path] + Self.fast)
+            [
+                "fetch", server.url("/f").absoluteString, "-o", file.path, "--trace", trace.path, "--trace-chart",
+                chart.path,
+            ] + Self.fast)
         #expect(result.status == 0)
         #expect(try String(contentsOf: file, encoding: .utf8) == "final")
         #expect(result.stdout.isEmpty)
@@ -98,10 +114,14 @@ import Testing
         #expect(try String(contentsOf: chart, encoding: .utf8).contains("<svg"))
         // Again over the same files: each is replaced whole.
         let again = try await Tool.run(
-            ["fetch", server.url("/f").absoluteString, "-o", file.path, "--trace", trace.path, "--trace-chart", chart.path] + Self.fast)
+            [
+                "fetch", server.url("/f").absoluteString, "-o", file.path, "--trace", trace.path, "--trace-chart",
+                chart.path,
+            ] + Self.fast)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try String(contentsOf: file, encoding: .utf8) == "final")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path).filter { $0.hasSuffix(".tmp") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path)
+            .filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty, "no temporary files left behind")
     }
 

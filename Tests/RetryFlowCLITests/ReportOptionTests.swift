@@ -38,8 +38,10 @@ import Testing
         url.password = "hunter2"
         url.queryItems = [URLQueryItem(name: "token", value: "s3cret")]
         let result = try await Tool.run(
-            ["fetch", url.string!, "-H", "Authorization: Bearer t0psecret", "--delay", "0.01", "--jitter", "none",
-             "--report", report])
+            [
+                "fetch", url.string!, "-H", "Authorization: Bearer t0psecret", "--delay", "0.01", "--jitter", "none",
+                "--report", report,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         let page = try String(contentsOfFile: report, encoding: .utf8)
         #expect(page.contains("token=***"))
@@ -49,8 +51,11 @@ import Testing
         // -u puts the credentials in a header, never in the URL: still nowhere in the page.
         let basic = folder.appendingPathComponent("basic.html").path
         let withUser = try await Tool.run(
-            ["fetch", server.url("/secret").absoluteString, "-u", "bob:pa55word", "--delay", "0.01", "--jitter", "none",
-             "--report", basic])
+            [
+                "fetch", server.url("/secret").absoluteString, "-u", "bob:pa55word", "--delay", "0.01", "--jitter",
+                "none",
+                "--report", basic,
+            ])
         let basicPage = try String(contentsOfFile: basic, encoding: .utf8)
         #expect(withUser.status != 2, "\(withUser.stderr)")
         for secret in ["bob", "pa55word", "Ym9iOnBhNTV3b3Jk"] { #expect(!basicPage.contains(secret), "\(secret)") }

@@ -4,30 +4,33 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct SimulateAndRenderTests {
     @Test func simulatePrintsTheTimeline() async throws {
-        let result = try await Tool.run(["simulate", "--outcomes", "reset,503,503:retry-after=2,200", "--attempts", "4", "--jitter", "none"])
+        let result = try await Tool.run([
+            "simulate", "--outcomes", "reset,503,503:retry-after=2,200", "--attempts", "4", "--jitter", "none",
+        ])
         #expect(result.status == 0)
-        #expect(result.stdout == """
-              time    attempt  event            move                delay / detail
-              0 s     1        start            idle → request
-              0 s     1        failed           request → retry     URLError -1005 networkConnectionLost
-              0 s     1        [else]           retry → budget
-              0 s     1        budget answered  budget → admission
-              0 s     1        [else]           admission → wait    wait 500 ms
-              500 ms  2        delay elapsed    wait → request
-              500 ms  2        failed           request → retry     HTTP 503 Service Unavailable
-              500 ms  2        [else]           retry → budget
-              500 ms  2        budget answered  budget → admission
-              500 ms  2        [else]           admission → wait    wait 1 s
-              1.5 s   3        delay elapsed    wait → request
-              1.5 s   3        failed           request → retry     HTTP 503 Service Unavailable; Retry-After 2 asks for 2 s
-              1.5 s   3        [else]           retry → budget
-              1.5 s   3        budget answered  budget → admission
-              1.5 s   3        [else]           admission → wait    wait 2 s
-              3.5 s   4        delay elapsed    wait → request
-              3.5 s   4        succeeded        request → success
-              total 3.5 s, final state: success (succeeded)
+        #expect(
+            result.stdout == """
+                  time    attempt  event            move                delay / detail
+                  0 s     1        start            idle → request
+                  0 s     1        failed           request → retry     URLError -1005 networkConnectionLost
+                  0 s     1        [else]           retry → budget
+                  0 s     1        budget answered  budget → admission
+                  0 s     1        [else]           admission → wait    wait 500 ms
+                  500 ms  2        delay elapsed    wait → request
+                  500 ms  2        failed           request → retry     HTTP 503 Service Unavailable
+                  500 ms  2        [else]           retry → budget
+                  500 ms  2        budget answered  budget → admission
+                  500 ms  2        [else]           admission → wait    wait 1 s
+                  1.5 s   3        delay elapsed    wait → request
+                  1.5 s   3        failed           request → retry     HTTP 503 Service Unavailable; Retry-After 2 asks for 2 s
+                  1.5 s   3        [else]           retry → budget
+                  1.5 s   3        budget answered  budget → admission
+                  1.5 s   3        [else]           admission → wait    wait 2 s
+                  3.5 s   4        delay elapsed    wait → request
+                  3.5 s   4        succeeded        request → success
+                  total 3.5 s, final state: success (succeeded)
 
-            """)
+                """)
     }
 
     @Test func simulateShowsTheIdempotencyRuleAndTheDeadline() async throws {
@@ -35,8 +38,13 @@ import Testing
         #expect(post.stdout.hasSuffix("  total 0 s, final state: failure (not retryable)\n"))
         #expect(post.stdout.contains("[not retryable]  retry → failure"))
         let deadline = try await Tool.run(
-            ["simulate", "--outcomes", "hang", "--timeout", "2", "--deadline", "5", "--backoff", "constant", "--delay", "0", "--attempts", "5"])
-        #expect(deadline.stdout.contains("5 s   3        deadline exceeded    request → failure    deadline of 5 s exceeded"))
+            [
+                "simulate", "--outcomes", "hang", "--timeout", "2", "--deadline", "5", "--backoff", "constant",
+                "--delay", "0", "--attempts", "5",
+            ])
+        #expect(
+            deadline.stdout.contains(
+                "5 s   3        deadline exceeded    request → failure    deadline of 5 s exceeded"))
         #expect(deadline.stdout.hasSuffix("  total 5 s, final state: failure (deadline exceeded)\n"))
     }
 
@@ -48,7 +56,8 @@ import Testing
     }
 
     @Test func simulateAFleetPrintsItsTableAndWritesAChart() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-fleet-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "retryflow-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let chart = folder.appendingPathComponent("load.svg").path
@@ -59,7 +68,9 @@ import Testing
         #expect(lines.first?.contains("second  offered  retries") == true)
         #expect(lines.count == 1 + 6 + 2)
         #expect(result.stdout.contains("60 first attempts"))
-        #expect(FileManager.default.contents(atPath: chart).map { String(decoding: $0, as: UTF8.self).hasPrefix("<svg") } == true)
+        #expect(
+            FileManager.default.contents(atPath: chart).map { String(decoding: $0, as: UTF8.self).hasPrefix("<svg") }
+                == true)
     }
 
     @Test func simulateReplaysJitterBySeed() async throws {
@@ -88,7 +99,8 @@ import Testing
         for name in ["swift-snippet", "objc-snippet"] {
             let drawn = try await Tool.run(["render", "--table", name, "--format", "dot"])
             #expect(drawn.status == 0)
-            let committed = try String(contentsOf: diagrams.appendingPathComponent("\(name)-flowchart.dot"), encoding: .utf8)
+            let committed = try String(
+                contentsOf: diagrams.appendingPathComponent("\(name)-flowchart.dot"), encoding: .utf8)
             #expect(drawn.stdout == committed, "\(name)")
         }
         // Each table takes only its own traces (--machine and --table are one option).
@@ -114,7 +126,8 @@ import Testing
     }
 
     @Test func demoRunsEveryScenarioAndWritesItsFiles() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-demo-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "retryflow-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try await Tool.run(["demo", "-o", folder.path])
         #expect(result.status == 0, "\(result.stderr)")

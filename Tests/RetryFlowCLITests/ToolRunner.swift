@@ -50,7 +50,8 @@ enum Tool {
         }
         let elapsed = started.duration(to: .now)
         let result = ToolResult(
-            status: status, stdout: try String(contentsOf: out, encoding: .utf8), stderr: try String(contentsOf: err, encoding: .utf8),
+            status: status, stdout: try String(contentsOf: out, encoding: .utf8),
+            stderr: try String(contentsOf: err, encoding: .utf8),
             elapsed: elapsed)
         reportSanitizerFindings(in: result.stderr, arguments: arguments)
         return result
@@ -67,7 +68,8 @@ enum Tool {
     /// and is printed whole, instead of being swallowed.
     static func reportSanitizerFindings(in stderr: String, arguments: [String]) {
         guard sanitizerMarkers.contains(where: { stderr.contains($0) }) else { return }
-        FileHandle.standardError.write(Data("retryflow \(arguments.joined(separator: " ")): sanitizer report:\n\(stderr)\n".utf8))
+        FileHandle.standardError.write(
+            Data("retryflow \(arguments.joined(separator: " ")): sanitizer report:\n\(stderr)\n".utf8))
         Issue.record("sanitizer report from the child retryflow \(arguments.joined(separator: " ")):\n\(stderr)")
     }
 }

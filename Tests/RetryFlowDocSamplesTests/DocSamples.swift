@@ -1,5 +1,7 @@
 // Generated from the ```swift samples of README.md and docs/ by `make docs-regenerate`; do not edit.
 // A test compares this file with the docs, and the build compiles it: every sample must compile.
+// The samples keep the layout the docs show, so the formatter leaves this file alone:
+// swift-format-ignore-file
 import Foundation
 import RetryFlow
 import RetryFlowGraphviz

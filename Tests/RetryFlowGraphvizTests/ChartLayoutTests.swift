@@ -7,7 +7,8 @@ import Testing
     @Test(arguments: ChartStyle.allCases)
     func svgCarriesTheTablesIDs(style: ChartStyle) throws {
         let graph = ChartGraph(RetryTable.retry, style: style)
-        let svg = String(decoding: try Graphviz.render(dot: DOTChart.render(graph, style: style), format: "svg"), as: UTF8.self)
+        let svg = String(
+            decoding: try Graphviz.render(dot: DOTChart.render(graph, style: style), format: "svg"), as: UTF8.self)
         let ids = graph.nodes.map(\.elementID) + graph.edges.map(\.elementID)
         #expect(Set(ids).count == ids.count, "ids must be unique: \(ids)")
         for id in ids { #expect(svg.contains("<g id=\"\(id)\" class="), "\(id) missing") }
@@ -20,7 +21,8 @@ import Testing
         let table = RetryTable.retry
         let trace = RetryTrace(steps: [
             .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1),
-            .init(from: .request, event: .succeeded, condition: .always, to: .success, at: .milliseconds(5), attempt: 1),
+            .init(
+                from: .request, event: .succeeded, condition: .always, to: .success, at: .milliseconds(5), attempt: 1),
         ])
         let dot = DOTChart.render(table, style: style, overlay: TraceOverlay(trace: trace, table: table))
         let fresh = try Graphviz.render(dot: DOTChart.render(table, style: style), format: "plain")
@@ -66,8 +68,9 @@ import Testing
 
     /// Same nodes, each within 0.02 inch (Graphviz rounds sizes it reads back to points).
     private func samePlaces(_ a: [String: [Double]], _ b: [String: [Double]]) -> Bool {
-        a.keys.sorted() == b.keys.sorted() && a.allSatisfy { name, values in
-            zip(values, b[name]!).allSatisfy { abs($0 - $1) <= 0.02 }
-        }
+        a.keys.sorted() == b.keys.sorted()
+            && a.allSatisfy { name, values in
+                zip(values, b[name]!).allSatisfy { abs($0 - $1) <= 0.02 }
+            }
     }
 }

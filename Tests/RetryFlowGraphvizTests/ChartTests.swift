@@ -32,7 +32,9 @@ import Testing
         for (index, row) in table.rows.enumerated() where row.event != nil {
             let target = table.isDecision(row.to) ? "\(row.to.rawValue)?1" : row.to.rawValue
             let label = table.label(ofRow: index)
-            #expect(structure.edges.contains { $0.tail == row.from.rawValue && $0.head == target && $0.label == label }, "\(row)")
+            #expect(
+                structure.edges.contains { $0.tail == row.from.rawValue && $0.head == target && $0.label == label },
+                "\(row)")
         }
         for diamond in diamonds {
             let out = structure.edges.filter { $0.tail == diamond }.map(\.label)
@@ -43,7 +45,10 @@ import Testing
         let graph = ChartGraph(table, style: .flowchart)
         #expect(Set(graph.edges.flatMap(\.rows)) == Set(table.rows.indices))
         #expect(structure.edges.contains { $0.tail == "retry?1" && $0.head == "failure" && $0.label == "no / finish" })
-        #expect(structure.edges.contains { $0.tail == "retry?4" && $0.head == "budget" && $0.label == "yes / ask retry budget" })
+        #expect(
+            structure.edges.contains {
+                $0.tail == "retry?4" && $0.head == "budget" && $0.label == "yes / ask retry budget"
+            })
     }
 
     /// Graphviz 2.42's dot leaks on every layout with a cluster or an edge it must reverse; the

@@ -14,7 +14,8 @@ import Testing
             let committed = try? String(contentsOf: url, encoding: .utf8)
             #expect(
                 committed == expected,
-                "diagrams/\(name) has drifted from the transition table; regenerate with `\(ShippedDiagrams.regenerateCommand)`")
+                "diagrams/\(name) has drifted from the transition table; regenerate with `\(ShippedDiagrams.regenerateCommand)`"
+            )
         }
     }
 
@@ -22,14 +23,16 @@ import Testing
     /// has the same nodes and edges (by their titles) as a fresh render of the committed DOT.
     @Test func committedImagesHaveTheStructureOfTheirDOT() throws {
         for image in ShippedDiagrams.images {
-            let dot = try String(contentsOf: ShippedDiagrams.directory.appendingPathComponent(image.source), encoding: .utf8)
+            let dot = try String(
+                contentsOf: ShippedDiagrams.directory.appendingPathComponent(image.source), encoding: .utf8)
             let committed = try Data(contentsOf: ShippedDiagrams.directory.appendingPathComponent(image.name))
             switch image.format {
             case "svg":
                 let fresh = try Graphviz.render(dot: dot, format: "svg")
                 #expect(
                     Self.titles(inSVG: committed) == Self.titles(inSVG: fresh),
-                    "diagrams/\(image.name) does not match its DOT; regenerate with `\(ShippedDiagrams.regenerateCommand)`")
+                    "diagrams/\(image.name) does not match its DOT; regenerate with `\(ShippedDiagrams.regenerateCommand)`"
+                )
                 #expect(!Self.titles(inSVG: committed).isEmpty)
             default:
                 #expect(committed.starts(with: [0x89, 0x50, 0x4E, 0x47]), "diagrams/\(image.name) is not a PNG")
@@ -40,7 +43,8 @@ import Testing
 
     @Test func readmeShowsTheFlowchartAndTheGeneratedTable() throws {
         let readme = try String(
-            contentsOf: ShippedDiagrams.directory.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+            contentsOf: ShippedDiagrams.directory.deletingLastPathComponent().appendingPathComponent("README.md"),
+            encoding: .utf8)
         #expect(readme.contains("diagrams/retryflow-flowchart.svg"))
         let table = MarkdownTable.render(RetryTable.retry)
         #expect(readme.contains(table), "README's table has drifted; paste diagrams/retryflow-table.md into it")
@@ -50,7 +54,9 @@ import Testing
         let text = String(decoding: data, as: UTF8.self)
         var titles: [String] = []
         var rest = text[...]
-        while let open = rest.range(of: "<title>"), let close = rest.range(of: "</title>", range: open.upperBound..<rest.endIndex) {
+        while let open = rest.range(of: "<title>"),
+            let close = rest.range(of: "</title>", range: open.upperBound..<rest.endIndex)
+        {
             titles.append(String(rest[open.upperBound..<close.lowerBound]))
             rest = rest[close.upperBound...]
         }

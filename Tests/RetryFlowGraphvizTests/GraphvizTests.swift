@@ -40,7 +40,8 @@ import Testing
             try Graphviz.render(dot: dot, format: "nonsense")
         } throws: { error in
             guard let error = error as? GraphvizError else { return false }
-            return error.kind == .unknownFormat && error.message.contains("\"nonsense\"") && error.message.contains("svg")
+            return error.kind == .unknownFormat && error.message.contains("\"nonsense\"")
+                && error.message.contains("svg")
         }
     }
 

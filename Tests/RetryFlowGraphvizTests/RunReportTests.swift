@@ -13,12 +13,15 @@ import Testing
     /// to break out of the page.
     static let snippetTrace = SwiftTrace(steps: [
         .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1),
-        .init(from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(30), attempt: 1,
-              detail: "</script><script>alert(1)</script> & \"quotes\""),
-        .init(from: .retry, event: nil, condition: .always, to: .usleepOnDelegateQueue, at: .milliseconds(30),
-              attempt: 1, delay: .milliseconds(200)),
-        .init(from: .usleepOnDelegateQueue, event: .woke, condition: .always, to: .request, at: .milliseconds(230),
-              attempt: 2),
+        .init(
+            from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(30), attempt: 1,
+            detail: "</script><script>alert(1)</script> & \"quotes\""),
+        .init(
+            from: .retry, event: nil, condition: .always, to: .usleepOnDelegateQueue, at: .milliseconds(30),
+            attempt: 1, delay: .milliseconds(200)),
+        .init(
+            from: .usleepOnDelegateQueue, event: .woke, condition: .always, to: .request, at: .milliseconds(230),
+            attempt: 2),
         .init(from: .request, event: .completed, condition: .always, to: .success, at: .milliseconds(260), attempt: 2),
     ])
 
@@ -26,7 +29,8 @@ import Testing
 
     init() throws {
         html = try RunReport(
-            table: .swiftSnippet, trace: Self.snippetTrace, title: "GET <example>", facts: [.init("stop reason", "done")],
+            table: .swiftSnippet, trace: Self.snippetTrace, title: "GET <example>",
+            facts: [.init("stop reason", "done")],
             policy: "{\"times\": 2}"
         ).html
     }
@@ -35,8 +39,12 @@ import Testing
         let table = TransitionTable.swiftSnippet
         for style in ChartStyle.allCases {
             let graph = ChartGraph(table, style: style)
-            for edge in graph.edges { #expect(html.contains("<g id=\"\(style.rawValue)_\(edge.elementID)\" class=\"edge\">")) }
-            for node in graph.nodes { #expect(html.contains("<g id=\"\(style.rawValue)_\(node.elementID)\" class=\"node\">")) }
+            for edge in graph.edges {
+                #expect(html.contains("<g id=\"\(style.rawValue)_\(edge.elementID)\" class=\"edge\">"))
+            }
+            for node in graph.nodes {
+                #expect(html.contains("<g id=\"\(style.rawValue)_\(node.elementID)\" class=\"node\">"))
+            }
         }
         for index in table.rows.indices { #expect(html.contains("<tr id=\"tablerow_\(index)\">")) }
         for step in 1...Self.snippetTrace.steps.count { #expect(html.contains("<tr id=\"step_\(step)\">")) }
@@ -56,7 +64,8 @@ import Testing
     /// reach the JSON, so they cannot prove this.)
     @Test func namesInTheScriptsDataCannotCloseIt() throws {
         let table = TransitionTable<HostileState, HostileEvent, HostileGuard, HostileEffect, HostileReason>(
-            name: "<b>hostile</b>", initial: .start, terminals: [.end], rows: [.init(from: .start, event: .go, to: .end, reason: .ended)])
+            name: "<b>hostile</b>", initial: .start, terminals: [.end],
+            rows: [.init(from: .start, event: .go, to: .end, reason: .ended)])
         let trace = TransitionTrace<HostileState, HostileEvent, HostileGuard>(steps: [
             .init(from: .start, event: .go, condition: .always, to: .end, at: .zero, attempt: 1)
         ])
@@ -90,7 +99,8 @@ import Testing
 
     @Test func sameRunGivesTheSamePage() throws {
         let again = try RunReport(
-            table: .swiftSnippet, trace: Self.snippetTrace, title: "GET <example>", facts: [.init("stop reason", "done")],
+            table: .swiftSnippet, trace: Self.snippetTrace, title: "GET <example>",
+            facts: [.init("stop reason", "done")],
             policy: "{\"times\": 2}"
         ).html
         #expect(again == html)
@@ -108,9 +118,11 @@ import Testing
         let cancelled = RetryTrace(steps: [
             .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1),
             .init(from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(10), attempt: 1),
-            .init(from: .retry, event: nil, condition: .always, to: .wait, at: .milliseconds(10), attempt: 1,
-                  delay: .seconds(10)),
-            .init(from: .wait, event: .cancelled, condition: .always, to: .cancelled, at: .milliseconds(510), attempt: 1),
+            .init(
+                from: .retry, event: nil, condition: .always, to: .wait, at: .milliseconds(10), attempt: 1,
+                delay: .seconds(10)),
+            .init(
+                from: .wait, event: .cancelled, condition: .always, to: .cancelled, at: .milliseconds(510), attempt: 1),
         ])
         let cut = try RunReport(table: .retry, trace: cancelled, title: "t").html
         #expect(cut.contains("<dt>total time</dt><dd>510 ms</dd>"))

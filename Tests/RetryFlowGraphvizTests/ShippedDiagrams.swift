@@ -1,8 +1,8 @@
 import Foundation
 import RetryFlow
-import RetryFlowSnippets
 import RetryFlowGraphviz
 import RetryFlowHTTP
+import RetryFlowSnippets
 import RetryFlowTesting
 
 /// The charts committed in `diagrams/`, generated from the shipped table. The drift test compares
@@ -32,7 +32,8 @@ enum ShippedDiagrams {
     /// reopens it, the next probe closes it (consecutive-failures mode, 5 s break, manual clock).
     static func breakerExampleTrace() throws -> BreakerTrace {
         let clock = ManualClock()
-        let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(3), breakDuration: .seconds(5)), clock: clock, tracing: true)
+        let breaker = try CircuitBreaker(
+            .init(trip: .consecutiveFailures(3), breakDuration: .seconds(5)), clock: clock, tracing: true)
         func call(_ result: CircuitResult) {
             if case .admitted(let ticket) = breaker.ask() { breaker.record(ticket, result) }
         }
@@ -40,11 +41,11 @@ enum ShippedDiagrams {
             call(.failure)
             clock.advance(by: .milliseconds(100))
         }
-        call(.success)  // refused: open
+        call(.success) // refused: open
         clock.advance(by: .seconds(5))
-        call(.failure)  // the probe fails: open again
+        call(.failure) // the probe fails: open again
         clock.advance(by: .seconds(5))
-        call(.success)  // the probe succeeds: closed
+        call(.success) // the probe succeeds: closed
         return breaker.trace!
     }
 
@@ -52,7 +53,7 @@ enum ShippedDiagrams {
     /// under each protection, as load charts.
     static func fleetCharts() async throws -> [(name: String, text: String)] {
         let base = FleetScenario(
-            clients: 50, duration: .seconds(20), outage: Duration.seconds(5) ..< Duration.seconds(12),
+            clients: 50, duration: .seconds(20), outage: Duration.seconds(5)..<Duration.seconds(12),
             policy: RetryPolicy(maxAttempts: 4))
         let breaker = CircuitBreakerOptions(trip: .consecutiveFailures(20), breakDuration: .seconds(2))
         var charts: [(name: String, text: String)] = []
@@ -133,7 +134,8 @@ enum ShippedDiagrams {
         }
         for image in images {
             let dot = texts.first { $0.name == image.source }!.text
-            try Graphviz.render(dot: dot, format: image.format).write(to: directory.appendingPathComponent(image.name), options: .atomic)
+            try Graphviz.render(dot: dot, format: image.format).write(
+                to: directory.appendingPathComponent(image.name), options: .atomic)
         }
     }
 }

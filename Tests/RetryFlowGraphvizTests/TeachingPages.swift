@@ -18,13 +18,20 @@ enum TeachingPages {
         [
             ("swift-snippet.html", try swiftSnippetPage()),
             ("objc-snippet.html", try objcSnippetPage()),
-            ("retryflow-reset-503-200.html", try await simulated(
-                "reset,503,200", policy: RetryPolicy(jitter: .none),
-                title: "RetryFlow: reset, 503, then 200 (retryflow simulate --outcomes reset,503,200 --jitter none)")),
-            ("retryflow-deadline.html", try await simulated(
-                "503:after=0.4", policy: RetryPolicy(maxAttempts: 10, jitter: .none, deadline: .seconds(2)),
-                title: "RetryFlow: slow 503s against a 2 s deadline "
-                    + "(retryflow simulate --outcomes 503:after=0.4 --attempts 10 --deadline 2 --jitter none)")),
+            (
+                "retryflow-reset-503-200.html",
+                try await simulated(
+                    "reset,503,200", policy: RetryPolicy(jitter: .none),
+                    title: "RetryFlow: reset, 503, then 200 (retryflow simulate --outcomes reset,503,200 --jitter none)"
+                )
+            ),
+            (
+                "retryflow-deadline.html",
+                try await simulated(
+                    "503:after=0.4", policy: RetryPolicy(maxAttempts: 10, jitter: .none, deadline: .seconds(2)),
+                    title: "RetryFlow: slow 503s against a 2 s deadline "
+                        + "(retryflow simulate --outcomes 503:after=0.4 --attempts 10 --deadline 2 --jitter none)")
+            ),
         ]
     }
 
@@ -35,20 +42,27 @@ enum TeachingPages {
         let blocked = "usleep(200_000) in the completion handler: the delegate queue runs nothing else meanwhile"
         let trace = Trace(steps: [
             .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1),
-            .init(from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(40), attempt: 1,
-                  detail: "connection reset"),
-            .init(from: .retry, event: nil, condition: .always, to: .usleepOnDelegateQueue, at: .milliseconds(40),
-                  attempt: 1, delay: .milliseconds(200), detail: blocked),
-            .init(from: .usleepOnDelegateQueue, event: .woke, condition: .always, to: .request, at: .milliseconds(240),
-                  attempt: 2),
-            .init(from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(280), attempt: 2,
-                  detail: "connection reset"),
-            .init(from: .retry, event: nil, condition: .always, to: .usleepOnDelegateQueue, at: .milliseconds(280),
-                  attempt: 2, delay: .milliseconds(200), detail: blocked),
-            .init(from: .usleepOnDelegateQueue, event: .woke, condition: .always, to: .request, at: .milliseconds(480),
-                  attempt: 3),
-            .init(from: .request, event: .completed, condition: .always, to: .success, at: .milliseconds(520),
-                  attempt: 3, detail: "data, response"),
+            .init(
+                from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(40), attempt: 1,
+                detail: "connection reset"),
+            .init(
+                from: .retry, event: nil, condition: .always, to: .usleepOnDelegateQueue, at: .milliseconds(40),
+                attempt: 1, delay: .milliseconds(200), detail: blocked),
+            .init(
+                from: .usleepOnDelegateQueue, event: .woke, condition: .always, to: .request, at: .milliseconds(240),
+                attempt: 2),
+            .init(
+                from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(280), attempt: 2,
+                detail: "connection reset"),
+            .init(
+                from: .retry, event: nil, condition: .always, to: .usleepOnDelegateQueue, at: .milliseconds(280),
+                attempt: 2, delay: .milliseconds(200), detail: blocked),
+            .init(
+                from: .usleepOnDelegateQueue, event: .woke, condition: .always, to: .request, at: .milliseconds(480),
+                attempt: 3),
+            .init(
+                from: .request, event: .completed, condition: .always, to: .success, at: .milliseconds(520),
+                attempt: 3, detail: "data, response"),
         ])
         return try RunReport(
             table: .swiftSnippet, trace: trace, title: "The original retryDataTask: two resets, then data",
@@ -60,16 +74,23 @@ enum TeachingPages {
     /// downloads in the same instant, then `failure()` with no word of why.
     static func objcSnippetPage() throws -> String {
         typealias Trace = TransitionTrace<ObjCSnippetState, ObjCSnippetEvent, ObjCSnippetGuard>
-        var steps: [Trace.Step] = [.init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1)]
+        var steps: [Trace.Step] = [
+            .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1)
+        ]
         for attempt in 1...3 {
             let at = Duration.milliseconds(30 * attempt)
-            steps.append(.init(from: .request, event: .failed, condition: .always, to: .retry, at: at, attempt: attempt,
-                               detail: "HTTP 503"))
+            steps.append(
+                .init(
+                    from: .request, event: .failed, condition: .always, to: .retry, at: at, attempt: attempt,
+                    detail: "HTTP 503"))
             if attempt < 3 {
-                steps.append(.init(from: .retry, event: nil, condition: .always, to: .request, at: at, attempt: attempt + 1))
+                steps.append(
+                    .init(from: .retry, event: nil, condition: .always, to: .request, at: at, attempt: attempt + 1))
             } else {
-                steps.append(.init(from: .retry, event: nil, condition: .unless(.retriesLeft), to: .failure, at: at,
-                                   attempt: attempt))
+                steps.append(
+                    .init(
+                        from: .retry, event: nil, condition: .unless(.retriesLeft), to: .failure, at: at,
+                        attempt: attempt))
             }
         }
         return try RunReport(

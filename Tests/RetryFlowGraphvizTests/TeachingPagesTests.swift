@@ -9,14 +9,18 @@ import Testing
     @Test func pagesMatchByteForByte() async throws {
         if Self.regenerate { try await TeachingPages.writeAll() }
         for (name, expected) in try await TeachingPages.pages() {
-            let committed = try? String(contentsOf: TeachingPages.directory.appendingPathComponent(name), encoding: .utf8)
-            #expect(committed == expected, "docs/runs/\(name) has drifted; regenerate with `\(TeachingPages.regenerateCommand)`")
+            let committed = try? String(
+                contentsOf: TeachingPages.directory.appendingPathComponent(name), encoding: .utf8)
+            #expect(
+                committed == expected,
+                "docs/runs/\(name) has drifted; regenerate with `\(TeachingPages.regenerateCommand)`")
         }
     }
 
     @Test func theGuideLinksEveryPage() async throws {
         let guide = try String(
-            contentsOf: TeachingPages.directory.deletingLastPathComponent().appendingPathComponent("linear-iteration.md"),
+            contentsOf: TeachingPages.directory.deletingLastPathComponent().appendingPathComponent(
+                "linear-iteration.md"),
             encoding: .utf8)
         for (name, _) in try await TeachingPages.pages() { #expect(guide.contains("(runs/\(name))"), "\(name)") }
     }

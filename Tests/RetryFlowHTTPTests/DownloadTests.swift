@@ -81,7 +81,7 @@ import Testing
         #expect(requests[0].header("Range") == nil)
         let resumedAt = outcome.ranges[1].requestedFrom
         if reset {
-            #expect(resumedAt <= Self.cut)  // a reset may drop bytes in flight; what arrived is kept
+            #expect(resumedAt <= Self.cut) // a reset may drop bytes in flight; what arrived is kept
         } else {
             #expect(resumedAt == Self.cut)
             #expect(server.bodyBytesSent(to: "/file") == resource.size)
@@ -136,7 +136,7 @@ import Testing
         #expect(try Self.sha(destination) == resource.sha256)
         let requests = server.requests(to: "/file")
         #expect(requests.count == 3)
-        #expect(requests[2].header("Range") == nil)  // started again from byte 0
+        #expect(requests[2].header("Range") == nil) // started again from byte 0
         #expect(outcome.ranges[1].status == 206 && outcome.ranges[1].wroteFrom == nil)
         #expect(outcome.retry.attempts[1].error is DownloadProblem)
         #expect(outcome.transfer.steps.contains { $0.from == .checkingRange && $0.to == .restarting })
@@ -200,7 +200,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(!outcome.succeeded && outcome.transferState == .failed)
         #expect(outcome.retry.reason == .notRetryable)
-        #expect(server.requests(to: "/file").count == 2)  // the cut was retried, the mismatch was not
+        #expect(server.requests(to: "/file").count == 2) // the cut was retried, the mismatch was not
         #expect(
             outcome.retry.attempts.last?.error as? DownloadProblem
                 == .checksumMismatch(expected: wrong, actual: resource.sha256))
@@ -373,7 +373,7 @@ import Testing
         var policy = Self.policy
         policy.perAttemptTimeout = .seconds(5)
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 300  // only the engine's timeout, on the manual clock, ends it
+        configuration.timeoutIntervalForRequest = 300 // only the engine's timeout, on the manual clock, ends it
         let session = URLSession(configuration: configuration)
         let run = Task { [policy] in
             try await session.downloadOutcome(

@@ -5,7 +5,7 @@ import RetryFlowTesting
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Each fault against FlakyServer, through every API surface it applies to: what the server saw,
@@ -30,32 +30,46 @@ import FoundationNetworking
     }
 
     static let cases: [Case] = [
-        Case(name: "reset, reset, 200", script: [.reset, .reset, .status(200, body: "ok")], requests: 3, state: .success,
-             reason: .succeeded, status: 200, errors: ["networkConnectionLost", "networkConnectionLost", nil]),
-        Case(name: "close before response, 200", script: [.closeBeforeResponse, .status(200)], requests: 2, state: .success,
-             reason: .succeeded, status: 200, errors: ["badServerResponse", nil]),
-        Case(name: "truncated body, 200", script: [.truncatedBody(), .status(200)], requests: 2, state: .success,
-             reason: .succeeded, status: 200, errors: ["URLError", nil]),
-        Case(name: "hang, 200 (per-attempt timeout)", script: [.hang, .status(200)], requests: 2, state: .success,
-             reason: .succeeded, status: 200, errors: ["attempt timed out after 3 s", nil],
-             // The original shape takes no policy: only the rules' 30 s default per-attempt timeout ends a hang.
-             surfaces: [.async, .completionHandler, .synchronous]),
-        Case(name: "503 x3", script: [.status(503)], requests: 3, state: .failure, reason: .attemptsExhausted, status: 503,
-             errors: ["HTTP 503", "HTTP 503", "HTTP 503"], surfaces: [.async, .completionHandler, .synchronous]),
-        Case(name: "429, 200", script: [.status(429), .status(200)], requests: 2, state: .success, reason: .succeeded,
-             status: 200, errors: ["HTTP 429", nil], surfaces: [.async, .completionHandler, .synchronous]),
-        Case(name: "500, 200", script: [.status(500), .status(200)], requests: 2, state: .success, reason: .succeeded,
-             status: 200, errors: ["HTTP 500", nil], surfaces: [.async, .completionHandler, .synchronous]),
-        Case(name: "404 is an answer", script: [.status(404)], requests: 1, state: .success, reason: .succeeded, status: 404,
-             errors: [nil]),
-        Case(name: "POST 503 is not retried", script: [.status(503), .status(200)], method: "POST", requests: 1,
-             state: .failure, reason: .notRetryable, status: 503, errors: ["POST is not idempotent"],
-             surfaces: [.async, .completionHandler, .synchronous]),
-        Case(name: "POST reset is not retried", script: [.reset, .status(200)], method: "POST", requests: 1,
-             state: .failure, reason: .notRetryable, status: nil, errors: ["networkConnectionLost"]),
-        Case(name: "POST with Idempotency-Key 503, 201", script: [.status(503), .status(201)], method: "POST",
-             headers: ["Idempotency-Key": "order-42"], requests: 2, state: .success, reason: .succeeded, status: 201,
-             errors: ["HTTP 503", nil], surfaces: [.async, .completionHandler, .synchronous]),
+        Case(
+            name: "reset, reset, 200", script: [.reset, .reset, .status(200, body: "ok")], requests: 3, state: .success,
+            reason: .succeeded, status: 200, errors: ["networkConnectionLost", "networkConnectionLost", nil]),
+        Case(
+            name: "close before response, 200", script: [.closeBeforeResponse, .status(200)], requests: 2,
+            state: .success,
+            reason: .succeeded, status: 200, errors: ["badServerResponse", nil]),
+        Case(
+            name: "truncated body, 200", script: [.truncatedBody(), .status(200)], requests: 2, state: .success,
+            reason: .succeeded, status: 200, errors: ["URLError", nil]),
+        Case(
+            name: "hang, 200 (per-attempt timeout)", script: [.hang, .status(200)], requests: 2, state: .success,
+            reason: .succeeded, status: 200, errors: ["attempt timed out after 3 s", nil],
+            // The original shape takes no policy: only the rules' 30 s default per-attempt timeout ends a hang.
+            surfaces: [.async, .completionHandler, .synchronous]),
+        Case(
+            name: "503 x3", script: [.status(503)], requests: 3, state: .failure, reason: .attemptsExhausted,
+            status: 503,
+            errors: ["HTTP 503", "HTTP 503", "HTTP 503"], surfaces: [.async, .completionHandler, .synchronous]),
+        Case(
+            name: "429, 200", script: [.status(429), .status(200)], requests: 2, state: .success, reason: .succeeded,
+            status: 200, errors: ["HTTP 429", nil], surfaces: [.async, .completionHandler, .synchronous]),
+        Case(
+            name: "500, 200", script: [.status(500), .status(200)], requests: 2, state: .success, reason: .succeeded,
+            status: 200, errors: ["HTTP 500", nil], surfaces: [.async, .completionHandler, .synchronous]),
+        Case(
+            name: "404 is an answer", script: [.status(404)], requests: 1, state: .success, reason: .succeeded,
+            status: 404,
+            errors: [nil]),
+        Case(
+            name: "POST 503 is not retried", script: [.status(503), .status(200)], method: "POST", requests: 1,
+            state: .failure, reason: .notRetryable, status: 503, errors: ["POST is not idempotent"],
+            surfaces: [.async, .completionHandler, .synchronous]),
+        Case(
+            name: "POST reset is not retried", script: [.reset, .status(200)], method: "POST", requests: 1,
+            state: .failure, reason: .notRetryable, status: nil, errors: ["networkConnectionLost"]),
+        Case(
+            name: "POST with Idempotency-Key 503, 201", script: [.status(503), .status(201)], method: "POST",
+            headers: ["Idempotency-Key": "order-42"], requests: 2, state: .success, reason: .succeeded, status: 201,
+            errors: ["HTTP 503", nil], surfaces: [.async, .completionHandler, .synchronous]),
     ]
 
     /// Only the pairs that apply: a pair that returned early would pass while checking nothing.
@@ -98,7 +112,9 @@ import FoundationNetworking
             #expect(testCase.state == .failure)
         }
         if let original = run.original {
-            #expect((original.response as? HTTPURLResponse)?.statusCode == (testCase.state == .success ? testCase.status : nil))
+            #expect(
+                (original.response as? HTTPURLResponse)?.statusCode
+                    == (testCase.state == .success ? testCase.status : nil))
             #expect((original.error == nil) == (testCase.state == .success))
         }
     }

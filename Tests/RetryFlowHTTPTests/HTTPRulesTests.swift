@@ -4,7 +4,7 @@ import RetryFlowHTTP
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @Suite struct HTTPRulesTests {
@@ -27,19 +27,30 @@ import FoundationNetworking
     @Test func finalAnswersAreReturnedOnlyWhenTheLastAttemptAnswered() async throws {
         let url = URL(string: "http://simulated.invalid/")!
         @Sendable func response(_ status: Int) -> HTTPResponse {
-            HTTPResponse(data: Data(), response: HTTPURLResponse(url: url, statusCode: status, httpVersion: nil, headerFields: nil)!)
+            HTTPResponse(
+                data: Data(),
+                response: HTTPURLResponse(url: url, statusCode: status, httpVersion: nil, headerFields: nil)!)
         }
         let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none)
         var post = URLRequest(url: url)
         post.httpMethod = "POST"
-        let answered = try await HTTPRetryRun.outcome(for: post, retry: policy, clock: ContinuousClock()) { _ in response(503) }
+        let answered = try await HTTPRetryRun.outcome(for: post, retry: policy, clock: ContinuousClock()) { _ in
+            response(503)
+        }
         #expect(answered.reason == .notRetryable)
         #expect(HTTPRetryRules.finalAnswerReasons.contains(answered.reason))
         #expect((try? answered.httpResult.get())?.statusCode == 503, "a POST's 503 is the server's answer")
 
         let calls = Locked(0)
-        let threwLast = try await HTTPRetryRun.outcome(for: URLRequest(url: url), retry: policy, clock: ContinuousClock()) { _ in
-            if calls.withLock({ $0 += 1; return $0 }) == 1 { return response(503) }
+        let threwLast = try await HTTPRetryRun.outcome(
+            for: URLRequest(url: url), retry: policy, clock: ContinuousClock()
+        ) { _ in
+            if calls.withLock({
+                $0 += 1
+                return $0
+            }) == 1 {
+                return response(503)
+            }
             throw URLError(.unsupportedURL)
         }
         #expect(threwLast.reason == .notRetryable)
@@ -53,12 +64,16 @@ import FoundationNetworking
     }
 
     @Test func transportErrorsOnIdempotentRequests() {
-        for code: URLError.Code in [.timedOut, .cannotFindHost, .cannotConnectToHost, .networkConnectionLost, .dnsLookupFailed,
-                                    .notConnectedToInternet, .badServerResponse, .unknown] {
+        for code: URLError.Code in [
+            .timedOut, .cannotFindHost, .cannotConnectToHost, .networkConnectionLost, .dnsLookupFailed,
+            .notConnectedToInternet, .badServerResponse, .unknown,
+        ] {
             #expect(rules.decision(for: URLError(code), request: request("GET")) == .retry, "\(code)")
         }
-        for code: URLError.Code in [.cancelled, .secureConnectionFailed, .serverCertificateUntrusted, .unsupportedURL, .badURL,
-                                    .userAuthenticationRequired] {
+        for code: URLError.Code in [
+            .cancelled, .secureConnectionFailed, .serverCertificateUntrusted, .unsupportedURL, .badURL,
+            .userAuthenticationRequired,
+        ] {
             #expect(rules.decision(for: URLError(code), request: request("GET")) == .fail, "\(code)")
         }
         #expect(rules.decision(for: AttemptTimeout(timeout: .seconds(1)), request: request("GET")) == .retry)
@@ -72,19 +87,25 @@ import FoundationNetworking
         #expect(rules.decision(for: URLError(.cannotConnectToHost), request: request("POST")) == .retry)
         #expect(rules.decision(for: URLError(.dnsLookupFailed), request: request("POST")) == .retry)
         // An idempotency key, or the opt-in.
-        #expect(rules.decision(for: URLError(.networkConnectionLost), request: request("POST", headers: ["Idempotency-Key": "k"])) == .retry)
+        #expect(
+            rules.decision(
+                for: URLError(.networkConnectionLost), request: request("POST", headers: ["Idempotency-Key": "k"]))
+                == .retry)
         var optIn = rules
         optIn.retryNonIdempotent = true
         #expect(optIn.decision(for: URLError(.networkConnectionLost), request: request("POST")) == .retry)
         for method in ["PUT", "DELETE", "HEAD", "OPTIONS", "TRACE", "get"] {
-            #expect(rules.decision(for: URLError(.networkConnectionLost), request: request(method)) == .retry, "\(method)")
+            #expect(
+                rules.decision(for: URLError(.networkConnectionLost), request: request(method)) == .retry, "\(method)")
         }
     }
 
     @Test func statuses() {
         let now = Date()
         for status in [408, 429, 500, 502, 503, 504] {
-            #expect(rules.verdict(for: response(status), request: request("GET"), now: now)?.decision == .retry, "\(status)")
+            #expect(
+                rules.verdict(for: response(status), request: request("GET"), now: now)?.decision == .retry, "\(status)"
+            )
         }
         for status in [200, 201, 204, 301, 400, 401, 403, 404, 409, 501, 505] {
             #expect(rules.verdict(for: response(status), request: request("GET"), now: now) == nil, "\(status)")
@@ -126,14 +147,21 @@ import FoundationNetworking
         let asked = rules.verdict(for: response(503, headers: ["Retry-After": "2"]), request: request("GET"), now: now)
         #expect(asked?.decision == .retryAfter(.seconds(2)))
         #expect(asked?.description.hasSuffix("; Retry-After 2 asks for 2 s") == true)
-        #expect(rules.verdict(for: response(429, headers: ["Retry-After": "1"]), request: request("GET"), now: now)?.decision == .retryAfter(.seconds(1)))
-        #expect(rules.verdict(for: response(500, headers: ["Retry-After": "1"]), request: request("GET"), now: now)?.decision == .retry)
-        let malformed = rules.verdict(for: response(503, headers: ["Retry-After": "soon"]), request: request("GET"), now: now)
+        #expect(
+            rules.verdict(for: response(429, headers: ["Retry-After": "1"]), request: request("GET"), now: now)?
+                .decision == .retryAfter(.seconds(1)))
+        #expect(
+            rules.verdict(for: response(500, headers: ["Retry-After": "1"]), request: request("GET"), now: now)?
+                .decision == .retry)
+        let malformed = rules.verdict(
+            for: response(503, headers: ["Retry-After": "soon"]), request: request("GET"), now: now)
         #expect(malformed?.decision == .retry)
         #expect(malformed?.description.contains("Retry-After \"soon\" ignored (malformed)") == true)
         var off = rules
         off.honorRetryAfter = false
-        #expect(off.verdict(for: response(503, headers: ["Retry-After": "2"]), request: request("GET"), now: now)?.decision == .retry)
+        #expect(
+            off.verdict(for: response(503, headers: ["Retry-After": "2"]), request: request("GET"), now: now)?.decision
+                == .retry)
     }
 
     @Test func rulesRoundTripThroughJSON() throws {
@@ -156,9 +184,12 @@ import FoundationNetworking
 
     @Test func urlErrorsAreDescribedWithoutSecrets() {
         let url = URL(string: "http://bob:hunter2@127.0.0.1:1/x?token=t0k")!
-        let error = URLError(.cannotConnectToHost, userInfo: [
-            NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: "Could not connect to bob:hunter2@127.0.0.1",
-        ])
+        let error = URLError(
+            .cannotConnectToHost,
+            userInfo: [
+                NSURLErrorFailingURLErrorKey: url,
+                NSLocalizedDescriptionKey: "Could not connect to bob:hunter2@127.0.0.1",
+            ])
         let text = Redaction.describe(error)
         #expect(text.hasPrefix("URLError -1004 cannotConnectToHost"))
         #expect(!text.contains("hunter2") && !text.contains("t0k") && !text.contains("bob"))

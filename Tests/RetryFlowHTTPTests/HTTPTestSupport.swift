@@ -5,7 +5,7 @@ import RetryFlowTesting
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The four ways to call RetryFlow over HTTP; each case runs through each that applies.
@@ -32,7 +32,7 @@ struct SurfaceRun {
 enum Runner {
     static func session() -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 30  // a safety net only: the engine owns timeouts
+        configuration.timeoutIntervalForRequest = 30 // a safety net only: the engine owns timeouts
         return URLSession(configuration: configuration)
     }
 
@@ -82,7 +82,8 @@ enum Runner {
             let box = TaskBox()
             let given: (Data?, URLResponse?, (any Error)?) = await withCheckedContinuation { continuation in
                 let task = session.retryDataTask(
-                    withRequest: request, times: policy.maxAttempts - 1, wait: useconds_t(policy.backoff.base.inSeconds * 1e6)
+                    withRequest: request, times: policy.maxAttempts - 1,
+                    wait: useconds_t(policy.backoff.base.inSeconds * 1e6)
                 ) { data, response, error in
                     counter.hit()
                     continuation.resume(returning: (data, response, error))

@@ -208,7 +208,6 @@ import Testing
     }
 }
 
-
 /// Simulations script the rate-limit headers too (`retryflow simulate --outcomes 429:x-ratelimit-reset=5`).
 @Suite struct ScriptedRateLimitTests {
     @Test func outcomesCarryTheHeadersAndPrintThemBack() throws {

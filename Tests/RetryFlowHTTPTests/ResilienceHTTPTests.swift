@@ -5,7 +5,7 @@ import RetryFlowTesting
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Every HTTP surface takes a ``Resilience``: the breaker and the budget it carries decide, on the
@@ -18,7 +18,8 @@ import FoundationNetworking
     func openBreakerKeepsTheRetryOffTheWire(surface: Surface) async throws {
         let server = try FlakyServer(scripts: ["/down": [.status(503)]])
         defer { server.stop() }
-        let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(1), breakDuration: .seconds(60)), tracing: true)
+        let breaker = try CircuitBreaker(
+            .init(trip: .consecutiveFailures(1), breakDuration: .seconds(60)), tracing: true)
         let resilience = Resilience(policy: Self.policy, breaker: breaker, whenCircuitOpen: .fail)
         let outcome = try await Self.run(surface, URLRequest(url: server.url("/down")), resilience: resilience)
         #expect(outcome.reason == .circuitOpen)
@@ -51,7 +52,8 @@ import FoundationNetworking
     @Test func registrySharesOneBreakerPerHost() async throws {
         let server = try FlakyServer(scripts: ["/a": [.status(503)], "/b": [.status(200)]])
         defer { server.stop() }
-        let registry = try ResilienceRegistry(budget: nil, breaker: .init(trip: .consecutiveFailures(1), breakDuration: .seconds(60)))
+        let registry = try ResilienceRegistry(
+            budget: nil, breaker: .init(trip: .consecutiveFailures(1), breakDuration: .seconds(60)))
         let resilience = Resilience(policy: Self.policy, whenCircuitOpen: .fail, registry: registry)
         let session = Runner.session()
         let first = try await session.retryOutcome(for: URLRequest(url: server.url("/a")), resilience: resilience)
@@ -62,13 +64,17 @@ import FoundationNetworking
         #expect(registry.keys == ["127.0.0.1"])
     }
 
-    static func run(_ surface: Surface, _ request: URLRequest, resilience: Resilience) async throws -> RetryOutcome<HTTPResponse> {
+    static func run(_ surface: Surface, _ request: URLRequest, resilience: Resilience) async throws -> RetryOutcome<
+        HTTPResponse
+    > {
         let session = Runner.session()
         switch surface {
         case .completionHandler:
             return try await withCheckedThrowingContinuation { continuation in
                 do {
-                    try session.retryDataTask(with: request, resilience: resilience) { continuation.resume(returning: $0) }.resume()
+                    try session.retryDataTask(with: request, resilience: resilience) {
+                        continuation.resume(returning: $0)
+                    }.resume()
                 } catch {
                     continuation.resume(throwing: error)
                 }
@@ -76,7 +82,10 @@ import FoundationNetworking
         case .synchronous:
             return try await withCheckedThrowingContinuation { continuation in
                 Thread.detachNewThread {
-                    do { continuation.resume(returning: try session.synchronousRetryOutcome(for: request, resilience: resilience)) } catch {
+                    do {
+                        continuation.resume(
+                            returning: try session.synchronousRetryOutcome(for: request, resilience: resilience))
+                    } catch {
                         continuation.resume(throwing: error)
                     }
                 }

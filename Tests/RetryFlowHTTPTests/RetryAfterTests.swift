@@ -10,10 +10,10 @@ import Testing
         ("120", RetryAfter.Parsed.delay(.seconds(120))),
         ("0", .delay(.zero)),
         ("  7 ", .delay(.seconds(7))),
-        ("Sun, 06 Nov 1994 08:49:47 GMT", .delay(.seconds(10))),  // IMF-fixdate, 10 s ahead
-        ("Sunday, 06-Nov-94 08:49:47 GMT", .delay(.seconds(10))),  // RFC 850
-        ("Sun Nov  6 08:49:47 1994", .delay(.seconds(10))),  // asctime
-        ("Sun, 06 Nov 1994 08:40:00 GMT", .delay(.zero)),  // in the past: now
+        ("Sun, 06 Nov 1994 08:49:47 GMT", .delay(.seconds(10))), // IMF-fixdate, 10 s ahead
+        ("Sunday, 06-Nov-94 08:49:47 GMT", .delay(.seconds(10))), // RFC 850
+        ("Sun Nov  6 08:49:47 1994", .delay(.seconds(10))), // asctime
+        ("Sun, 06 Nov 1994 08:40:00 GMT", .delay(.zero)), // in the past: now
         ("-5", .malformed),
         ("1.5", .malformed),
         ("", .malformed),

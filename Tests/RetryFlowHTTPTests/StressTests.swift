@@ -5,7 +5,7 @@ import RetryFlowTesting
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @Suite(.timeLimit(.minutes(2))) struct StressTests {
@@ -33,7 +33,7 @@ import FoundationNetworking
             }
             tasks.append(task)
         }
-        tasks.forEach { $0.resume() }
+        for task in tasks { task.resume() }
         var done = 0
         for await _ in finished {
             done += 1

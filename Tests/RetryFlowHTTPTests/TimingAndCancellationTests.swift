@@ -5,7 +5,7 @@ import RetryFlowTesting
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Retry-After, deadlines and cancellation against FlakyServer, on the real clock with short values.
@@ -21,7 +21,9 @@ import FoundationNetworking
         let seen = server.requests(to: "/ra")
         #expect(seen.count == 2)
         let answered = try #require(seen[0].answered)
-        #expect(seen[1].arrival - answered >= .seconds(1), "retried \((seen[1].arrival - answered).shortDescription) after the 503")
+        #expect(
+            seen[1].arrival - answered >= .seconds(1),
+            "retried \((seen[1].arrival - answered).shortDescription) after the 503")
         #expect(run.outcome.trace.steps.contains { $0.to == .wait && $0.delay == .seconds(1) })
         #expect(run.outcome.attempts[0].errorDescription?.contains("Retry-After 1 asks for 1 s") == true)
         expectConsistent(run.outcome.trace)
@@ -31,7 +33,7 @@ import FoundationNetworking
     func retryAfterDateIsNeverEarly(surface: Surface) async throws {
         let notBefore = Date(timeIntervalSinceNow: 1.2)
         let date = RetryAfter.imfFixdate(notBefore)
-        let asked = RetryAfter.httpDate(date)!  // whole seconds: at most 1.2 s away
+        let asked = RetryAfter.httpDate(date)! // whole seconds: at most 1.2 s away
         let server = try FlakyServer(scripts: ["/rd": [.status(503, headers: ["Retry-After": date]), .status(200)]])
         defer { server.stop() }
         let run = try await Runner.run(surface, URLRequest(url: server.url("/rd")), policy: Self.policy)
@@ -43,19 +45,25 @@ import FoundationNetworking
     }
 
     @Test func malformedRetryAfterFallsBackToBackoffAndSaysSo() async throws {
-        let server = try FlakyServer(scripts: ["/m": [.status(503, headers: ["Retry-After": "whenever"]), .status(200)]])
+        let server = try FlakyServer(scripts: [
+            "/m": [.status(503, headers: ["Retry-After": "whenever"]), .status(200)]
+        ])
         defer { server.stop() }
-        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/m")), retry: Self.policy)
+        let outcome = try await Runner.session().retryOutcome(
+            for: URLRequest(url: server.url("/m")), retry: Self.policy)
         #expect(outcome.finalState == .success)
         #expect(outcome.trace.steps.contains { $0.to == .wait && $0.delay == .milliseconds(20) })
-        #expect(outcome.trace.steps.contains { $0.detail?.contains("Retry-After \"whenever\" ignored (malformed)") == true })
+        #expect(
+            outcome.trace.steps.contains { $0.detail?.contains("Retry-After \"whenever\" ignored (malformed)") == true }
+        )
         expectConsistent(outcome.trace)
     }
 
     @Test func retryAfterBeyondTheCapEndsAtOnce() async throws {
         let server = try FlakyServer(scripts: ["/cap": [.status(503, headers: ["Retry-After": "3600"]), .status(200)]])
         defer { server.stop() }
-        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/cap")), retry: Self.policy)
+        let outcome = try await Runner.session().retryOutcome(
+            for: URLRequest(url: server.url("/cap")), retry: Self.policy)
         #expect(outcome.finalState == .failure)
         #expect(outcome.reason == .retryAfterBeyondCap)
         #expect(server.requests(to: "/cap").count == 1)
@@ -71,7 +79,8 @@ import FoundationNetworking
         defer { server.stop() }
         // Margins a loaded 2-core machine holds: each attempt has 1.5 s to answer a loopback 503.
         let deadline = Duration.seconds(4)
-        let policy = RetryPolicy(maxAttempts: 10, backoff: .constant(.milliseconds(2500)), jitter: .none, deadline: deadline)
+        let policy = RetryPolicy(
+            maxAttempts: 10, backoff: .constant(.milliseconds(2500)), jitter: .none, deadline: deadline)
         let run = try await Runner.run(surface, URLRequest(url: server.url("/d")), policy: policy)
         let trace = run.outcome.trace
         #expect(run.outcome.finalState == .failure)
@@ -91,7 +100,8 @@ import FoundationNetworking
     @Test func deadlineDuringAHungAttemptCancelsIt() async throws {
         let server = try FlakyServer(scripts: ["/h": [.hang]])
         defer { server.stop() }
-        let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(20)), jitter: .none, deadline: .milliseconds(300))
+        let policy = RetryPolicy(
+            maxAttempts: 3, backoff: .constant(.milliseconds(20)), jitter: .none, deadline: .milliseconds(300))
         let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/h")), retry: policy)
         #expect(outcome.reason == .deadlineExceeded)
         #expect(outcome.trace.steps.last?.event == .deadlineExceeded)
@@ -138,14 +148,17 @@ import FoundationNetworking
         let task: RetryDataTask
         let request = URLRequest(url: server.url(path))
         if surface == .completionHandler {
-            let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.seconds(30)), maxDelay: .seconds(30), jitter: .none)
+            let policy = RetryPolicy(
+                maxAttempts: 3, backoff: .constant(.seconds(30)), maxDelay: .seconds(30), jitter: .none)
             task = try session.retryDataTask(with: request, retry: policy, onRetry: { _ in retried.yield() }) { _ in
                 counter.hit()
                 finish.yield()
             }
             task.resume()
         } else {
-            task = session.retryDataTask(withRequest: request, times: 2, wait: 30_000_000, errorHandler: { _, _ in retried.yield() }) {
+            task = session.retryDataTask(
+                withRequest: request, times: 2, wait: 30_000_000, errorHandler: { _, _ in retried.yield() }
+            ) {
                 _, _, _ in
                 counter.hit()
                 finish.yield()
@@ -154,7 +167,7 @@ import FoundationNetworking
         await server.waitForRequests(to: path)
         if path == "/wait" {
             var iterator = retrying.makeAsyncIterator()
-            _ = await iterator.next()  // the retry is announced just before the wait
+            _ = await iterator.next() // the retry is announced just before the wait
         }
         let cancelledAt = ContinuousClock.now
         task.cancel()
@@ -180,7 +193,8 @@ import FoundationNetworking
         let counter = CallCounter()
         let outcome: RetryOutcome<HTTPResponse> = try await withCheckedThrowingContinuation { continuation in
             do {
-                let task = try session.retryDataTask(with: URLRequest(url: server.url("/x")), retry: Self.policy) { outcome in
+                let task = try session.retryDataTask(with: URLRequest(url: server.url("/x")), retry: Self.policy) {
+                    outcome in
                     counter.hit()
                     continuation.resume(returning: outcome)
                 }
@@ -215,7 +229,9 @@ import FoundationNetworking
             Thread.detachNewThread {
                 let (data, response, _) = session.synchronousDataTask(with: url)
                 continuation.resume(
-                    returning: ((response as? HTTPURLResponse)?.statusCode, String(decoding: data ?? Data(), as: UTF8.self)))
+                    returning: (
+                        (response as? HTTPURLResponse)?.statusCode, String(decoding: data ?? Data(), as: UTF8.self)
+                    ))
             }
         }
         #expect(fine == 200)
@@ -229,9 +245,12 @@ import FoundationNetworking
         let session = Runner.session()
         let calls = Shared<[Int]>([])
         let body: String = await withCheckedContinuation { continuation in
-            session.retryDataTask(withURL: server.url("/o"), times: 5, wait: 10_000, errorHandler: { remaining, _ in
-                calls.update { $0.append(remaining) }
-            }) { data, _, _ in
+            session.retryDataTask(
+                withURL: server.url("/o"), times: 5, wait: 10_000,
+                errorHandler: { remaining, _ in
+                    calls.update { $0.append(remaining) }
+                }
+            ) { data, _, _ in
                 continuation.resume(returning: String(decoding: data ?? Data(), as: UTF8.self))
             }
         }
@@ -245,9 +264,12 @@ import FoundationNetworking
         let session = Runner.session()
         let fast = RetryPolicy(backoff: .constant(.milliseconds(10)), jitter: .none)
         let attempts: [AttemptRecord]? = await withCheckedContinuation { continuation in
-            session.downloadAndRetry(with: server.url("/dl"), retryCount: 2, retry: fast, completion: { _, _ in
-                continuation.resume(returning: nil)  // the wrong handler: checked below, not on the delegate queue
-            }) { _, attempts in
+            session.downloadAndRetry(
+                with: server.url("/dl"), retryCount: 2, retry: fast,
+                completion: { _, _ in
+                    continuation.resume(returning: nil) // the wrong handler: checked below, not on the delegate queue
+                }
+            ) { _, attempts in
                 continuation.resume(returning: attempts)
             }
         }
@@ -262,9 +284,12 @@ import FoundationNetworking
         let calls = CallCounter()
         let invalid = RetryPolicy(backoff: .constant(.seconds(-1)))
         let failed: (error: any Error, attempts: [AttemptRecord])? = await withCheckedContinuation { continuation in
-            Runner.session().downloadAndRetry(with: server.url("/dl"), retryCount: 2, retry: invalid, completion: { _, _ in
-                continuation.resume(returning: nil)  // nothing was sent, nothing can succeed: checked below
-            }) { error, attempts in
+            Runner.session().downloadAndRetry(
+                with: server.url("/dl"), retryCount: 2, retry: invalid,
+                completion: { _, _ in
+                    continuation.resume(returning: nil) // nothing was sent, nothing can succeed: checked below
+                }
+            ) { error, attempts in
                 calls.hit()
                 continuation.resume(returning: (error, attempts))
             }
@@ -280,9 +305,12 @@ import FoundationNetworking
         let server = try FlakyServer(scripts: ["/dl": [.status(200)]])
         defer { server.stop() }
         let status: Int = await withCheckedContinuation { continuation in
-            Runner.session().downloadAndRetry(with: server.url("/dl"), retryCount: .max, completion: { response, _ in
-                continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode ?? 0)
-            }) { _, _ in
+            Runner.session().downloadAndRetry(
+                with: server.url("/dl"), retryCount: .max,
+                completion: { response, _ in
+                    continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode ?? 0)
+                }
+            ) { _, _ in
                 continuation.resume(returning: -1)
             }
         }

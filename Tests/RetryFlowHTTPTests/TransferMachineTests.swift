@@ -50,10 +50,10 @@ import Testing
     }
 
     @Test(arguments: [
-        TransferAnswer(status: 206, rangeStart: 0, rangeTotal: 1000),  // restarted at 0
-        TransferAnswer(status: 206, rangeStart: 401, rangeTotal: 1000),  // one byte off
-        TransferAnswer(status: 206, rangeStart: 400, rangeTotal: 2000),  // another total
-        TransferAnswer(status: 206, rangeStart: 400),  // no total
+        TransferAnswer(status: 206, rangeStart: 0, rangeTotal: 1000), // restarted at 0
+        TransferAnswer(status: 206, rangeStart: 401, rangeTotal: 1000), // one byte off
+        TransferAnswer(status: 206, rangeStart: 400, rangeTotal: 2000), // another total
+        TransferAnswer(status: 206, rangeStart: 400), // no total
     ])
     func a206ThatDoesNotContinueTheFileIsRejectedAndDiscarded(answer: TransferAnswer) throws {
         let (machine, actions, _) = try Self.run([
@@ -62,7 +62,7 @@ import Testing
         #expect(machine.state == .requesting)
         #expect(actions.contains(.discard) && !actions.contains(.append(at: 400)))
         if case .reject = actions[actions.count - 3] {} else { Issue.record("no reject before discard: \(actions)") }
-        #expect(actions.last == .askWhole)  // the next attempt starts from byte 0
+        #expect(actions.last == .askWhole) // the next attempt starts from byte 0
         #expect(machine.rules.bytesOnDisk == 0 && machine.rules.validator == nil)
     }
 

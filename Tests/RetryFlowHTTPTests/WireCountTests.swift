@@ -5,7 +5,7 @@ import RetryFlowTesting
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What goes on the wire against what the trace counts: the `Connection: close` knob and the
@@ -89,7 +89,7 @@ import FoundationNetworking
         let server = try FlakyServer(scripts: ["/warm": [.status(200)], "/post": [.reset, .status(200)]])
         defer { server.stop() }
         let session = Runner.session()
-        _ = try await session.data(for: URLRequest(url: server.url("/warm")))  // pools a connection
+        _ = try await session.data(for: URLRequest(url: server.url("/warm"))) // pools a connection
         var rules = HTTPRetryRules.default
         rules.defaultAttemptTimeout = .seconds(2)
         var post = URLRequest(url: server.url("/post"))

@@ -4,7 +4,7 @@ import RetryFlowTesting
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @Suite(.timeLimit(.minutes(1))) struct FlakyServerTests {
@@ -14,8 +14,10 @@ import FoundationNetworking
         return URLSession(configuration: configuration)
     }
 
-    private func fetch(_ url: URL, method: String = "GET", body: String? = nil, timeout: TimeInterval = 5,
-                       session: URLSession? = nil) async -> Result<(Data, HTTPURLResponse), URLError> {
+    private func fetch(
+        _ url: URL, method: String = "GET", body: String? = nil, timeout: TimeInterval = 5,
+        session: URLSession? = nil
+    ) async -> Result<(Data, HTTPURLResponse), URLError> {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = method
         request.httpBody = body.map { Data($0.utf8) }
@@ -32,7 +34,7 @@ import FoundationNetworking
 
     @Test func playsScriptsInOrderAndRepeatsTheLastStep() async throws {
         let server = try FlakyServer(scripts: [
-            "/a": [.status(503, headers: ["Retry-After": "1"]), .status(200, body: "ok")],
+            "/a": [.status(503, headers: ["Retry-After": "1"]), .status(200, body: "ok")]
         ])
         defer { server.stop() }
         let first = try await fetch(server.url("/a")).get()

@@ -6,7 +6,7 @@ import Testing
 /// The fleet simulation: replayable, its counts add up, and the protections do what they claim.
 @Suite struct FleetSimulationTests {
     static let small = FleetScenario(
-        clients: 20, duration: .seconds(20), outage: Duration.seconds(5) ..< Duration.seconds(12),
+        clients: 20, duration: .seconds(20), outage: Duration.seconds(5)..<Duration.seconds(12),
         policy: RetryPolicy(maxAttempts: 4, backoff: .exponential(base: .milliseconds(500), multiplier: 2)))
 
     @Test func aSeedReplaysItExactly() async throws {
@@ -24,7 +24,7 @@ import Testing
     /// under a request still in flight shows it. Every copy must report the same, byte for byte.
     @Test func concurrentCopiesReportTheSame() async throws {
         let scenario = FleetScenario(
-            clients: 50, duration: .seconds(20), outage: Duration.seconds(5) ..< Duration.seconds(12),
+            clients: 50, duration: .seconds(20), outage: Duration.seconds(5)..<Duration.seconds(12),
             policy: RetryPolicy(maxAttempts: 4), budget: .awsStandard,
             breaker: CircuitBreakerOptions(trip: .consecutiveFailures(20), breakDuration: .seconds(2)))
         let reports = try await withThrowingTaskGroup(of: FleetReport.self) { group in

@@ -14,7 +14,7 @@ import Testing
         let breaker = try CircuitBreaker(.polly, clock: clock, tracing: true)
         for _ in 1...99 {
             try fail(breaker)
-            clock.advance(by: .milliseconds(300))  // 99 calls within 29.7 s
+            clock.advance(by: .milliseconds(300)) // 99 calls within 29.7 s
         }
         #expect(breaker.state == .closed)
         expectBreakerConsistent(breaker)
@@ -28,7 +28,7 @@ import Testing
             try fail(breaker)
             #expect(breaker.state == .closed, "after failure \(n)")
         }
-        try fail(breaker)  // 10 of 100: ratio 0.1
+        try fail(breaker) // 10 of 100: ratio 0.1
         #expect(breaker.state == .open)
         guard case .rejected(let rejection) = breaker.ask() else { throw Unexpected("open breaker admitted a call") }
         #expect(rejection.remainingBreak == .seconds(5))
@@ -41,13 +41,14 @@ import Testing
         for _ in 1...60 { try fail(breaker) }
         clock.advance(by: .seconds(31))
         for _ in 1...40 { try succeed(breaker) }
-        for _ in 1...4 { try fail(breaker) }  // 4 of 44 in the window: no trip
+        for _ in 1...4 { try fail(breaker) } // 4 of 44 in the window: no trip
         #expect(breaker.state == .closed)
     }
 
     @Test func firstCallAfterTheBreakIsTheOnlyProbeAndItsFailureReopens() throws {
         let clock = ManualClock()
-        let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(3), breakDuration: .seconds(5)), clock: clock, tracing: true)
+        let breaker = try CircuitBreaker(
+            .init(trip: .consecutiveFailures(3), breakDuration: .seconds(5)), clock: clock, tracing: true)
         for _ in 1...3 { try fail(breaker) }
         #expect(breaker.state == .open)
         clock.advance(by: .milliseconds(4999))
@@ -56,7 +57,7 @@ import Testing
         // Nobody called: the break still ended at its instant.
         #expect(breaker.state == .halfOpen)
         #expect(breaker.trace?.steps.last?.at == .seconds(5))
-        clock.advance(by: .seconds(2))  // the trace keeps the break's end, not the moment someone looked
+        clock.advance(by: .seconds(2)) // the trace keeps the break's end, not the moment someone looked
         guard case .admitted(let probe) = breaker.ask() else { throw Unexpected("the first call was refused") }
         // A concurrent second caller is refused while the probe is in flight; no remaining break to wait.
         guard case .rejected(let second) = breaker.ask() else { throw Unexpected("a second probe went through") }
@@ -71,13 +72,14 @@ import Testing
 
     @Test func probeSuccessClosesAndAbandonedProbeLetsAnotherThrough() throws {
         let clock = ManualClock()
-        let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(1), breakDuration: .seconds(1)), clock: clock, tracing: true)
+        let breaker = try CircuitBreaker(
+            .init(trip: .consecutiveFailures(1), breakDuration: .seconds(1)), clock: clock, tracing: true)
         try fail(breaker)
         clock.advance(by: .seconds(1))
         guard case .admitted(let first) = breaker.ask() else { throw Unexpected("no probe") }
         breaker.record(first, .abandoned)
         guard case .admitted(let second) = breaker.ask() else { throw Unexpected("no second probe after abandon") }
-        breaker.record(first, .success)  // stale: the first probe no longer decides
+        breaker.record(first, .success) // stale: the first probe no longer decides
         #expect(breaker.state == .halfOpen)
         breaker.record(second, .success)
         #expect(breaker.state == .closed)
@@ -86,16 +88,19 @@ import Testing
 
     @Test func aHungProbeIsGivenUpAfterABreaksLength() throws {
         let clock = ManualClock()
-        let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(1), breakDuration: .seconds(5)), clock: clock, tracing: true)
+        let breaker = try CircuitBreaker(
+            .init(trip: .consecutiveFailures(1), breakDuration: .seconds(5)), clock: clock, tracing: true)
         try fail(breaker)
         clock.advance(by: .seconds(5))
         guard case .admitted(let hung) = breaker.ask() else { throw Unexpected("no probe") }
         clock.advance(by: .milliseconds(4999))
-        guard case .rejected = breaker.ask() else { throw Unexpected("a second probe while the first may still answer") }
+        guard case .rejected = breaker.ask() else {
+            throw Unexpected("a second probe while the first may still answer")
+        }
         clock.advance(by: .milliseconds(1))
         guard case .admitted(let next) = breaker.ask() else { throw Unexpected("the hung probe still holds half-open") }
         #expect(breaker.trace?.steps.contains { $0.event == .probeAbandoned && $0.at == .seconds(10) } == true)
-        breaker.record(hung, .success)  // too late: it no longer decides
+        breaker.record(hung, .success) // too late: it no longer decides
         #expect(breaker.state == .halfOpen)
         breaker.record(next, .success)
         #expect(breaker.state == .closed)
@@ -115,7 +120,8 @@ import Testing
 
     @Test func badOptionsAreRefusedByName() {
         do {
-            _ = try CircuitBreaker(.init(trip: .failureRatio(1.5, minimumThroughput: 10, samplingDuration: .seconds(1))))
+            _ = try CircuitBreaker(
+                .init(trip: .failureRatio(1.5, minimumThroughput: 10, samplingDuration: .seconds(1))))
             Issue.record("ratio 1.5 accepted")
         } catch {
             #expect(error.field == "breaker.failureRatio")

@@ -10,7 +10,8 @@ import Testing
     @Test func failFailSucceedWaitsThePolicysDelays() async throws {
         let clock = ManualClock()
         let calls = Counter()
-        let policy = RetryPolicy(maxAttempts: 5, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
+        let policy = RetryPolicy(
+            maxAttempts: 5, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
         let task = Task {
             try await Retry(policy, clock: clock).outcome { attempt in
                 let n = calls.next()
@@ -38,10 +39,12 @@ import Testing
         #expect(outcome.attempts.compactMap { $0.error as? Boom } == [Boom(n: 1), Boom(n: 2)])
         #expect(outcome.duration == .milliseconds(1500))
         let path = outcome.trace.steps.map { "\($0.from)>\($0.to)" }
-        #expect(path == [
-            "idle>request", "request>retry", "retry>budget", "budget>admission", "admission>wait", "wait>request",
-            "request>retry", "retry>budget", "budget>admission", "admission>wait", "wait>request", "request>success",
-        ])
+        #expect(
+            path == [
+                "idle>request", "request>retry", "retry>budget", "budget>admission", "admission>wait", "wait>request",
+                "request>retry", "retry>budget", "budget>admission", "admission>wait", "wait>request",
+                "request>success",
+            ])
         expectConsistent(outcome.trace)
     }
 
@@ -95,7 +98,9 @@ import Testing
         let clock = ManualClock()
         let calls = Counter()
         let outcome = try await clock.runAdvancing {
-            try await Retry(constant, clock: clock).outcome(classifyResult: { $0 == 503 ? RetryVerdict(.retry, "HTTP 503") : nil }) { _ in
+            try await Retry(constant, clock: clock).outcome(classifyResult: {
+                $0 == 503 ? RetryVerdict(.retry, "HTTP 503") : nil
+            }) { _ in
                 calls.next() < 3 ? 503 : 200
             }
         }
@@ -105,7 +110,9 @@ import Testing
         expectConsistent(outcome.trace)
 
         let allBad = try await clock.runAdvancing {
-            try await Retry(constant, clock: clock).outcome(classifyResult: { _ in RetryVerdict(.retry, "HTTP 503") }) { _ in 503 }
+            try await Retry(constant, clock: clock).outcome(classifyResult: { _ in RetryVerdict(.retry, "HTTP 503") }) {
+                _ in 503
+            }
         }
         #expect(allBad.finalState == .failure)
         #expect(allBad.value == 503, "the last rejected value is not lost")
@@ -115,7 +122,9 @@ import Testing
         let clock = ManualClock()
         let calls = Counter()
         let task = Task {
-            try await Retry(constant, clock: clock).outcome(classifyResult: { $0 == 429 ? RetryVerdict(.retryAfter(.seconds(2)), "HTTP 429") : nil }) { _ in
+            try await Retry(constant, clock: clock).outcome(classifyResult: {
+                $0 == 429 ? RetryVerdict(.retryAfter(.seconds(2)), "HTTP 429") : nil
+            }) { _ in
                 calls.next() == 1 ? 429 : 200
             }
         }
@@ -129,7 +138,9 @@ import Testing
 
         var capped = constant
         capped.maxRetryAfter = .seconds(1)
-        let refused = try await Retry(capped, clock: clock).outcome(classifyResult: { _ in RetryVerdict(.retryAfter(.seconds(2)), "HTTP 429") }) { _ in 429 }
+        let refused = try await Retry(capped, clock: clock).outcome(classifyResult: { _ in
+            RetryVerdict(.retryAfter(.seconds(2)), "HTTP 429")
+        }) { _ in 429 }
         #expect(refused.finalState == .failure)
         #expect(refused.reason == .retryAfterBeyondCap)
         #expect(refused.attempts.count == 1, "ends at once, no wait")
@@ -148,8 +159,11 @@ import Testing
 
     @Test func deadlineThatTheNextWaitWouldCrossEndsWithoutWaiting() async throws {
         let clock = ManualClock()
-        let policy = RetryPolicy(maxAttempts: 10, backoff: .constant(.milliseconds(600)), jitter: .none, deadline: .seconds(1))
-        let task = Task { try await Retry(policy, clock: clock).outcome { attempt -> Int in throw Boom(n: attempt.number) } }
+        let policy = RetryPolicy(
+            maxAttempts: 10, backoff: .constant(.milliseconds(600)), jitter: .none, deadline: .seconds(1))
+        let task = Task {
+            try await Retry(policy, clock: clock).outcome { attempt -> Int in throw Boom(n: attempt.number) }
+        }
         // attempt 1 fails at 0; 0 + 0.6 < 1, so it waits (attempt 1's deadline timer is cancelled).
         await clock.waitUntil { $0.map(\.offset) == [.milliseconds(600)] }
         clock.advanceToNextDeadline()
@@ -172,7 +186,7 @@ import Testing
                 return 1
             }
         }
-        await clock.waitForSleepers(2)  // the attempt and the deadline timer
+        await clock.waitForSleepers(2) // the attempt and the deadline timer
         clock.advance(by: .seconds(1))
         let outcome = try await task.value
         #expect(outcome.finalState == .failure)
@@ -186,7 +200,8 @@ import Testing
 
     @Test func perAttemptTimeoutCancelsAndRetries() async throws {
         let clock = ManualClock()
-        let policy = RetryPolicy(maxAttempts: 2, backoff: .constant(.milliseconds(100)), jitter: .none, perAttemptTimeout: .seconds(1))
+        let policy = RetryPolicy(
+            maxAttempts: 2, backoff: .constant(.milliseconds(100)), jitter: .none, perAttemptTimeout: .seconds(1))
         let calls = Counter()
         let task = Task {
             try await Retry(policy, clock: clock).outcome { _ -> String in
@@ -194,7 +209,7 @@ import Testing
                 return "second"
             }
         }
-        await clock.waitForSleepers(2)  // the hung attempt and its timer
+        await clock.waitForSleepers(2) // the hung attempt and its timer
         clock.advance(by: .seconds(1))
         // The hung attempt is cancelled (its sleeper goes) and the backoff wait begins.
         await clock.waitUntil { $0.map(\.offset) == [.milliseconds(1100)] }
@@ -209,7 +224,9 @@ import Testing
 
     @Test func cancellationDuringAWaitEndsPromptly() async throws {
         let clock = ManualClock()
-        let task = Task { try await Retry(constant, clock: clock).outcome { attempt -> Int in throw Boom(n: attempt.number) } }
+        let task = Task {
+            try await Retry(constant, clock: clock).outcome { attempt -> Int in throw Boom(n: attempt.number) }
+        }
         await clock.waitForSleepers(1)
         task.cancel()
         let outcome = try await task.value
@@ -239,7 +256,12 @@ import Testing
         expectConsistent(outcome.trace)
 
         // `run` reports cancellation as CancellationError.
-        let thrower = Task { try await Retry(constant, clock: clock).run { _ -> Int in try await clock.sleep(for: .seconds(9)); return 1 } }
+        let thrower = Task {
+            try await Retry(constant, clock: clock).run { _ -> Int in
+                try await clock.sleep(for: .seconds(9))
+                return 1
+            }
+        }
         await clock.waitForSleepers(1)
         thrower.cancel()
         await #expect(throws: CancellationError.self) { try await thrower.value }
@@ -312,11 +334,11 @@ import Testing
                 return -1
             }
         }
-        await clock.waitForSleepers(1)  // attempt 1's timer (the operation does not sleep)
+        await clock.waitForSleepers(1) // attempt 1's timer (the operation does not sleep)
         clock.advance(by: .seconds(1))
-        await clock.waitForSleepers(1)  // the backoff
+        await clock.waitForSleepers(1) // the backoff
         clock.advance(by: constant.backoff.base)
-        await clock.waitForSleepers(1)  // attempt 2's timer
+        await clock.waitForSleepers(1) // attempt 2's timer
         answer.continuation.yield(7)
         let outcome = try await task.value
         #expect(outcome.attempts.first?.error is AttemptTimeout)
@@ -352,7 +374,11 @@ import Testing
         let notices = Shared<[String]>([])
         var retry = Retry(constant, clock: clock)
         retry.onRetry = { notice in
-            notices.update { $0.append("\(notice.attempt) \(notice.error) \(notice.delay.shortDescription) left \(notice.remainingAttempts)") }
+            notices.update {
+                $0.append(
+                    "\(notice.attempt) \(notice.error) \(notice.delay.shortDescription) left \(notice.remainingAttempts)"
+                )
+            }
         }
         let (stream, continuation) = AsyncStream.makeStream(of: RetryTrace.Step.self)
         let outcome = try await clock.runAdvancing { [retry] in
@@ -405,17 +431,20 @@ import Testing
         #expect(text.contains(#""event":"failed""#))
         #expect(text.contains(#""detail":"boom 1""#))
         #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(RetryTrace.self, from: Data(#"{"steps":[{"from":"limbo","to":"wait","at":0,"attempt":0}]}"#.utf8))
+            try JSONDecoder().decode(
+                RetryTrace.self, from: Data(#"{"steps":[{"from":"limbo","to":"wait","at":0,"attempt":0}]}"#.utf8))
         }
     }
 
     @Test func inconsistentTracesAreCaught() {
         var trace = RetryTrace()
         trace.steps.append(.init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1))
-        trace.steps.append(.init(from: .request, event: .delayElapsed, condition: .always, to: .success, at: .zero, attempt: 1))
+        trace.steps.append(
+            .init(from: .request, event: .delayElapsed, condition: .always, to: .success, at: .zero, attempt: 1))
         let problems = trace.inconsistencies(with: RetryTable.retry)
         #expect(problems == ["step 1 is not a row of the table: request --delay elapsed--> success"])
-        trace.steps[1] = .init(from: .wait, event: .delayElapsed, condition: .always, to: .request, at: .zero, attempt: 1)
+        trace.steps[1] = .init(
+            from: .wait, event: .delayElapsed, condition: .always, to: .request, at: .zero, attempt: 1)
         #expect(trace.inconsistencies(with: RetryTable.retry) == ["step 1 leaves 'wait' but step 0 entered 'request'"])
     }
 }

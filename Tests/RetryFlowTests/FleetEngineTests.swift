@@ -10,7 +10,8 @@ import Testing
 
     @Test func exhaustedBudgetEndsTheRunOnItsOwnRow() async throws {
         let clock = ManualClock()
-        let budget = try RetryBudget(.awsStandard(capacity: 5, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1),
+        let budget = try RetryBudget(
+            .awsStandard(capacity: 5, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1),
             clock: clock, tracing: true)
         let calls = Counter()
         let engine = Retry(Resilience(policy: constant, budget: budget), clock: clock)
@@ -33,7 +34,8 @@ import Testing
 
     @Test func openBreakerIsWaitedOutLikeARetryAfterAndTheProbeCloses() async throws {
         let clock = ManualClock()
-        let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(1), breakDuration: .seconds(5)), clock: clock, tracing: true)
+        let breaker = try CircuitBreaker(
+            .init(trip: .consecutiveFailures(1), breakDuration: .seconds(5)), clock: clock, tracing: true)
         let calls = Counter()
         let engine = Retry(Resilience(policy: constant, breaker: breaker), clock: clock)
         let outcome = await clock.runAdvancing {

@@ -6,7 +6,9 @@ import Testing
 /// that library documents.
 @Suite struct PeerScheduleTests {
     /// Delays before retries 1…n, drawing from `random`.
-    static func delays(_ policy: RetryPolicy, _ n: Int, random: some RandomNumberGenerator = SeededRandom(seed: 3)) -> [Double] {
+    static func delays(_ policy: RetryPolicy, _ n: Int, random: some RandomNumberGenerator = SeededRandom(seed: 3))
+        -> [Double]
+    {
         var random = random
         var previous: Duration?
         return (1...n).map { retry in
@@ -20,7 +22,8 @@ import Testing
     /// starting with 4 seconds, then up to 10 seconds, then 10 seconds afterwards".
     @Test func tenacityMinimumDelay() throws {
         let policy = RetryPolicy(
-            maxAttempts: 7, backoff: .exponential(base: .seconds(1), multiplier: 2), maxDelay: .seconds(10), jitter: .none,
+            maxAttempts: 7, backoff: .exponential(base: .seconds(1), multiplier: 2), maxDelay: .seconds(10),
+            jitter: .none,
             minDelay: .seconds(4))
         try policy.validate()
         #expect(Self.delays(policy, 6) == [4, 4, 4, 8, 10, 10])
@@ -64,7 +67,8 @@ import Testing
     /// Polly accepts `MaxDelay` below `Delay`: every delay is the cap.
     @Test func capBelowTheFirstDelayMeansConstantAtTheCap() throws {
         let policy = RetryPolicy(
-            maxAttempts: 5, backoff: .exponential(base: .seconds(2), multiplier: 2), maxDelay: .seconds(1), jitter: .none)
+            maxAttempts: 5, backoff: .exponential(base: .seconds(2), multiplier: 2), maxDelay: .seconds(1),
+            jitter: .none)
         try policy.validate()
         #expect(Self.delays(policy, 4) == [1, 1, 1, 1])
     }
@@ -82,21 +86,26 @@ import Testing
             #expect(context.debugDescription.contains("custom backoff 'fibonacci' is code and has no JSON form"))
         }
         let json = Data(#"{"backoff": {"kind": "custom"}}"#.utf8)
-        #expect(throws: RetryPolicyError(
-            field: "backoff.kind", problem: "a custom backoff is code and cannot be read from JSON; write its delays as a schedule"
-        )) { try JSONDecoder().decode(RetryPolicy.self, from: json) }
+        #expect(
+            throws: RetryPolicyError(
+                field: "backoff.kind",
+                problem: "a custom backoff is code and cannot be read from JSON; write its delays as a schedule"
+            )
+        ) { try JSONDecoder().decode(RetryPolicy.self, from: json) }
     }
 
     /// The new fields round-trip through JSON.
     @Test func newSchedulesRoundTripThroughJSON() throws {
         let policy = RetryPolicy(
-            backoff: .schedule([.seconds(1), .milliseconds(2500)]), jitter: .symmetric(0.2), minDelay: .milliseconds(300))
+            backoff: .schedule([.seconds(1), .milliseconds(2500)]), jitter: .symmetric(0.2),
+            minDelay: .milliseconds(300))
         let back = try JSONDecoder().decode(RetryPolicy.self, from: try JSONEncoder().encode(policy))
         #expect(back.backoff == policy.backoff)
         #expect(back.jitter == .symmetric(0.2))
         #expect(back.minDelay == .milliseconds(300))
         #expect(throws: RetryPolicyError.self) {
-            try JSONDecoder().decode(RetryPolicy.self, from: Data(#"{"jitter": {"kind": "symmetric", "spread": 2}}"#.utf8))
+            try JSONDecoder().decode(
+                RetryPolicy.self, from: Data(#"{"jitter": {"kind": "symmetric", "spread": 2}}"#.utf8))
         }
     }
 }

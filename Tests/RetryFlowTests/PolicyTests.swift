@@ -14,7 +14,8 @@ import Testing
     }
 
     @Test func exponentialWithoutJitterDoublesUpToTheCap() {
-        let policy = RetryPolicy(backoff: .exponential(base: .milliseconds(500), multiplier: 2), maxDelay: .seconds(20), jitter: .none)
+        let policy = RetryPolicy(
+            backoff: .exponential(base: .milliseconds(500), multiplier: 2), maxDelay: .seconds(20), jitter: .none)
         #expect(delays(policy, count: 8) == [0.5, 1, 2, 4, 8, 16, 20, 20])
         // Huge retry numbers do not overflow: they sit at the cap.
         var random = SeededRandom(seed: 1)
@@ -22,14 +23,17 @@ import Testing
     }
 
     @Test func constantAndLinearTables() {
-        #expect(delays(RetryPolicy(backoff: .constant(.milliseconds(200)), jitter: .none), count: 3) == [0.2, 0.2, 0.2])
-        let linear = RetryPolicy(backoff: .linear(initial: .seconds(1), increment: .milliseconds(500)), maxDelay: .seconds(2), jitter: .none)
+        #expect(
+            delays(RetryPolicy(backoff: .constant(.milliseconds(200)), jitter: .none), count: 3) == [0.2, 0.2, 0.2])
+        let linear = RetryPolicy(
+            backoff: .linear(initial: .seconds(1), increment: .milliseconds(500)), maxDelay: .seconds(2), jitter: .none)
         #expect(delays(linear, count: 4) == [1, 1.5, 2, 2])
     }
 
     @Test(arguments: [Jitter.full, .equal, .decorrelated, .symmetric(0.3)])
     func jitterStaysInsideItsFormulaBounds(jitter: Jitter) {
-        let policy = RetryPolicy(backoff: .exponential(base: .milliseconds(100), multiplier: 2), maxDelay: .seconds(5), jitter: jitter)
+        let policy = RetryPolicy(
+            backoff: .exponential(base: .milliseconds(100), multiplier: 2), maxDelay: .seconds(5), jitter: jitter)
         var random = SeededRandom(seed: 99)
         var previous: Duration?
         var sawVariety = Set<Int64>()
@@ -43,7 +47,8 @@ import Testing
             case .decorrelated:
                 let upper = max(0.1, (previous?.inSeconds ?? 0.1) * 3)
                 #expect(d >= 0.1 - 1e-9 && d <= min(5, upper) + 1e-9)
-            case .symmetric(let spread): #expect(d >= expo * (1 - spread) - 1e-9 && d <= min(5, expo * (1 + spread)) + 1e-9)
+            case .symmetric(let spread):
+                #expect(d >= expo * (1 - spread) - 1e-9 && d <= min(5, expo * (1 + spread)) + 1e-9)
             case .none: break
             }
             previous = .nanoseconds(Int64((d * 1e9).rounded()))
@@ -112,7 +117,8 @@ import Testing
 
     @Test func jsonRoundTrip() throws {
         let policy = RetryPolicy(
-            maxAttempts: 4, backoff: .linear(initial: .seconds(1), increment: .milliseconds(250)), maxDelay: .seconds(9),
+            maxAttempts: 4, backoff: .linear(initial: .seconds(1), increment: .milliseconds(250)),
+            maxDelay: .seconds(9),
             jitter: .equal, deadline: .seconds(30), perAttemptTimeout: .seconds(5), maxRetryAfter: .seconds(60))
         let data = try JSONEncoder().encode(policy)
         let back = try JSONDecoder().decode(RetryPolicy.self, from: data)

@@ -29,19 +29,20 @@ import Testing
     }
 
     @Test func awsTimeoutRetryRefusedWhileOrdinaryOneIsStillPaid() throws {
-        let budget = try RetryBudget(.awsStandard(capacity: 12, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1))
-        #expect(budget.acquireRetry(timeout: true) == 10000)  // 12 → 2
-        #expect(budget.acquireRetry(timeout: false) == nil)  // 2 < 5
-        budget.recordSuccess(refund: nil)  // +1 → 3
-        budget.recordSuccess(refund: 10000)  // the retry's 10 back, capped at 12
+        let budget = try RetryBudget(
+            .awsStandard(capacity: 12, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1))
+        #expect(budget.acquireRetry(timeout: true) == 10000) // 12 → 2
+        #expect(budget.acquireRetry(timeout: false) == nil) // 2 < 5
+        budget.recordSuccess(refund: nil) // +1 → 3
+        budget.recordSuccess(refund: 10000) // the retry's 10 back, capped at 12
         #expect(budget.tokens == 12)
         #expect(budget.state == .available)
-        #expect(budget.acquireRetry(timeout: true) == 10000)  // 12 → 2: denied timeout retry leaves it available
+        #expect(budget.acquireRetry(timeout: true) == 10000) // 12 → 2: denied timeout retry leaves it available
         budget.recordSuccess(refund: nil)
         budget.recordSuccess(refund: nil)
-        budget.recordSuccess(refund: nil)  // 5
+        budget.recordSuccess(refund: nil) // 5
         #expect(budget.state == .available)
-        #expect(budget.acquireRetry(timeout: true) == nil)  // 5 < 10, still available for ordinary ones
+        #expect(budget.acquireRetry(timeout: true) == nil) // 5 < 10, still available for ordinary ones
         #expect(budget.state == .available)
         #expect(budget.acquireRetry(timeout: false) == 5000)
         #expect(budget.tokens == 0)
@@ -65,11 +66,11 @@ import Testing
             budget.recordFailure()
             #expect(budget.acquireRetry(timeout: false) == 0, "after failure \(failure)")
         }
-        budget.recordFailure()  // 5 tokens: not above maxTokens / 2
+        budget.recordFailure() // 5 tokens: not above maxTokens / 2
         #expect(budget.tokens == 5)
         #expect(budget.state == .exhausted)
         #expect(budget.acquireRetry(timeout: false) == nil)
-        budget.recordSuccess(refund: nil)  // 5.1
+        budget.recordSuccess(refund: nil) // 5.1
         #expect(budget.tokens == 5.1)
         #expect(budget.state == .available)
         #expect(budget.acquireRetry(timeout: true) == 0)
@@ -80,7 +81,7 @@ import Testing
         let budget = try RetryBudget(.grpc(maxTokens: 3, tokenRatio: 0.5))
         for _ in 1...10 { budget.recordFailure() }
         #expect(budget.tokens == 0)
-        for _ in 1...100 { budget.recordSuccess(refund: 7000) }  // gRPC ignores AWS refunds
+        for _ in 1...100 { budget.recordSuccess(refund: 7000) } // gRPC ignores AWS refunds
         #expect(budget.tokens == 3)
     }
 
@@ -97,7 +98,8 @@ import Testing
 
     /// 1,000 concurrent runs sharing one budget: every token is accounted for afterwards.
     @Test func concurrentRunsLoseNoToken() async throws {
-        let budget = try RetryBudget(.awsStandard(capacity: 10_000, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1))
+        let budget = try RetryBudget(
+            .awsStandard(capacity: 10_000, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1))
         let granted = await withTaskGroup(of: Int.self) { group in
             for run in 0..<1000 {
                 group.addTask {

@@ -20,5 +20,10 @@ extension Locked {
 typealias Counter = Locked<Int>
 extension Locked where Value == Int {
     convenience init() { self.init(0) }
-    func next() -> Int { withLock { $0 += 1; return $0 } }
+    func next() -> Int {
+        withLock {
+            $0 += 1
+            return $0
+        }
+    }
 }

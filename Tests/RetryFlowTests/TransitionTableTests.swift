@@ -27,7 +27,7 @@ import Testing
                 #expect(hasRow != listedInvalid, "\(state) + \(event)")
                 // Put a machine in `state` by replaying a path to it, then deliver `event`.
                 guard var machine = Self.machine(in: state) else {
-                    #expect(table.isDecision(state), "no path to \(state)")  // a decision: never rested in
+                    #expect(table.isDecision(state), "no path to \(state)") // a decision: never rested in
                     continue
                 }
                 if listedInvalid {
@@ -59,7 +59,8 @@ import Testing
     @Test func noStepNeedsMoreActionsThanTheFixedCapacity() {
         let table = RetryTable.retry
         for row in table.rows where row.event != nil {
-            let completionMax = table.isDecision(row.to)
+            let completionMax =
+                table.isDecision(row.to)
                 ? table.rows(from: row.to, on: nil).map(\.effects.count).max() ?? 0 : 0
             #expect(row.effects.count + completionMax <= RetryActions.capacity, "\(row)")
         }
@@ -70,9 +71,12 @@ import Testing
     @Test func overfullStepIsReported() {
         var rows = RetryTable.retry.rows.filter { !($0.from == .wait && $0.event == .delayElapsed) }
         rows.append(
-            .init(from: .wait, event: .delayElapsed, to: .request,
-                  effects: [.startAttempt, .notifyRetry, .cancelAttempt, .startAttempt, .notifyRetry, .cancelAttempt,
-                            .startAttempt]))
+            .init(
+                from: .wait, event: .delayElapsed, to: .request,
+                effects: [
+                    .startAttempt, .notifyRetry, .cancelAttempt, .startAttempt, .notifyRetry, .cancelAttempt,
+                    .startAttempt,
+                ]))
         let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
         #expect(table.problems.contains { if case .stepTooLong(_, rows: 1, effects: 7) = $0 { true } else { false } })
     }
@@ -84,7 +88,8 @@ import Testing
             row.from == .wait && row.event == .cancelled
                 ? RetryTable.Row(from: row.from, event: row.event, to: row.to, effects: row.effects) : row
         }
-        rows.append(.init(from: .wait, event: .delayElapsed, condition: .when(.retryable), to: .request, reason: .succeeded))
+        rows.append(
+            .init(from: .wait, event: .delayElapsed, condition: .when(.retryable), to: .request, reason: .succeeded))
         let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
         #expect(table.problems.contains(.missingReason(row: "wait --cancelled / finish--> cancelled")))
         #expect(table.problems.contains(.reasonWithoutEnd(row: "wait --delay elapsed [retryable]--> request")))
@@ -102,7 +107,8 @@ import Testing
     @Test func unreachableRowsAndARestlessInitialStateAreReported() {
         var rows = RetryTable.retry.rows.filter { $0.to != .wait }
         rows.append(.init(from: .retry, event: nil, to: .failure, effects: [.finish], reason: .notRetryable))
-        let table = RetryTable(name: "broken", initial: .retry, terminals: [.success, .failure, .cancelled], rows: rows)
+        let table = RetryTable(
+            name: "broken", initial: .retry, terminals: [.success, .failure, .cancelled], rows: rows)
         #expect(table.problems.contains(.unreachableRow(row: "wait --delay elapsed / start attempt--> request")))
         #expect(table.problems.contains(.initialCannotRest(state: "retry")))
     }

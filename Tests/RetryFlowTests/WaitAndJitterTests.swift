@@ -8,7 +8,8 @@ import Testing
     /// planned to end before the 1.2 s deadline does (started after the hook, it would end at 1.3 s).
     @Test func waitIsAnchoredAtTheDecisionWhateverTheHooksCost() async throws {
         let clock = ManualClock()
-        let policy = RetryPolicy(maxAttempts: 2, backoff: .constant(.seconds(1)), jitter: .none, deadline: .milliseconds(1200))
+        let policy = RetryPolicy(
+            maxAttempts: 2, backoff: .constant(.seconds(1)), jitter: .none, deadline: .milliseconds(1200))
         let retry = Retry(policy, clock: clock, onRetry: { _ in clock.advance(by: .milliseconds(300)) })
         let run = Task {
             try await retry.outcome { attempt -> Int in

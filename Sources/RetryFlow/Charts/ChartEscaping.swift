@@ -52,8 +52,10 @@ package enum ChartEscaping {
         for scalar in text.unicodeScalars {
             if scalar == "\n" || scalar == "\r" || scalar.properties.generalCategory == .control {
                 out += " "
-            } else if scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-                || " _.,/?!+-*=()".unicodeScalars.contains(scalar)) {
+            } else if scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || " _.,/?!+-*=()".unicodeScalars.contains(scalar))
+            {
                 out.unicodeScalars.append(scalar)
             } else {
                 out += "#\(scalar.value);"

@@ -97,7 +97,9 @@ package struct ChartGraph: Hashable, Sendable {
     }
 
     private static func stateDiagram<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) -> ([Node], [Edge]) {
-        let nodes = S.allCases.map { Node(id: $0.rawValue, label: $0.label, shape: shape(of: $0, in: table), state: $0.rawValue) }
+        let nodes = S.allCases.map {
+            Node(id: $0.rawValue, label: $0.label, shape: shape(of: $0, in: table), state: $0.rawValue)
+        }
         let edges = table.rows.enumerated().map { index, row in
             Edge(from: row.from.rawValue, to: row.to.rawValue, label: table.label(ofRow: index), rows: [index])
         }
@@ -113,7 +115,10 @@ package struct ChartGraph: Hashable, Sendable {
         var chains: [S: [(rowIndex: Int, diamond: String?)]] = [:]
         for state in S.allCases {
             guard table.isDecision(state) else {
-                nodes.append(Node(id: state.rawValue, label: state.label, shape: shape(of: state, in: table), state: state.rawValue))
+                nodes.append(
+                    Node(
+                        id: state.rawValue, label: state.label, shape: shape(of: state, in: table),
+                        state: state.rawValue))
                 entry[state] = state.rawValue
                 continue
             }
@@ -133,8 +138,9 @@ package struct ChartGraph: Hashable, Sendable {
                     // The first diamond also names the decision state, so the chart shows every state.
                     let question = "\(symbol.label)?"
                     nodes.append(
-                        Node(id: id, label: k == 0 ? "\(state.label)\n\(question)" : question, shape: .decision,
-                             state: k == 0 ? state.rawValue : nil))
+                        Node(
+                            id: id, label: k == 0 ? "\(state.label)\n\(question)" : question, shape: .decision,
+                            state: k == 0 ? state.rawValue : nil))
                     chain.append((index, id))
                 } else {
                     chain.append((index, nil))
@@ -146,7 +152,8 @@ package struct ChartGraph: Hashable, Sendable {
 
         var edges: [Edge] = []
         for (index, row) in table.rows.enumerated() where row.event != nil {
-            edges.append(Edge(from: entry[row.from]!, to: entry[row.to]!, label: table.label(ofRow: index), rows: [index]))
+            edges.append(
+                Edge(from: entry[row.from]!, to: entry[row.to]!, label: table.label(ofRow: index), rows: [index]))
         }
         for state in S.allCases {
             guard let chain = chains[state] else { continue }
@@ -157,10 +164,11 @@ package struct ChartGraph: Hashable, Sendable {
                 switch row.condition {
                 case .when: leavesOnYes = true
                 case .unless: leavesOnYes = false
-                case .always:  // an unguarded decision: one plain exit
+                case .always: // an unguarded decision: one plain exit
                     edges.append(
-                        Edge(from: diamond, to: entry[row.to]!, label: RowLabel.text([], effects: row.effects),
-                             rows: [link.rowIndex]))
+                        Edge(
+                            from: diamond, to: entry[row.to]!, label: RowLabel.text([], effects: row.effects),
+                            rows: [link.rowIndex]))
                     continue
                 }
                 let label = RowLabel.text([leavesOnYes ? "yes" : "no"], effects: row.effects)

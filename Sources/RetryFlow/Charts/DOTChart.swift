@@ -35,11 +35,14 @@ public enum DOTChart {
         lines.append("  node [fontname=\"Helvetica\", fontsize=12];")
         lines.append("  edge [fontname=\"Helvetica\", fontsize=10];")
         for node in graph.nodes {
-            var attributes = ["id=\(q(node.elementID))", "label=\(q(node.label))"] + shapeAttributes(node.shape, style: style)
+            var attributes =
+                ["id=\(q(node.elementID))", "label=\(q(node.label))"] + shapeAttributes(node.shape, style: style)
             if let overlay {
                 if let state = node.state, state == overlay.finalState {
                     attributes += ["style=\"filled,rounded,bold\"", "fillcolor=\"\(finalFill)\""]
-                } else if node.state.map({ !overlay.visitedStates.contains($0) }) ?? !nodeIsOnTakenPath(node, graph, overlay) {
+                } else if node.state.map({ !overlay.visitedStates.contains($0) }) ?? !nodeIsOnTakenPath(
+                    node, graph, overlay)
+                {
                     attributes += ["color=\"\(untakenColor)\"", "fontcolor=\"\(untakenColor)\""]
                 }
             }
@@ -65,7 +68,8 @@ public enum DOTChart {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func nodeIsOnTakenPath(_ node: ChartGraph.Node, _ graph: ChartGraph, _ overlay: TraceOverlay) -> Bool {
+    private static func nodeIsOnTakenPath(_ node: ChartGraph.Node, _ graph: ChartGraph, _ overlay: TraceOverlay) -> Bool
+    {
         graph.edges.contains { ($0.from == node.id || $0.to == node.id) && overlay.count(of: $0) > 0 }
     }
 

@@ -2,7 +2,9 @@
 /// state style, `flowchart` for the flowchart style. Derived from the same graph of nodes and edges as DOT.
 public enum MermaidChart {
     /// Mermaid for `table` in `style`.
-    public static func render<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>, style: ChartStyle = .state) -> String {
+    public static func render<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>, style: ChartStyle = .state)
+        -> String
+    {
         let graph = ChartGraph(table, style: style)
         let ids = Dictionary(uniqueKeysWithValues: graph.nodes.enumerated().map { ($1.id, "n\($0)") })
         let text = ChartEscaping.mermaidText

@@ -90,7 +90,8 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
         }
         rules.annotate(&noted)
         step.rows.append(
-            .init(from: row.from, event: row.event, condition: row.condition, to: row.to, attempt: noted.attempt,
-                  delay: noted.delay))
+            .init(
+                from: row.from, event: row.event, condition: row.condition, to: row.to, attempt: noted.attempt,
+                delay: noted.delay))
     }
 }

@@ -157,7 +157,8 @@ extension Retry {
     /// Runs attempt `number` and hands how it ended to the book. Not inlined: its locals (the
     /// attempt's end, the race) live only while the attempt does, not through the waits.
     @inline(never)
-    private static func attempt<Value: Sendable>(_ number: Int, book: RunBook<Value>, clock: C, start: C.Instant) async {
+    private static func attempt<Value: Sendable>(_ number: Int, book: RunBook<Value>, clock: C, start: C.Instant) async
+    {
         let attemptStart = start.duration(to: clock.now)
         let timer = book.policy.attemptTimer(startingAt: attemptStart)
         let end: AttemptEnd<Value>
@@ -302,7 +303,7 @@ private final class RunBook<Value: Sendable> {
             case .notifyRetry(let attempt, let delay):
                 notifyRetry(attempt: attempt, delay: delay)
             case .sleep(let delay):
-                inFlight = nil  // a finished attempt's task is not kept through the wait
+                inFlight = nil // a finished attempt's task is not kept through the wait
                 return .sleep(until: decidedAt + delay)
             case .finish(let state, let reason):
                 return .finished(state, reason, at: now)
@@ -442,7 +443,9 @@ private final class RunBook<Value: Sendable> {
 
     func notifyRetry(attempt: Int, delay: Duration) {
         if let onRetry = engine.onRetry, let lastError {
-            onRetry(RetryNotice(attempt: attempt, error: lastError, delay: delay, remainingAttempts: policy.maxAttempts - attempt))
+            onRetry(
+                RetryNotice(
+                    attempt: attempt, error: lastError, delay: delay, remainingAttempts: policy.maxAttempts - attempt))
         }
         delayBefore = delay
     }
@@ -452,7 +455,8 @@ private final class RunBook<Value: Sendable> {
         assert(
             reason == .invalidTransition || trace.isConsistent(with: machine.table),
             "trace disagrees with the table: \(trace.inconsistencies(with: machine.table))")
-        return RetryOutcome(finalState: state, reason: reason, value: lastValue, attempts: attempts, trace: trace, duration: now)
+        return RetryOutcome(
+            finalState: state, reason: reason, value: lastValue, attempts: attempts, trace: trace, duration: now)
     }
 }
 

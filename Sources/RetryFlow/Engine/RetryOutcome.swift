@@ -30,7 +30,8 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
     public func get() throws(RetryError) -> Value {
         if succeeded, let value { return value }
         throw RetryError(
-            reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration, lastValue: value)
+            reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration,
+            lastValue: value)
     }
 }
 
@@ -69,7 +70,8 @@ public struct RetryError: Error, CustomStringConvertible {
     /// One line for the run, then one per attempt.
     public var description: String {
         let plural = attempts.count == 1 ? "" : "s"
-        var text = "gave up (\(reason.rawValue)) after \(attempts.count) attempt\(plural) in \(duration.shortDescription)"
+        var text =
+            "gave up (\(reason.rawValue)) after \(attempts.count) attempt\(plural) in \(duration.shortDescription)"
         for attempt in attempts { text += "\n  \(attempt)" }
         return text
     }

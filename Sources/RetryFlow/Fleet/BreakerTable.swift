@@ -74,10 +74,13 @@ public enum BreakerEffect: String, TableSymbol {
 }
 
 /// A circuit breaker's transition table.
-public typealias BreakerTable = TransitionTable<BreakerState, BreakerEvent, BreakerGuard, BreakerEffect, PerpetualReason>
+public typealias BreakerTable = TransitionTable<
+    BreakerState, BreakerEvent, BreakerGuard, BreakerEffect, PerpetualReason
+>
 
 extension TransitionTable
-where State == BreakerState, Event == BreakerEvent, Guard == BreakerGuard, Effect == BreakerEffect,
+where
+    State == BreakerState, Event == BreakerEvent, Guard == BreakerGuard, Effect == BreakerEffect,
     Reason == PerpetualReason
 {
     /// The circuit breaker, as data: what ``CircuitBreaker`` executes and `retryflow render --machine breaker` draws.
@@ -108,7 +111,8 @@ where State == BreakerState, Event == BreakerEvent, Guard == BreakerGuard, Effec
             .init(from: .open, event: .isolate, to: .isolated),
             .init(from: .open, event: .reset, to: .closed, effects: [.clearWindow]),
 
-            .init(from: .halfOpen, event: .callAsked, condition: .when(.probeInFlight), to: .halfOpen, effects: [.reject]),
+            .init(
+                from: .halfOpen, event: .callAsked, condition: .when(.probeInFlight), to: .halfOpen, effects: [.reject]),
             .init(from: .halfOpen, event: .callAsked, to: .halfOpen, effects: [.admitProbe]),
             .init(from: .halfOpen, event: .probeSucceeded, to: .closed, effects: [.endProbe, .clearWindow]),
             .init(from: .halfOpen, event: .probeFailed, to: .open, effects: [.endProbe, .startBreak]),

@@ -74,7 +74,8 @@ package struct BudgetRules: MachineRules {
         switch input {
         case .retryAsked(let timeout): asked = cost(timeout: timeout)
         case .attemptFailed: break
-        case .attemptSucceeded(let refund): refundDue = grpcHalf == nil ? (refund ?? successIncrement) : successIncrement
+        case .attemptSucceeded(let refund):
+            refundDue = grpcHalf == nil ? (refund ?? successIncrement) : successIncrement
         }
     }
 
@@ -90,7 +91,7 @@ package struct BudgetRules: MachineRules {
         switch effect {
         case .takeTokens:
             milliTokens -= asked
-            asked = retryCost  // `settling` then asks whether an ordinary retry is still affordable
+            asked = retryCost // `settling` then asks whether an ordinary retry is still affordable
         case .grant: granted = true
         case .deny: granted = false
         case .chargeFailure: milliTokens = max(0, milliTokens - failureCharge)

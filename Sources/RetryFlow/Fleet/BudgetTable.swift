@@ -47,7 +47,9 @@ public enum BudgetEffect: String, TableSymbol {
 public typealias BudgetTable = TransitionTable<BudgetState, BudgetEvent, BudgetGuard, BudgetEffect, PerpetualReason>
 
 extension TransitionTable
-where State == BudgetState, Event == BudgetEvent, Guard == BudgetGuard, Effect == BudgetEffect, Reason == PerpetualReason {
+where
+    State == BudgetState, Event == BudgetEvent, Guard == BudgetGuard, Effect == BudgetEffect, Reason == PerpetualReason
+{
     /// The retry budget, as data: what ``RetryBudget`` executes and `retryflow render --machine budget` draws.
     ///
     /// A perpetual machine (no terminal state). A retry asked is weighed in `pricing` (its guard reads
@@ -60,7 +62,9 @@ where State == BudgetState, Event == BudgetEvent, Guard == BudgetGuard, Effect =
         rows: [
             // from        event                guard                    to           effects
             .init(from: .available, event: .retryAsked, to: .pricing),
-            .init(from: .pricing, event: nil, condition: .when(.retryAffordable), to: .settling, effects: [.takeTokens, .grant]),
+            .init(
+                from: .pricing, event: nil, condition: .when(.retryAffordable), to: .settling,
+                effects: [.takeTokens, .grant]),
             // A timeout retry (AWS: 10 tokens) can be refused while an ordinary one (5) is still affordable.
             .init(from: .pricing, event: nil, to: .available, effects: [.deny]),
             .init(from: .available, event: .attemptFailed, to: .settling, effects: [.chargeFailure]),

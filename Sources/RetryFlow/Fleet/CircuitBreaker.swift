@@ -26,9 +26,13 @@ public final class CircuitBreaker: Sendable {
         /// end; and a probe still in flight a break's length after it started is given up (Polly allows
         /// one probe per break duration), so a hung probe cannot hold the breaker half-open forever.
         mutating func catchUp(to now: Duration) {
-            if machine.state == .open, machine.rules.openUntil <= now { handle(.breakElapsed, at: machine.rules.openUntil) }
+            if machine.state == .open, machine.rules.openUntil <= now {
+                handle(.breakElapsed, at: machine.rules.openUntil)
+            }
             let probeEnds = machine.rules.probeStartedAt + machine.rules.options.breakDuration
-            if machine.state == .halfOpen, machine.rules.probe != nil, probeEnds <= now { handle(.probeAbandoned, at: probeEnds) }
+            if machine.state == .halfOpen, machine.rules.probe != nil, probeEnds <= now {
+                handle(.probeAbandoned, at: probeEnds)
+            }
         }
 
         mutating func deliver(_ event: BreakerEvent, at now: Duration) {
@@ -46,11 +50,15 @@ public final class CircuitBreaker: Sendable {
 
     /// A closed breaker with `options`, timed by `clock` (from now). With `tracing`, every transition
     /// is kept in ``trace`` (for charts and tests; it grows with every call).
-    public init<C: Clock<Duration>>(_ options: CircuitBreakerOptions, clock: C, tracing: Bool = false) throws(RetryPolicyError) {
+    public init<C: Clock<Duration>>(_ options: CircuitBreakerOptions, clock: C, tracing: Bool = false)
+        throws(RetryPolicyError)
+    {
         try options.validate()
         self.options = options
         self.book = Locked(
-            Book(machine: BreakerMachine(table: .breaker, rules: BreakerRules(options: options)), trace: tracing ? BreakerTrace() : nil))
+            Book(
+                machine: BreakerMachine(table: .breaker, rules: BreakerRules(options: options)),
+                trace: tracing ? BreakerTrace() : nil))
         let start = clock.now
         self.elapsed = { start.duration(to: clock.now) }
     }
@@ -109,7 +117,7 @@ public final class CircuitBreaker: Sendable {
             case (.abandoned, true): event = .probeAbandoned
             case (.success, false): event = .callSucceeded
             case (.failure, false): event = .callFailed
-            case (.abandoned, false): event = nil  // an ordinary call that ended without a verdict samples nothing
+            case (.abandoned, false): event = nil // an ordinary call that ended without a verdict samples nothing
             }
             if let event { book.handle(event, at: now) }
         }

@@ -34,18 +34,21 @@ public struct CircuitBreakerOptions: Hashable, Sendable {
         switch trip {
         case .failureRatio(let ratio, let minimumThroughput, let samplingDuration):
             guard ratio.isFinite, ratio > 0, ratio <= 1 else {
-                throw RetryPolicyError(field: "breaker.failureRatio", problem: "must be more than 0 and at most 1 (got \(ratio))")
+                throw RetryPolicyError(
+                    field: "breaker.failureRatio", problem: "must be more than 0 and at most 1 (got \(ratio))")
             }
             guard minimumThroughput >= 1 else {
                 throw RetryPolicyError(
                     field: "breaker.minimumThroughput", problem: "must be at least 1 (got \(minimumThroughput))")
             }
             guard samplingDuration > .zero, samplingDuration <= Duration.policyLimit else {
-                throw RetryPolicyError(field: "breaker.samplingDuration", problem: "must be more than 0 s and not absurd")
+                throw RetryPolicyError(
+                    field: "breaker.samplingDuration", problem: "must be more than 0 s and not absurd")
             }
         case .consecutiveFailures(let count):
             guard count >= 1 else {
-                throw RetryPolicyError(field: "breaker.consecutiveFailures", problem: "must be at least 1 (got \(count))")
+                throw RetryPolicyError(
+                    field: "breaker.consecutiveFailures", problem: "must be at least 1 (got \(count))")
             }
         }
     }

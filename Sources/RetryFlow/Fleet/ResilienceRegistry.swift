@@ -24,7 +24,10 @@ public final class ResilienceRegistry: Sendable {
         self.made = Locked([:])
         // Validated above, so making them cannot fail.
         self.make = { _ in
-            (budget.flatMap { try? RetryBudget($0, clock: clock) }, breaker.flatMap { try? CircuitBreaker($0, clock: clock) })
+            (
+                budget.flatMap { try? RetryBudget($0, clock: clock) },
+                breaker.flatMap { try? CircuitBreaker($0, clock: clock) }
+            )
         }
     }
 

@@ -39,7 +39,10 @@ public final class RetryBudget: Sendable {
         try mode.validate()
         self.mode = mode
         self.tracing = tracing
-        self.book = Locked(Book(machine: BudgetMachine(table: .budget, rules: BudgetRules(mode: mode)), trace: tracing ? BudgetTrace() : nil))
+        self.book = Locked(
+            Book(
+                machine: BudgetMachine(table: .budget, rules: BudgetRules(mode: mode)),
+                trace: tracing ? BudgetTrace() : nil))
         let start = clock.now
         self.elapsed = { start.duration(to: clock.now) }
     }

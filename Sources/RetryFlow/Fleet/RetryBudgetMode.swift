@@ -42,11 +42,13 @@ public enum RetryBudgetMode: Hashable, Sendable {
             }
             guard successIncrement >= 0, successIncrement <= capacity else {
                 throw RetryPolicyError(
-                    field: "budget.successIncrement", problem: "must be from 0 to the capacity (got \(successIncrement))")
+                    field: "budget.successIncrement",
+                    problem: "must be from 0 to the capacity (got \(successIncrement))")
             }
         case .grpcThrottling(let maxTokens, let tokenRatio):
             guard maxTokens.isFinite, maxTokens > 0, maxTokens <= 1000 else {
-                throw RetryPolicyError(field: "budget.maxTokens", problem: "must be more than 0 and at most 1000 (got \(maxTokens))")
+                throw RetryPolicyError(
+                    field: "budget.maxTokens", problem: "must be more than 0 and at most 1000 (got \(maxTokens))")
             }
             guard tokenRatio.isFinite, tokenRatio > 0, tokenRatio <= maxTokens else {
                 throw RetryPolicyError(field: "budget.tokenRatio", problem: "must be more than 0 (got \(tokenRatio))")

@@ -20,31 +20,41 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
             .init(from: .request, event: .succeeded, to: .success, effects: [.finish], reason: .succeeded),
             .init(from: .request, event: .failed, to: .retry, effects: [.planDelay]),
             .init(from: .request, event: .attemptTimedOut, to: .retry, effects: [.cancelAttempt, .planDelay]),
-            .init(from: .request, event: .cancelled, to: .cancelled, effects: [.cancelAttempt, .finish],
-                  reason: .cancelled),
-            .init(from: .request, event: .deadlineExceeded, to: .failure, effects: [.cancelAttempt, .finish],
-                  reason: .deadlineExceeded),
+            .init(
+                from: .request, event: .cancelled, to: .cancelled, effects: [.cancelAttempt, .finish],
+                reason: .cancelled),
+            .init(
+                from: .request, event: .deadlineExceeded, to: .failure, effects: [.cancelAttempt, .finish],
+                reason: .deadlineExceeded),
             // The breaker refused the attempt (nothing was sent): wait out the break like a Retry-After, or fail.
-            .init(from: .request, event: .circuitOpen, condition: .when(.waitsOutBreak), to: .retry, effects: [.planDelay]),
+            .init(
+                from: .request, event: .circuitOpen, condition: .when(.waitsOutBreak), to: .retry, effects: [.planDelay]
+            ),
             .init(from: .request, event: .circuitOpen, to: .failure, effects: [.finish], reason: .circuitOpen),
 
-            .init(from: .retry, event: nil, condition: .unless(.retryable), to: .failure, effects: [.finish],
-                  reason: .notRetryable),
-            .init(from: .retry, event: nil, condition: .unless(.attemptsLeft), to: .failure, effects: [.finish],
-                  reason: .attemptsExhausted),
-            .init(from: .retry, event: nil, condition: .unless(.retryAfterWithinCap), to: .failure, effects: [.finish],
-                  reason: .retryAfterBeyondCap),
-            .init(from: .retry, event: nil, condition: .unless(.withinDeadline), to: .failure, effects: [.finish],
-                  reason: .deadlineExceeded),
+            .init(
+                from: .retry, event: nil, condition: .unless(.retryable), to: .failure, effects: [.finish],
+                reason: .notRetryable),
+            .init(
+                from: .retry, event: nil, condition: .unless(.attemptsLeft), to: .failure, effects: [.finish],
+                reason: .attemptsExhausted),
+            .init(
+                from: .retry, event: nil, condition: .unless(.retryAfterWithinCap), to: .failure, effects: [.finish],
+                reason: .retryAfterBeyondCap),
+            .init(
+                from: .retry, event: nil, condition: .unless(.withinDeadline), to: .failure, effects: [.finish],
+                reason: .deadlineExceeded),
             // A retry the policy allows still needs a token from the shared budget (granted without one).
             .init(from: .retry, event: nil, to: .budget, effects: [.askRetryBudget]),
 
             .init(from: .budget, event: .budgetAnswered, to: .admission),
 
-            .init(from: .admission, event: nil, condition: .unless(.retryBudgetLeft), to: .failure, effects: [.finish],
-                  reason: .budgetExhausted),
-            .init(from: .admission, event: nil, condition: .when(.retryImmediately), to: .request,
-                  effects: [.notifyRetry, .startAttempt]),
+            .init(
+                from: .admission, event: nil, condition: .unless(.retryBudgetLeft), to: .failure, effects: [.finish],
+                reason: .budgetExhausted),
+            .init(
+                from: .admission, event: nil, condition: .when(.retryImmediately), to: .request,
+                effects: [.notifyRetry, .startAttempt]),
             .init(from: .admission, event: nil, to: .wait, effects: [.notifyRetry, .sleep]),
 
             .init(from: .wait, event: .delayElapsed, to: .request, effects: [.startAttempt]),

@@ -55,7 +55,8 @@ public enum Backoff: Hashable, Sendable {
         case .exponential(let base, let multiplier):
             try Self.check(base, field: "backoff.base")
             guard multiplier.isFinite, multiplier >= 1, multiplier <= 1000 else {
-                throw RetryPolicyError(field: "backoff.multiplier", problem: "must be a number from 1 to 1000 (got \(multiplier))")
+                throw RetryPolicyError(
+                    field: "backoff.multiplier", problem: "must be a number from 1 to 1000 (got \(multiplier))")
             }
         case .schedule(let delays):
             guard !delays.isEmpty else {
@@ -63,13 +64,17 @@ public enum Backoff: Hashable, Sendable {
             }
             for delay in delays { try Self.check(delay, field: "backoff.delays") }
         case .custom:
-            break  // its delays are checked as they are drawn: negative ones count as zero
+            break // its delays are checked as they are drawn: negative ones count as zero
         }
     }
 
     private static func check(_ d: Duration, field: String) throws(RetryPolicyError) {
-        guard d >= .zero else { throw RetryPolicyError(field: field, problem: "must not be negative (got \(d.inSeconds) s)") }
-        guard d <= Duration.policyLimit else { throw RetryPolicyError(field: field, problem: "is too large (got \(d.inSeconds) s)") }
+        guard d >= .zero else {
+            throw RetryPolicyError(field: field, problem: "must not be negative (got \(d.inSeconds) s)")
+        }
+        guard d <= Duration.policyLimit else {
+            throw RetryPolicyError(field: field, problem: "is too large (got \(d.inSeconds) s)")
+        }
     }
 }
 

@@ -15,10 +15,15 @@ extension Duration {
     /// let delay = try Duration(validatingSeconds: 0.5, field: "backoff.base")
     /// ```
     package init(validatingSeconds seconds: Double, field: String) throws(RetryPolicyError) {
-        guard seconds.isFinite else { throw RetryPolicyError(field: field, problem: "must be a finite number of seconds (got \(seconds))") }
-        guard seconds >= 0 else { throw RetryPolicyError(field: field, problem: "must not be negative (got \(seconds))") }
+        guard seconds.isFinite else {
+            throw RetryPolicyError(field: field, problem: "must be a finite number of seconds (got \(seconds))")
+        }
+        guard seconds >= 0 else {
+            throw RetryPolicyError(field: field, problem: "must not be negative (got \(seconds))")
+        }
         guard let duration = Duration.checkedSeconds(seconds, limit: .policyLimit) else {
-            throw RetryPolicyError(field: field, problem: "is too large (got \(seconds) s; at most \(Duration.policyLimit.inSeconds) s)")
+            throw RetryPolicyError(
+                field: field, problem: "is too large (got \(seconds) s; at most \(Duration.policyLimit.inSeconds) s)")
         }
         self = duration
     }

@@ -16,7 +16,9 @@ extension RetryPolicy: Codable {
         let c = try decoder.container(keyedBy: AnyKey.self)
         let known = Set(Key.allCases.map(\.rawValue))
         if let unknown = c.allKeys.first(where: { !known.contains($0.stringValue) }) {
-            throw RetryPolicyError(field: unknown.stringValue, problem: "is not a policy field (known: \(known.sorted().joined(separator: ", ")))")
+            throw RetryPolicyError(
+                field: unknown.stringValue,
+                problem: "is not a policy field (known: \(known.sorted().joined(separator: ", ")))")
         }
         var policy = RetryPolicy.default
         if let n = try c.decodeIfPresent(Int.self, forKey: AnyKey("maxAttempts")) { policy.maxAttempts = n }
@@ -72,13 +74,17 @@ extension Backoff: Codable {
         case "constant": self = .constant(try seconds(.delay))
         case "linear": self = .linear(initial: try seconds(.initial), increment: try seconds(.increment))
         case "exponential":
-            self = .exponential(base: try seconds(.base), multiplier: try c.decodeIfPresent(Double.self, forKey: .multiplier) ?? 2)
+            self = .exponential(
+                base: try seconds(.base), multiplier: try c.decodeIfPresent(Double.self, forKey: .multiplier) ?? 2)
         case "schedule":
             self = .schedule(
-                try c.decode([Double].self, forKey: .delays).map { try Duration(validatingSeconds: $0, field: "backoff.delays") })
+                try c.decode([Double].self, forKey: .delays).map {
+                    try Duration(validatingSeconds: $0, field: "backoff.delays")
+                })
         case "custom":
             throw RetryPolicyError(
-                field: "backoff.kind", problem: "a custom backoff is code and cannot be read from JSON; write its delays as a schedule")
+                field: "backoff.kind",
+                problem: "a custom backoff is code and cannot be read from JSON; write its delays as a schedule")
         default:
             throw RetryPolicyError(
                 field: "backoff.kind", problem: "must be constant, linear, exponential or schedule (got \"\(kind)\")")

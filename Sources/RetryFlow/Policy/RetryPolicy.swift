@@ -103,13 +103,19 @@ public struct RetryPolicy: Sendable {
     }
 
     private static func check(_ d: Duration, field: String) throws(RetryPolicyError) {
-        guard d >= .zero else { throw RetryPolicyError(field: field, problem: "must not be negative (got \(d.inSeconds) s)") }
-        guard d <= Duration.policyLimit else { throw RetryPolicyError(field: field, problem: "is too large (got \(d.inSeconds) s)") }
+        guard d >= .zero else {
+            throw RetryPolicyError(field: field, problem: "must not be negative (got \(d.inSeconds) s)")
+        }
+        guard d <= Duration.policyLimit else {
+            throw RetryPolicyError(field: field, problem: "is too large (got \(d.inSeconds) s)")
+        }
     }
 
     /// The backoff delay before retry `n` (1-based) with the cap, jitter and floor applied.
     /// `previous` is the last delay actually waited (for decorrelated jitter), `nil` before the first.
-    public func delay<R: RandomNumberGenerator>(beforeRetry n: Int, previous: Duration?, using random: inout R) -> Duration {
+    public func delay<R: RandomNumberGenerator>(beforeRetry n: Int, previous: Duration?, using random: inout R)
+        -> Duration
+    {
         let cap = maxDelay.inSeconds
         let capped = min(cap, backoff.seconds(beforeRetry: n))
         let base = min(cap, backoff.base.inSeconds)

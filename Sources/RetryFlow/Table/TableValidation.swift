@@ -120,7 +120,8 @@ extension TransitionTable {
             }
         }
         let canFinish = closure(from: terminals) { state in rows.filter { $0.to == state }.map(\.from) }
-        for state in State.allCases where !terminals.isEmpty && reachable.contains(state) && !canFinish.contains(state) {
+        for state in State.allCases where !terminals.isEmpty && reachable.contains(state) && !canFinish.contains(state)
+        {
             if !found.contains(.deadEnd(state: state.label)) { found.append(.cannotFinish(state: state.label)) }
         }
         if let loop = completionLoop() {

@@ -38,7 +38,8 @@ public struct TransitionTable<
         self.initial = initial
         self.terminals = terminals
         self.rows = rows
-        self.completionRows = rows.map { row in rows.indices.filter { rows[$0].from == row.to && rows[$0].event == nil } }
+        self.completionRows = rows.map { row in rows.indices.filter { rows[$0].from == row.to && rows[$0].event == nil }
+        }
     }
 
     /// Whether a run that reaches `state` is over.
@@ -73,8 +74,9 @@ public struct TransitionTable<
     /// that follows guarded rows for the same state and event (UML's convention).
     public func label(ofRow index: Int) -> String {
         let row = rows[index]
-        return RowLabel.text(event: row.event, guardText: isElse(row: index) ? "[else]" : row.condition.bracketed,
-                             effects: row.effects)
+        return RowLabel.text(
+            event: row.event, guardText: isElse(row: index) ? "[else]" : row.condition.bracketed,
+            effects: row.effects)
     }
 
     /// Whether row `index` is unconditional and follows guarded rows for the same state and event:

@@ -16,14 +16,21 @@ public enum Timeline {
             let what = RowLabel.text(
                 event: step.event, guardText: isElse ? "[else]" : step.condition.bracketed, effects: [RetryEffect]())
             var note = ""
-            if let delay = step.delay { note = step.to == .wait ? "wait \(delay.shortDescription)" : "retry after \(delay.shortDescription)" }
+            if let delay = step.delay {
+                note = step.to == .wait ? "wait \(delay.shortDescription)" : "retry after \(delay.shortDescription)"
+            }
             if let detail = step.detail { note += (note.isEmpty ? "" : "; ") + detail }
-            rows.append([step.at.shortDescription, step.attempt == 0 ? "-" : "\(step.attempt)", what, "\(step.from.label) → \(step.to.label)", note])
+            rows.append([
+                step.at.shortDescription, step.attempt == 0 ? "-" : "\(step.attempt)", what,
+                "\(step.from.label) → \(step.to.label)", note,
+            ])
         }
         let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
         var lines = rows.map { row in
             var line = "  "
-            for column in 0..<4 { line += row[column] + String(repeating: " ", count: widths[column] - row[column].count + 2) }
+            for column in 0..<4 {
+                line += row[column] + String(repeating: " ", count: widths[column] - row[column].count + 2)
+            }
             return (line + row[4]).trimmingTrailingSpaces()
         }
         if let last = trace.steps.last {

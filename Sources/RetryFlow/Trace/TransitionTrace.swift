@@ -74,7 +74,9 @@ public struct TransitionTrace<State: TableSymbol, Event: TableSymbol, Guard: Tab
     ///
     /// Checks: the first step leaves the initial state; each step is a row of the table; each step
     /// leaves the state the previous one entered; there are no rejected events.
-    public func inconsistencies<Effect, Reason>(with table: TransitionTable<State, Event, Guard, Effect, Reason>) -> [String] {
+    public func inconsistencies<Effect, Reason>(with table: TransitionTable<State, Event, Guard, Effect, Reason>)
+        -> [String]
+    {
         var found: [String] = []
         if let first = steps.first, first.from != table.initial {
             found.append("first step leaves '\(first.from.label)', not the initial state '\(table.initial.label)'")
@@ -84,7 +86,9 @@ public struct TransitionTrace<State: TableSymbol, Event: TableSymbol, Guard: Tab
                 found.append("step \(index) is not a row of the table: \(Self.describe(step))")
             }
             if index > 0, steps[index - 1].to != step.from {
-                found.append("step \(index) leaves '\(step.from.label)' but step \(index - 1) entered '\(steps[index - 1].to.label)'")
+                found.append(
+                    "step \(index) leaves '\(step.from.label)' but step \(index - 1) entered '\(steps[index - 1].to.label)'"
+                )
             }
         }
         for rejection in rejections {

@@ -7,7 +7,8 @@ extension RunReport {
     public var html: String {
         let h = ChartEscaping.html
         var out: [String] = []
-        out.append("""
+        out.append(
+            """
             <!DOCTYPE html>
             <html lang="en">
             <head>
@@ -28,9 +29,12 @@ extension RunReport {
             """)
         for fact in facts { out.append("<div><dt>\(h(fact.name))</dt><dd>\(h(fact.value))</dd></div>") }
         out.append("</dl>")
-        if let policy { out.append("<details><summary>policy that ran</summary><pre id=\"policy\">\(h(policy))</pre></details>") }
+        if let policy {
+            out.append("<details><summary>policy that ran</summary><pre id=\"policy\">\(h(policy))</pre></details>")
+        }
         out.append("</section>")
-        out.append("""
+        out.append(
+            """
             <nav id="controls" aria-label="step through the run" hidden>
             <div class="buttons">
             <button id="first" title="first (Home)" aria-label="first">|◀</button>
@@ -57,18 +61,24 @@ extension RunReport {
         }
         out.append("</section>")
         out.append("<section id=\"table\" aria-label=\"transition table\"><h2>The table</h2>")
-        out.append("<div class=\"scroll\"><table><thead><tr><th>#</th><th>from</th><th>event</th><th>guard</th>"
-            + "<th>to</th><th>effects</th></tr></thead><tbody>")
+        out.append(
+            "<div class=\"scroll\"><table><thead><tr><th>#</th><th>from</th><th>event</th><th>guard</th>"
+                + "<th>to</th><th>effects</th></tr></thead><tbody>")
         for (index, cells) in columns.enumerated() {
-            out.append("<tr id=\"tablerow_\(index)\"><td>\(index)</td>" + cells.map { "<td>\(h($0))</td>" }.joined() + "</tr>")
+            out.append(
+                "<tr id=\"tablerow_\(index)\"><td>\(index)</td>" + cells.map { "<td>\(h($0))</td>" }.joined() + "</tr>")
         }
         out.append("</tbody></table></div></section></main>")
-        out.append("<section id=\"time\" aria-label=\"timeline\"><h2>Timeline</h2><div class=\"scroll\">\(timeline.svg)</div>")
-        out.append("<p class=\"legend\"><span class=\"key retried\"></span> attempt that was retried (✗) · "
-            + "<span class=\"key last\"></span> last attempt · ─ wait (length and why); hover a bar for its outcome</p></section>")
-        out.append("<section id=\"steps\" aria-label=\"steps\"><h2>Steps</h2><div class=\"scroll\"><table><thead><tr>"
-            + "<th>step</th><th>time</th><th>attempt</th><th>event</th><th>move</th><th>row</th><th>delay / detail</th>"
-            + "</tr></thead><tbody>")
+        out.append(
+            "<section id=\"time\" aria-label=\"timeline\"><h2>Timeline</h2><div class=\"scroll\">\(timeline.svg)</div>")
+        out.append(
+            "<p class=\"legend\"><span class=\"key retried\"></span> attempt that was retried (✗) · "
+                + "<span class=\"key last\"></span> last attempt · ─ wait (length and why); hover a bar for its outcome</p></section>"
+        )
+        out.append(
+            "<section id=\"steps\" aria-label=\"steps\"><h2>Steps</h2><div class=\"scroll\"><table><thead><tr>"
+                + "<th>step</th><th>time</th><th>attempt</th><th>event</th><th>move</th><th>row</th><th>delay / detail</th>"
+                + "</tr></thead><tbody>")
         for (index, step) in steps.enumerated() {
             var note = step.delay.map { "delay \($0.shortDescription)" } ?? ""
             if let detail = step.detail { note += (note.isEmpty ? "" : "; ") + detail }

@@ -78,10 +78,13 @@ public struct RunReport: Sendable {
         tableName = table.name
         columns = table.rows.indices.map { index in
             let row = table.rows[index]
-            let condition = row.condition == .always
+            let condition =
+                row.condition == .always
                 ? (table.label(ofRow: index).contains("[else]") ? "else" : "") : row.condition.label
-            return [row.from.label, row.event?.label ?? "", condition, row.to.label,
-                    row.effects.map(\.label).joined(separator: ", ")]
+            return [
+                row.from.label, row.event?.label ?? "", condition, row.to.label,
+                row.effects.map(\.label).joined(separator: ", "),
+            ]
         }
         steps = trace.steps.map { step in
             var what = step.event?.label ?? ""
@@ -125,7 +128,9 @@ public struct RunReport: Sendable {
         var text = String(decoding: svg, as: UTF8.self)
         if let start = text.range(of: "<svg") { text = String(text[start.lowerBound...]) }
         // Comments name the graph and nodes in Graphviz's words; `--` in a name could end one early.
-        while let open = text.range(of: "<!--"), let close = text.range(of: "-->", range: open.upperBound..<text.endIndex) {
+        while let open = text.range(of: "<!--"),
+            let close = text.range(of: "-->", range: open.upperBound..<text.endIndex)
+        {
             text.removeSubrange(open.lowerBound..<close.upperBound)
         }
         // Label text cannot contain ` id="` (Graphviz escapes quotes), so this touches attributes only.

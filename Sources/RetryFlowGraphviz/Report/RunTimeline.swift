@@ -35,7 +35,8 @@ struct RunTimeline: Hashable, Sendable {
             var outcome = ender.map { "\($0.what) → \($0.toLabel)" } ?? "still running when the trace ended"
             if let detail = ender?.detail { outcome += ": " + detail }
             bars.append(
-                Bar(attempt: attempt, start: steps[first].at, end: ender?.at ?? steps[first].at, outcome: outcome,
+                Bar(
+                    attempt: attempt, start: steps[first].at, end: ender?.at ?? steps[first].at, outcome: outcome,
                     retried: attempt != attempts.last))
         }
         var waits: [Wait] = []
@@ -47,7 +48,8 @@ struct RunTimeline: Hashable, Sendable {
             guard !laterInAttempt.contains(where: { $0.delay != nil }) else { continue }
             let next = index + 1 < steps.count ? steps[index + 1].at : step.at + delay
             let attemptDetails = steps.filter { $0.attempt == step.attempt }.compactMap(\.detail)
-            let why = step.detail ?? (attemptDetails.contains { $0.contains("Retry-After") } ? "Retry-After" : "backoff")
+            let why =
+                step.detail ?? (attemptDetails.contains { $0.contains("Retry-After") } ? "Retry-After" : "backoff")
             waits.append(Wait(start: step.at, end: min(step.at + delay, max(next, step.at)), length: delay, why: why))
         }
         self.bars = bars
@@ -58,14 +60,20 @@ struct RunTimeline: Hashable, Sendable {
     /// The timeline as inline SVG: a time axis, bars with `<title>`s (their outcome on hover),
     /// and labelled wait gaps.
     var svg: String {
-        let width = 760.0, left = 10.0, right = 20.0, barTop = 28.0, barHeight = 26.0
+        let width = 760.0
+        let left = 10.0
+        let right = 20.0
+        let barTop = 28.0
+        let barHeight = 26.0
         let span = max(total.inSeconds, 1e-9)
         func x(_ t: Duration) -> Double { left + (width - left - right) * t.inSeconds / span }
         func f(_ value: Double) -> String { String(format: "%.1f", value) }
         let h = ChartEscaping.html
-        var out = ["<svg class=\"timeline\" viewBox=\"0 0 \(f(width)) 110\" role=\"img\" "
-            + "data-left=\"\(f(left))\" data-width=\"\(f(width - left - right))\" data-span=\"\(span)\" "
-            + "aria-label=\"timeline: \(bars.count) attempt(s), \(waits.count) wait(s) over \(h(total.shortDescription))\">"]
+        var out = [
+            "<svg class=\"timeline\" viewBox=\"0 0 \(f(width)) 110\" role=\"img\" "
+                + "data-left=\"\(f(left))\" data-width=\"\(f(width - left - right))\" data-span=\"\(span)\" "
+                + "aria-label=\"timeline: \(bars.count) attempt(s), \(waits.count) wait(s) over \(h(total.shortDescription))\">"
+        ]
         out.append("<line class=\"axis\" x1=\"\(f(left))\" y1=\"70\" x2=\"\(f(width - right))\" y2=\"70\"/>")
         let step = Self.tickStep(span)
         var tick = 0.0
@@ -75,32 +83,45 @@ struct RunTimeline: Hashable, Sendable {
             let anchor = tick == 0 ? "start" : "middle"
             out.append("<line class=\"tick\" x1=\"\(f(x(t)))\" y1=\"70\" x2=\"\(f(x(t)))\" y2=\"75\"/>")
             out.append(
-                "<text class=\"tick\" x=\"\(f(x(t)))\" y=\"88\" text-anchor=\"\(anchor)\">\(h(t.shortDescription))</text>")
+                "<text class=\"tick\" x=\"\(f(x(t)))\" y=\"88\" text-anchor=\"\(anchor)\">\(h(t.shortDescription))</text>"
+            )
             tick += step
         }
         for wait in waits {
-            let x1 = x(wait.start), x2 = max(x(wait.end), x1 + 1)
+            let x1 = x(wait.start)
+            let x2 = max(x(wait.end), x1 + 1)
             let text = "wait \(wait.length.shortDescription) (\(wait.why))"
             // The label must fit its gap (about 6 units a character at 11 px), or it runs over the
             // next bar: shortened as far as needed; the whole text is in the title (shown on hover).
             let length = wait.length.shortDescription
             let label = [text, "wait \(length) (…)", length].first { Double($0.count) * 6 <= x2 - x1 } ?? ""
             out.append("<g class=\"wait\"><title>\(h(text))</title>")
-            out.append("<line x1=\"\(f(x1))\" y1=\"\(f(barTop + barHeight / 2))\" x2=\"\(f(x2))\" y2=\"\(f(barTop + barHeight / 2))\"/>")
-            out.append("<text x=\"\(f((x1 + x2) / 2))\" y=\"\(f(barTop - 8))\" text-anchor=\"middle\">\(h(label))</text></g>")
+            out.append(
+                "<line x1=\"\(f(x1))\" y1=\"\(f(barTop + barHeight / 2))\" x2=\"\(f(x2))\" y2=\"\(f(barTop + barHeight / 2))\"/>"
+            )
+            out.append(
+                "<text x=\"\(f((x1 + x2) / 2))\" y=\"\(f(barTop - 8))\" text-anchor=\"middle\">\(h(label))</text></g>")
         }
         for bar in bars {
-            let x1 = x(bar.start), w = max(x(bar.end) - x1, 6)
+            let x1 = x(bar.start)
+            let w = max(x(bar.end) - x1, 6)
             let kind = bar.retried ? "retried" : "last"
-            out.append("<g class=\"attempt \(kind)\" data-attempt=\"\(bar.attempt)\" data-start=\"\(bar.start.inSeconds)\">")
-            out.append("<title>attempt \(bar.attempt), \(h(bar.start.shortDescription))–\(h(bar.end.shortDescription)): \(h(bar.outcome))</title>")
-            out.append("<rect x=\"\(f(x1))\" y=\"\(f(barTop))\" width=\"\(f(w))\" height=\"\(f(barHeight))\" rx=\"3\"/>")
+            out.append(
+                "<g class=\"attempt \(kind)\" data-attempt=\"\(bar.attempt)\" data-start=\"\(bar.start.inSeconds)\">")
+            out.append(
+                "<title>attempt \(bar.attempt), \(h(bar.start.shortDescription))–\(h(bar.end.shortDescription)): \(h(bar.outcome))</title>"
+            )
+            out.append(
+                "<rect x=\"\(f(x1))\" y=\"\(f(barTop))\" width=\"\(f(w))\" height=\"\(f(barHeight))\" rx=\"3\"/>")
             // A bar near the axis's end is labelled leftwards, so its number is not cut off.
             let anchor = x1 + 40 > width - right ? "x=\"\(f(x1 + w))\" text-anchor=\"end\"" : "x=\"\(f(x1 + 2))\""
-            out.append("<text \(anchor) y=\"\(f(barTop + barHeight + 12))\">#\(bar.attempt)\(bar.retried ? " ✗" : "")</text></g>")
+            out.append(
+                "<text \(anchor) y=\"\(f(barTop + barHeight + 12))\">#\(bar.attempt)\(bar.retried ? " ✗" : "")</text></g>"
+            )
         }
         // Where the step-through is, drawn over the bars; the script moves it (hidden without JavaScript).
-        out.append("<line id=\"timeline-now\" class=\"marker\" x1=\"\(f(left))\" y1=\"14\" x2=\"\(f(left))\" y2=\"70\"/>")
+        out.append(
+            "<line id=\"timeline-now\" class=\"marker\" x1=\"\(f(left))\" y1=\"14\" x2=\"\(f(left))\" y2=\"70\"/>")
         out.append("</svg>")
         return out.joined(separator: "\n")
     }

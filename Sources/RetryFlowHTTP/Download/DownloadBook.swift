@@ -108,7 +108,7 @@ final class DownloadBook: @unchecked Sendable {
         let ended: (CheckedContinuation<HTTPResponse, any Error>?, URLSessionDataTask?)? = withLock {
             guard var attempt = current, attempt.id == id else { return nil }
             guard attempt.continuation != nil else {
-                attempt.early = error  // not started yet: `start` fails it
+                attempt.early = error // not started yet: `start` fails it
                 current = attempt
                 _ = deliver(.interrupted(bytesOnDisk: file.size))
                 return nil
@@ -205,7 +205,7 @@ final class DownloadBook: @unchecked Sendable {
         }
         guard let (continuation, error) = rejected else { return .allow }
         continuation?.resume(throwing: error)
-        return .cancel  // the transfer stops; its completion callback finds no attempt and is ignored
+        return .cancel // the transfer stops; its completion callback finds no attempt and is ignored
     }
 
     func received(_ data: Data, from task: URLSessionDataTask) {

@@ -46,7 +46,8 @@ public struct DownloadError: Error, CustomStringConvertible {
         } else if outcome.retry.finalState == .success, let response = outcome.response {
             // The retry run accepted a final answer that is not the file (a 404).
             let status = response.statusCode
-            text = "download failed: the answer was HTTP \(status) "
+            text =
+                "download failed: the answer was HTTP \(status) "
                 + HTTPURLResponse.localizedString(forStatusCode: status)
         } else {
             text = outcome.retry.error?.description ?? "download \(outcome.transferState.label)"

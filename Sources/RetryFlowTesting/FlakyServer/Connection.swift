@@ -1,16 +1,16 @@
 import Dispatch
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One client connection of a ``FlakyServer``. Lives on the server's queue: reads requests one at
 /// a time (the next is parsed only once the current one is answered), writes without blocking.
-final class Connection: @unchecked Sendable {  // confined to the server's queue
+final class Connection: @unchecked Sendable { // confined to the server's queue
     let id: Int
     private let fd: Int32
     private let queue: DispatchQueue
@@ -36,7 +36,8 @@ final class Connection: @unchecked Sendable {  // confined to the server's queue
     func start() {
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [weak self] in self?.readAvailable() }
-        source.setCancelHandler { [fd] in self.sourceCancelled(fd) }  // strong: the descriptor must be closed even after the server forgot us
+        // Strong: the descriptor must be closed even after the server forgot us.
+        source.setCancelHandler { [fd] in self.sourceCancelled(fd) }
         openSources += 1
         readSource = source
         source.resume()
@@ -51,7 +52,7 @@ final class Connection: @unchecked Sendable {  // confined to the server's queue
                 continue
             }
             if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-                close(reset: false)  // the client closed (or reset) the connection
+                close(reset: false) // the client closed (or reset) the connection
                 return
             }
             if errno != EINTR { break }
@@ -71,7 +72,10 @@ final class Connection: @unchecked Sendable {  // confined to the server's queue
             send(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) {}
         case .malformed(let reason):
             answering = true
-            send(FlakyServer.head(status: 400, headers: [], contentLength: reason.utf8.count, keepAlive: false) + Array(reason.utf8)) {
+            send(
+                FlakyServer.head(status: 400, headers: [], contentLength: reason.utf8.count, keepAlive: false)
+                    + Array(reason.utf8)
+            ) {
                 [weak self] in self?.close(reset: false)
             }
         case .request(let request, let consumed):
@@ -98,9 +102,9 @@ final class Connection: @unchecked Sendable {  // confined to the server's queue
         while !output.isEmpty, !isClosed {
             let count = output.withUnsafeBytes { buffer -> Int in
                 #if canImport(Darwin)
-                return write(fd, buffer.baseAddress, buffer.count)
+                    return write(fd, buffer.baseAddress, buffer.count)
                 #else
-                return Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
+                    return Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
                 #endif
             }
             if count > 0 {
@@ -130,7 +134,8 @@ final class Connection: @unchecked Sendable {  // confined to the server's queue
             self.writeSource = nil
             self.flush()
         }
-        source.setCancelHandler { [fd] in self.sourceCancelled(fd) }  // strong: the descriptor must be closed even after the server forgot us
+        // Strong: the descriptor must be closed even after the server forgot us.
+        source.setCancelHandler { [fd] in self.sourceCancelled(fd) }
         openSources += 1
         writeSource = source
         source.resume()
@@ -153,17 +158,17 @@ final class Connection: @unchecked Sendable {  // confined to the server's queue
     /// cancel handler closes it.
     private func sourceCancelled(_ fd: Int32) {
         openSources -= 1
-        if openSources == 0 { _ = Glibc_close(fd) }
+        if openSources == 0 { _ = closeDescriptor(fd) }
     }
 }
 
 @inline(__always)
-private func Glibc_close(_ fd: Int32) -> Int32 {
+private func closeDescriptor(_ fd: Int32) -> Int32 {
     #if canImport(Darwin)
-    return Darwin.close(fd)
+        return Darwin.close(fd)
     #elseif canImport(Musl)
-    return Musl.close(fd)
+        return Musl.close(fd)
     #else
-    return Glibc.close(fd)
+        return Glibc.close(fd)
     #endif
 }

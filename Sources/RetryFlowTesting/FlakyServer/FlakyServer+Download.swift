@@ -114,7 +114,7 @@ extension FlakyServer {
                     if keepAlive { connection.finishedAnswer() } else { connection.close(reset: false) }
                 } else if !step.stall {
                     connection.close(reset: step.reset)
-                }  // a stall sends nothing more and leaves the connection open
+                } // a stall sends nothing more and leaves the connection open
                 return
             }
             let count = min(slice, limit - offset)

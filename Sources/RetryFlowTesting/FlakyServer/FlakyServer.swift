@@ -3,11 +3,11 @@ import Foundation
 import RetryFlow
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A scripted HTTP/1.1 server on 127.0.0.1 for tests: each path plays a script of answers in
@@ -49,13 +49,15 @@ public final class FlakyServer: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         #if canImport(Darwin)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
         #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 4096) == 0 else {
             let text = Self.errorText()
@@ -117,10 +119,12 @@ public final class FlakyServer: @unchecked Sendable {
     /// it, and a thread of Swift's cooperative pool waiting on the server's queue starves every
     /// other task (on two cores, the pool has two threads).
     public func stop() {
-        guard state.withLock({ state in
-            defer { state.stopping = true }
-            return !state.stopping
-        }) else { return }
+        guard
+            state.withLock({ state in
+                defer { state.stopping = true }
+                return !state.stopping
+            })
+        else { return }
         // A syscall, safe from any thread: the port refuses connections from here on; the
         // listener's descriptor is closed by the accept source's cancel handler.
         shutdown(listener, Int32(SHUT_RDWR))
@@ -130,7 +134,7 @@ public final class FlakyServer: @unchecked Sendable {
     deinit {
         // Nothing else holds the server now; the queue may still run a closure that found it gone.
         if state.withLock({ !$0.stopping }) { shutdown(listener, Int32(SHUT_RDWR)) }
-        acceptSource?.cancel()  // thread-safe; its cancel handler closes the listener
+        acceptSource?.cancel() // thread-safe; its cancel handler closes the listener
         let open = Array(connections.values)
         queue.async {
             for connection in open { connection.close(reset: false) }
@@ -145,7 +149,6 @@ public final class FlakyServer: @unchecked Sendable {
         for connection in connections.values { connection.close(reset: false) }
         connections.removeAll()
     }
-
 
     // MARK: scripts
 
@@ -162,11 +165,11 @@ public final class FlakyServer: @unchecked Sendable {
     private func acceptAll() {
         while !stopped {
             let fd = accept(listener, nil, nil)
-            guard fd >= 0 else { return }  // EAGAIN: nothing more to accept
+            guard fd >= 0 else { return } // EAGAIN: nothing more to accept
             Self.setNonBlocking(fd)
             #if canImport(Darwin)
-            var yes: Int32 = 1
-            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+                var yes: Int32 = 1
+                setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
             #endif
             let id = nextConnection
             nextConnection += 1
@@ -215,7 +218,8 @@ public final class FlakyServer: @unchecked Sendable {
                 connection.close(reset: false)
             case .truncatedBody(let status, let declared, let sent):
                 markAnswered()
-                connection.send(Self.head(status: status, headers: [], contentLength: declared, keepAlive: true) + sent) {
+                connection.send(Self.head(status: status, headers: [], contentLength: declared, keepAlive: true) + sent)
+                {
                     connection.close(reset: false)
                 }
             case .hang:
@@ -298,9 +302,9 @@ public final class FlakyServer: @unchecked Sendable {
     // MARK: platform
 
     #if canImport(Darwin)
-    static let streamType = SOCK_STREAM
+        static let streamType = SOCK_STREAM
     #else
-    static let streamType = Int32(SOCK_STREAM.rawValue)
+        static let streamType = Int32(SOCK_STREAM.rawValue)
     #endif
 
     static func setNonBlocking(_ fd: Int32) {

@@ -33,8 +33,13 @@ extension FlakyServer {
         }
 
         /// A complete response with `status`, extra `headers` and a UTF-8 `body`.
-        public static func status(_ status: Int, headers: KeyValuePairs<String, String> = [:], body: String = "") -> Step {
-            Step(.respond(status: status, headers: headers.map { Header(name: $0.key, value: $0.value) }, body: Array(body.utf8)))
+        public static func status(_ status: Int, headers: KeyValuePairs<String, String> = [:], body: String = "")
+            -> Step
+        {
+            Step(
+                .respond(
+                    status: status, headers: headers.map { Header(name: $0.key, value: $0.value) },
+                    body: Array(body.utf8)))
         }
 
         /// Reset the connection without answering.
@@ -46,7 +51,10 @@ extension FlakyServer {
 
         /// Announce `declaredLength` body bytes, send `sent` of them, close.
         public static func truncatedBody(status: Int = 200, declaredLength: Int = 100, sent: Int = 10) -> Step {
-            Step(.truncatedBody(status: status, declaredLength: declaredLength, sent: Array(repeating: UInt8(ascii: "x"), count: sent)))
+            Step(
+                .truncatedBody(
+                    status: status, declaredLength: declaredLength,
+                    sent: Array(repeating: UInt8(ascii: "x"), count: sent)))
         }
 
         /// The same step, done after `delay`.
@@ -58,10 +66,13 @@ extension FlakyServer {
             switch action {
             case .respond(let status, let headers, _):
                 text = "\(status)"
-                if !headers.isEmpty { text += " (" + headers.map { "\($0.name): \($0.value)" }.joined(separator: ", ") + ")" }
+                if !headers.isEmpty {
+                    text += " (" + headers.map { "\($0.name): \($0.value)" }.joined(separator: ", ") + ")"
+                }
             case .reset: text = "reset"
             case .closeBeforeResponse: text = "close before response"
-            case .truncatedBody(let status, let declared, let sent): text = "\(status) truncated (\(sent.count) of \(declared) bytes)"
+            case .truncatedBody(let status, let declared, let sent):
+                text = "\(status) truncated (\(sent.count) of \(declared) bytes)"
             case .hang: text = "hang"
             }
             return delay > .zero ? "\(text) after \(delay.shortDescription)" : text
@@ -69,7 +80,9 @@ extension FlakyServer {
 
         /// Throws ``FlakyServerError`` when the step cannot be sent as HTTP/1.1.
         func validate(path: String, index: Int) throws(FlakyServerError) {
-            func bad(_ problem: String) -> FlakyServerError { FlakyServerError("script for \(path), step \(index + 1): \(problem)") }
+            func bad(_ problem: String) -> FlakyServerError {
+                FlakyServerError("script for \(path), step \(index + 1): \(problem)")
+            }
             guard delay >= .zero else { throw bad("negative delay") }
             switch action {
             case .respond(let status, let headers, _):
@@ -77,7 +90,9 @@ extension FlakyServer {
                 for header in headers { try header.validate(bad) }
             case .truncatedBody(let status, let declared, let sent):
                 guard (200...599).contains(status) else { throw bad("status \(status) is not 200-599") }
-                guard sent.count < declared else { throw bad("a truncated body must send fewer bytes than it declares") }
+                guard sent.count < declared else {
+                    throw bad("a truncated body must send fewer bytes than it declares")
+                }
             case .reset, .closeBeforeResponse, .hang: break
             }
         }

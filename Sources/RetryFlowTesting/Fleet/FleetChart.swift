@@ -38,27 +38,33 @@ public enum FleetChart {
         let outageFrom = report.scenario.outage.lowerBound / .seconds(1)
         let outageTo = min(Double(count), report.scenario.outage.upperBound / .seconds(1))
         if outageTo > outageFrom {
-            svg += "<rect x=\"\(f(x(outageFrom)))\" y=\"\(f(top))\" width=\"\(f(x(outageTo) - x(outageFrom)))\" "
+            svg +=
+                "<rect x=\"\(f(x(outageFrom)))\" y=\"\(f(top))\" width=\"\(f(x(outageTo) - x(outageFrom)))\" "
                 + "height=\"\(f(plotHeight))\" fill=\"#fff1e5\"/>\n"
             svg += "<text x=\"\(f(x(outageFrom) + 4))\" y=\"\(f(top + 12))\" fill=\"#bc4c00\">outage</text>\n"
         }
         for tick in 0...4 {
             let value = yMax * Double(tick) / 4
-            svg += "<line x1=\"\(f(left))\" y1=\"\(f(y(value)))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(y(value)))\" stroke=\"#d0d7de\"/>\n"
+            svg +=
+                "<line x1=\"\(f(left))\" y1=\"\(f(y(value)))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(y(value)))\" stroke=\"#d0d7de\"/>\n"
             svg += "<text x=\"\(f(left - 6))\" y=\"\(f(y(value) + 4))\" text-anchor=\"end\">\(Int(value))</text>\n"
         }
         let step = max(1, count / 10)
         for second in stride(from: 0, through: count, by: step) {
-            svg += "<text x=\"\(f(x(Double(second))))\" y=\"\(f(top + plotHeight + 16))\" text-anchor=\"middle\">\(second)</text>\n"
+            svg +=
+                "<text x=\"\(f(x(Double(second))))\" y=\"\(f(top + plotHeight + 16))\" text-anchor=\"middle\">\(second)</text>\n"
         }
         svg += "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 6))\" text-anchor=\"middle\">seconds</text>\n"
-        svg += "<text x=\"14\" y=\"\(f(top + plotHeight / 2))\" text-anchor=\"middle\" "
+        svg +=
+            "<text x=\"14\" y=\"\(f(top + plotHeight / 2))\" text-anchor=\"middle\" "
             + "transform=\"rotate(-90 14 \(f(top + plotHeight / 2)))\">requests per second</text>\n"
         for (index, line) in series.enumerated() {
             let points = report.seconds.map { "\(f(x(Double($0.time) + 0.5))),\(f(y(Double(line.value($0)))))" }
-            svg += "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>\n"
+            svg +=
+                "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>\n"
             let legendY = top + 14 + Double(index) * 18
-            svg += "<line x1=\"\(f(left + plotWidth + 16))\" y1=\"\(f(legendY - 4))\" x2=\"\(f(left + plotWidth + 36))\" "
+            svg +=
+                "<line x1=\"\(f(left + plotWidth + 16))\" y1=\"\(f(legendY - 4))\" x2=\"\(f(left + plotWidth + 36))\" "
                 + "y2=\"\(f(legendY - 4))\" stroke=\"\(line.color)\" stroke-width=\"2\"/>\n"
             svg += "<text x=\"\(f(left + plotWidth + 42))\" y=\"\(f(legendY))\">\(line.name)</text>\n"
         }

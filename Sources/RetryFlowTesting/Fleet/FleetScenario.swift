@@ -31,7 +31,7 @@ public struct FleetScenario: Sendable {
     /// 4 attempts with exponential backoff from 0.5 s and full jitter, no budget, no breaker.
     public init(
         clients: Int = 100, duration: Duration = .seconds(60), interval: Duration = .seconds(1),
-        outage: Range<Duration> = Duration.seconds(10) ..< Duration.seconds(30),
+        outage: Range<Duration> = Duration.seconds(10)..<Duration.seconds(30),
         policy: RetryPolicy = RetryPolicy(maxAttempts: 4), budget: RetryBudgetMode? = nil,
         breaker: CircuitBreakerOptions? = nil, whenCircuitOpen: CircuitOpenBehavior = .waitOutBreak, seed: UInt64 = 1
     ) {
@@ -65,7 +65,8 @@ public struct FleetScenario: Sendable {
         }
         let requests = Double(clients) * (duration / interval).rounded(.up)
         guard requests <= 200_000 else {
-            throw RetryPolicyError(field: "clients", problem: "too many requests to simulate (\(Int(requests)) > 200000)")
+            throw RetryPolicyError(
+                field: "clients", problem: "too many requests to simulate (\(Int(requests)) > 200000)")
         }
     }
 }

@@ -3,7 +3,7 @@ import RetryFlow
 import RetryFlowHTTP
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Many clients against one scripted server on a ``ManualClock``: the real engine, HTTP rules,
@@ -28,7 +28,9 @@ public enum FleetSimulation {
         try scenario.validate()
         let clock = ManualClock()
         let budget = try scenario.budget.map { mode throws(RetryPolicyError) in try RetryBudget(mode, clock: clock) }
-        let breaker = try scenario.breaker.map { options throws(RetryPolicyError) in try CircuitBreaker(options, clock: clock) }
+        let breaker = try scenario.breaker.map { options throws(RetryPolicyError) in
+            try CircuitBreaker(options, clock: clock)
+        }
         let resilience = Resilience(
             policy: scenario.policy, budget: budget, breaker: breaker, whenCircuitOpen: scenario.whenCircuitOpen)
         let perClient = Int((scenario.duration / scenario.interval).rounded(.up))
@@ -59,7 +61,9 @@ public enum FleetSimulation {
                 book.withLock { $0.count(now) { $0.serverLoad += 1 } }
                 let status = scenario.outage.contains(now) ? 503 : 200
                 return HTTPResponse(
-                    data: Data(), response: HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:])!)
+                    data: Data(),
+                    response: HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:])!
+                )
             }
             // The finishing row has already removed it; a run that ends without one must not hold the driver.
             book.withLock { $0.set(index, nil) }
@@ -165,7 +169,7 @@ public enum FleetSimulation {
                 if step.to == .request && step.attempt > 1 && step.event != .start { second.retries += 1 }
                 if step.event == .circuitOpen {
                     second.refusedByBreaker += 1
-                    second.retries -= step.attempt > 1 ? 1 : 0  // the refused attempt was never sent
+                    second.retries -= step.attempt > 1 ? 1 : 0 // the refused attempt was never sent
                     trouble = true
                 }
                 if step.condition == .unless(.retryBudgetLeft) {

@@ -4,12 +4,17 @@ import RetryFlow
 extension FleetReport {
     /// The per-second table and the summary, as `retryflow simulate --clients` prints them.
     public var text: String {
-        let header = ["second", "offered", "retries", "refused: budget", "refused: breaker", "server load", "succeeded", "failed"]
+        let header = [
+            "second", "offered", "retries", "refused: budget", "refused: breaker", "server load", "succeeded", "failed",
+        ]
         var rows = [header]
         for s in seconds {
             rows.append(
-                [s.time, s.offered, s.retries, s.refusedByBudget, s.refusedByBreaker, s.serverLoad, s.successes, s.failures]
-                    .map(String.init))
+                [
+                    s.time, s.offered, s.retries, s.refusedByBudget, s.refusedByBreaker, s.serverLoad, s.successes,
+                    s.failures,
+                ]
+                .map(String.init))
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         var text = ""

@@ -3,7 +3,7 @@ import RetryFlow
 import RetryFlowHTTP
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What one simulated attempt does: an HTTP status (with an optional Retry-After) or a transport
@@ -55,8 +55,12 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses a comma-separated list, naming the bad item on error.
     public static func parseList(_ text: String) throws(ScriptedOutcomeError) -> [ScriptedOutcome] {
-        let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw ScriptedOutcomeError("the list of outcomes is empty", kind: .empty) }
+        let items = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ScriptedOutcomeError("the list of outcomes is empty", kind: .empty)
+        }
         var outcomes: [ScriptedOutcome] = []
         for item in items { outcomes.append(try parse(item)) }
         return outcomes
@@ -68,7 +72,9 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
         guard let head = parts.first, !head.isEmpty else { throw ScriptedOutcomeError("empty outcome in the list") }
         var outcome: ScriptedOutcome
         if let status = Int(head) {
-            guard (100...599).contains(status) else { throw ScriptedOutcomeError("outcome \"\(item)\": status \(status) is not 100-599") }
+            guard (100...599).contains(status) else {
+                throw ScriptedOutcomeError("outcome \"\(item)\": status \(status) is not 100-599")
+            }
             outcome = ScriptedOutcome(.status(status, retryAfter: nil))
         } else if head == "hang" {
             outcome = ScriptedOutcome(.hang)
@@ -80,7 +86,9 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
         }
         for option in parts.dropFirst() {
             let pair = option.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2 else { throw ScriptedOutcomeError("outcome \"\(item)\": \"\(option)\" should be name=value") }
+            guard pair.count == 2 else {
+                throw ScriptedOutcomeError("outcome \"\(item)\": \"\(option)\" should be name=value")
+            }
             switch pair[0] {
             case "retry-after":
                 guard case .status(let status, _) = outcome.result else {
@@ -88,7 +96,8 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
                 }
                 outcome.result = .status(status, retryAfter: pair[1])
             case "after":
-                guard let seconds = Double(pair[1]), let duration = Duration.checkedSeconds(seconds, limit: .seconds(1_000_000))
+                guard let seconds = Double(pair[1]),
+                    let duration = Duration.checkedSeconds(seconds, limit: .seconds(1_000_000))
                 else {
                     throw ScriptedOutcomeError("outcome \"\(item)\": after=\(pair[1]) is not a number of seconds")
                 }
@@ -99,7 +108,8 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
                 }
                 outcome.headers[headerOptions.first { $0.option == name }!.header] = pair[1]
             default:
-                let options = (["retry-after=", "after="] + headerOptions.map { $0.option + "=" }).joined(separator: ", ")
+                let options = (["retry-after=", "after="] + headerOptions.map { $0.option + "=" }).joined(
+                    separator: ", ")
                 throw ScriptedOutcomeError("outcome \"\(item)\": unknown option \"\(pair[0])\" (use \(options))")
             }
         }
@@ -112,7 +122,9 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
         switch result {
         case .status(let status, let retryAfter):
             text = "\(status)" + (retryAfter.map { ":retry-after=\($0)" } ?? "")
-            for (option, header) in Self.headerOptions { if let value = headers[header] { text += ":\(option)=\(value)" } }
+            for (option, header) in Self.headerOptions {
+                if let value = headers[header] { text += ":\(option)=\(value)" }
+            }
         case .error(let code): text = Self.faults.first { $0.code == code }?.name ?? "error \(code.rawValue)"
         case .hang: text = "hang"
         }

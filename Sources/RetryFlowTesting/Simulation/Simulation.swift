@@ -3,7 +3,7 @@ import RetryFlow
 import RetryFlowHTTP
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Runs the real machine, engine and HTTP rules against scripted outcomes on a ``ManualClock``,
@@ -33,7 +33,8 @@ public enum Simulation {
         guard !outcomes.isEmpty else { throw ScriptedOutcomeError("the list of outcomes is empty", kind: .empty) }
         if outcomes.contains(where: { $0.result == .hang }), policy.perAttemptTimeout == nil, policy.deadline == nil {
             throw ScriptedOutcomeError(
-                "a \"hang\" outcome needs a perAttemptTimeout or a deadline: nothing else ends it", kind: .hangWithoutTimer)
+                "a \"hang\" outcome needs a perAttemptTimeout or a deadline: nothing else ends it",
+                kind: .hangWithoutTimer)
         }
         try policy.validate()
         let clock = ManualClock()
@@ -41,7 +42,9 @@ public enum Simulation {
         var request = URLRequest(url: url)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        @Sendable func outcome(forAttempt attempt: Int) -> ScriptedOutcome { outcomes[min(max(attempt, 1), outcomes.count) - 1] }
+        @Sendable func outcome(forAttempt attempt: Int) -> ScriptedOutcome {
+            outcomes[min(max(attempt, 1), outcomes.count) - 1]
+        }
 
         let counter = Tracker()
         let run = Task { [request] in

@@ -3,12 +3,12 @@ import RetryFlow
 import RetryFlowHTTP
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The cancel storm: many retried requests against FlakyServer in waves, a share of them
@@ -84,7 +84,7 @@ package enum CancelStorm {
     }
 
     private static func kinds(timeout: Duration) -> [Kind] {
-        let near = timeout  // answers scheduled right at the timeout race it
+        let near = timeout // answers scheduled right at the timeout race it
         return [
             Kind(script: [.reset, .status(200)], answers: [200]),
             Kind(script: [.status(503, headers: ["Retry-After": "0"]), .status(200)], answers: [200]),
@@ -282,11 +282,11 @@ package enum CancelStorm {
     package static func peakRSSMiB() -> Double {
         var usage = rusage()
         #if canImport(Darwin)
-        getrusage(RUSAGE_SELF, &usage)
-        return Double(usage.ru_maxrss) / 1_048_576
+            getrusage(RUSAGE_SELF, &usage)
+            return Double(usage.ru_maxrss) / 1_048_576
         #else
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return Double(usage.ru_maxrss) / 1024
         #endif
     }
 }
