@@ -18,7 +18,7 @@ public enum Graphviz {
     nonisolated(unsafe) private static var sharedContext: OpaquePointer?
 
     private static func withContext<R>(_ body: (OpaquePointer) throws(GraphvizError) -> R) throws(GraphvizError) -> R {
-        let result: Result<R, GraphvizError> = lock.withLock { _ in
+        let result: Result<R, GraphvizError> = lock.whileLocked {
             if sharedContext == nil {
                 rf_quiet_errors()
                 sharedContext = gvContext()

@@ -52,7 +52,7 @@ final class DownloadBook: @unchecked Sendable {
     }
 
     private func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        try lock.withLock { _ in try body() }
+        try lock.whileLocked { try body() }
     }
 
     /// Whether the transfer reached `complete`.
