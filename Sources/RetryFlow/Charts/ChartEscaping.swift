@@ -28,22 +28,6 @@ package enum ChartEscaping {
         return out + "\""
     }
 
-    /// Text safe inside XML/SVG/HTML content and attribute values: `& < > " '` become entities.
-    package static func xml(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
-
     /// Text safe inside a Mermaid label: letters, digits, spaces and plain punctuation are kept;
     /// everything else (quotes, `#`, `;`, `:`, brackets, `<`, `>`, `&`, `|`, non-ASCII) becomes
     /// Mermaid's `#NNN;` character code, and line breaks become spaces.
@@ -80,8 +64,8 @@ package enum ChartEscaping {
         return out
     }
 
-    /// Text safe in HTML and SVG, as element content or a quoted attribute value (`package`: run
-    /// reports use it).
+    /// Text safe in HTML, SVG and XML, as element content or a quoted attribute value: `& < > " '`
+    /// become entities (`package`: run reports and fleet charts use it).
     package static func html(_ text: String) -> String {
         var out = ""
         for character in text {

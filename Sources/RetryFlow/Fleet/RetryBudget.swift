@@ -7,8 +7,8 @@ import Foundation
 /// Thread-safe and cheap: one lock, one table lookup per call.
 ///
 /// ```swift
-/// let budget = RetryBudget(.awsStandard)          // 500 tokens, 5 per retry, 10 per timeout retry
-/// let engine = Retry(Resilience(policy: .default, budget: budget))
+/// let budget = try RetryBudget(.awsStandard)      // 500 tokens, 5 per retry, 10 per timeout retry
+/// let engine = Retry(Resilience(policy: .default, budget: budget), clock: ContinuousClock())
 /// ```
 public final class RetryBudget: Sendable {
     /// How it counts.

@@ -51,16 +51,10 @@ public enum RetryBudgetMode: Hashable, Sendable {
                     field: "budget.maxTokens", problem: "must be more than 0 and at most 1000 (got \(maxTokens))")
             }
             guard tokenRatio.isFinite, tokenRatio > 0, tokenRatio <= maxTokens else {
-                throw RetryPolicyError(field: "budget.tokenRatio", problem: "must be more than 0 (got \(tokenRatio))")
+                throw RetryPolicyError(
+                    field: "budget.tokenRatio", problem: "must be more than 0 and at most maxTokens (got \(tokenRatio))"
+                )
             }
-        }
-    }
-
-    /// The bucket's size, in thousandths of a token.
-    var capacityMilli: Int {
-        switch self {
-        case .awsStandard(let capacity, _, _, _): capacity * 1000
-        case .grpcThrottling(let maxTokens, _): Self.milli(maxTokens)
         }
     }
 

@@ -12,17 +12,10 @@ public struct RetryMachine: Sendable {
 
     private var core: TableMachine<RetryRules>
 
-    /// A machine in the table's initial state. `random` drives jitter; pass a ``SeededRandom`` to replay.
+    /// A machine in the table's initial state. `random` drives jitter; pass a ``SeededRandom`` to
+    /// replay. A run refused by an open circuit waits out the break (`waitsOutBreak`) or fails.
     public init(
-        policy: RetryPolicy, table: RetryTable = .retry,
-        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
-    ) {
-        core = TableMachine(table: table, rules: RetryRules(policy: policy, random: AnyRandom(random)))
-    }
-
-    /// A machine whose runs, refused by an open circuit, wait out the break (`waitsOutBreak`) or fail.
-    public init(
-        policy: RetryPolicy, waitsOutBreak: Bool, table: RetryTable = .retry,
+        policy: RetryPolicy, waitsOutBreak: Bool = true, table: RetryTable = .retry,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         core = TableMachine(

@@ -6,8 +6,9 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
     /// The retry flowchart, as data. Read top to bottom: this is what runs, and what `diagrams/` draws.
     ///
     /// Rows for one state and event are tried in order; the first whose guard holds wins. Rows with
-    /// no event fire as soon as their state is entered (the `retry` decision), and read the delay the
-    /// `plan delay` effect of the row entering it worked out. Rows that end a run name the reason.
+    /// no event fire as soon as their state is entered (the `retry` and `admission` decisions), and
+    /// read the delay the `plan delay` effect of the row entering `retry` worked out, and the budget's
+    /// answer that `budget answered` brought. Rows that end a run name the reason.
     public static let retry = RetryTable(
         name: "RetryFlow",
         initial: .idle,

@@ -48,12 +48,12 @@ public enum Backoff: Hashable, Sendable {
     public func validate() throws(RetryPolicyError) {
         switch self {
         case .constant(let d):
-            try Self.check(d, field: "backoff.delay")
+            try RetryPolicy.check(d, field: "backoff.delay")
         case .linear(let initial, let increment):
-            try Self.check(initial, field: "backoff.initial")
-            try Self.check(increment, field: "backoff.increment")
+            try RetryPolicy.check(initial, field: "backoff.initial")
+            try RetryPolicy.check(increment, field: "backoff.increment")
         case .exponential(let base, let multiplier):
-            try Self.check(base, field: "backoff.base")
+            try RetryPolicy.check(base, field: "backoff.base")
             guard multiplier.isFinite, multiplier >= 1, multiplier <= 1000 else {
                 throw RetryPolicyError(
                     field: "backoff.multiplier", problem: "must be a number from 1 to 1000 (got \(multiplier))")
@@ -62,18 +62,9 @@ public enum Backoff: Hashable, Sendable {
             guard !delays.isEmpty else {
                 throw RetryPolicyError(field: "backoff.delays", problem: "must list at least one delay")
             }
-            for delay in delays { try Self.check(delay, field: "backoff.delays") }
+            for delay in delays { try RetryPolicy.check(delay, field: "backoff.delays") }
         case .custom:
             break // its delays are checked as they are drawn: negative ones count as zero
-        }
-    }
-
-    private static func check(_ d: Duration, field: String) throws(RetryPolicyError) {
-        guard d >= .zero else {
-            throw RetryPolicyError(field: field, problem: "must not be negative (got \(d.inSeconds) s)")
-        }
-        guard d <= Duration.policyLimit else {
-            throw RetryPolicyError(field: field, problem: "is too large (got \(d.inSeconds) s)")
         }
     }
 }

@@ -102,7 +102,9 @@ public struct RetryPolicy: Sendable {
         try Self.check(maxRetryAfter, field: "maxRetryAfter")
     }
 
-    private static func check(_ d: Duration, field: String) throws(RetryPolicyError) {
+    /// Throws unless `d` is from zero to the policy limit: the one check of every policy duration
+    /// (the backoff's too).
+    static func check(_ d: Duration, field: String) throws(RetryPolicyError) {
         guard d >= .zero else {
             throw RetryPolicyError(field: field, problem: "must not be negative (got \(d.inSeconds) s)")
         }

@@ -32,7 +32,7 @@ public enum FleetChart {
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
             viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif" font-size="11">
             <rect width="100%" height="100%" fill="#ffffff"/>
-            <text x="\(f(left))" y="20" font-size="13" font-weight="bold">\(ChartEscaping.xml(title))</text>
+            <text x="\(f(left))" y="20" font-size="13" font-weight="bold">\(ChartEscaping.html(title))</text>
 
             """
         let outageFrom = report.scenario.outage.lowerBound / .seconds(1)
