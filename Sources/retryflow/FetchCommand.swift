@@ -58,7 +58,9 @@ enum FetchCommand {
         rules.maxBodyBytes = maxFileSize
         let connectTimeout = try args.seconds("--connect-timeout")
         if let connectTimeout, connectTimeout <= .zero { throw UsageError("--connect-timeout must be more than 0") }
-        let output = try outputPath(args, url: request.url!)
+        // A link (`-o /dev/stdout` redirected to a file) is followed: the download's FILE.part and its
+        // rename go beside the file it points to, never over the link.
+        let output = try outputPath(args, url: request.url!).map(AtomicFile.target)
         // Every -o/-O with a body streams to disk (FetchDownload: FILE.part, resumes, -C -, --sha256);
         // -I asks for no body, so its head is written as stdout's is. Output to stdout stays in memory,
         // and so does output to a device or FIFO (-o /dev/null): it is written into, never renamed over.
