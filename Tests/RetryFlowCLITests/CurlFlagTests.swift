@@ -18,6 +18,7 @@ import Testing
         (["-e", "x\ry"], "--referer: a header value cannot contain line breaks"),
         (["--connect-timeout", "soon"], "--connect-timeout needs a number of seconds"),
         (["--connect-timeout", "0"], "--connect-timeout must be more than 0"),
+        (["--max-time", "0"], "--max-time must be more than 0"),
         (["--connect-timeout", "-3"], "--connect-timeout must not be negative"),
         (["--max-filesize", "12x"], "--max-filesize needs a number of bytes"),
         (["--max-filesize", "-1"], "--max-filesize needs a number of bytes"),
