@@ -64,30 +64,14 @@ enum AtomicFile {
             }
             return
         }
-        let target = URL(fileURLWithPath: Self.target(path))
-        let temporary = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
-        do {
-            try data.write(to: temporary)
-        } catch {
-            throw OperationFailed("cannot write \(path): \(error.localizedDescription)")
-        }
-        // rename(2) replaces an existing file atomically (FileManager.replaceItemAt fails on Linux here).
-        guard rename(temporary.path, target.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw OperationFailed("cannot write \(path): \(reason)")
-        }
+        try replace(path) { temporary, _ in try data.write(to: temporary) }
     }
 
     /// Puts `head` before the contents of the file at `path`, atomically, copying in 1 MiB
     /// chunks so a large file is never held in memory (fetch -i -o: the head before a download).
     static func prepend(_ head: Data, to path: String) throws(OperationFailed) {
         guard !isSpecial(path) else { throw OperationFailed("cannot put a head before \(path): not a regular file") }
-        let target = URL(fileURLWithPath: Self.target(path))
-        let temporary = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
-        do {
+        try replace(path) { temporary, target in
             try head.write(to: temporary)
             let reader = try FileHandle(forReadingFrom: target)
             defer { try? reader.close() }
@@ -97,10 +81,20 @@ enum AtomicFile {
             while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty {
                 try writer.write(contentsOf: chunk)
             }
-        } catch {
+        }
+    }
+
+    /// Fills a temporary file beside `path`'s target (`fill` gets the temporary and the target), then
+    /// renames it over the target; on any failure the temporary is removed and the target left as it was.
+    private static func replace(_ path: String, fill: (URL, URL) throws -> Void) throws(OperationFailed) {
+        let target = URL(fileURLWithPath: Self.target(path))
+        let temporary = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        do { try fill(temporary, target) } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw OperationFailed("cannot write \(path): \(error.localizedDescription)")
         }
+        // rename(2) replaces an existing file atomically (FileManager.replaceItemAt fails on Linux here).
         guard rename(temporary.path, target.path) == 0 else {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)
