@@ -44,6 +44,23 @@ import Testing
         }
     }
 
+    /// A FILE.part that is a link (planted in a shared folder) is refused, never followed: the file it
+    /// points to keeps its bytes.
+    @Test func aPartialFileThatIsALinkIsNotFollowed() async throws {
+        let server = try FlakyServer(scripts: ["/x": [.status(200, body: "hi")]])
+        defer { server.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-part-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let victim = folder.appendingPathComponent("victim").path
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: victim))
+        let output = folder.appendingPathComponent("out").path
+        try FileManager.default.createSymbolicLink(atPath: output + ".part", withDestinationPath: victim)
+        let result = try await Tool.run(["fetch", server.url("/x").absoluteString, "-o", output] + Self.fast)
+        #expect(result.status != 0, "\(result.stderr)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep")
+    }
+
     /// `-o /dev/null` (curl's idiom with -w) writes into the device: it must never be replaced by a
     /// renamed file (the tests run as root, where that rename succeeds and breaks the machine).
     @Test func outputToDevNullLeavesTheDevice() async throws {
