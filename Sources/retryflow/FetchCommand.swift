@@ -31,7 +31,7 @@ enum FetchCommand {
           -X, --request METHOD    the method (default GET, or POST with -d)
           -H, --header 'N: v'     a request header (repeatable)
           -d, --data DATA         the request body (@FILE reads a file)
-          -o, --output FILE       stream the body to FILE (atomically) instead of stdout
+          -o, --output FILE       stream the body to FILE (atomically) instead of stdout (- is stdout)
           --trace FILE.json       write the run's trace
           --trace-chart FILE.svg  write the flowchart with the run drawn over it (.svg, .png, .pdf, .dot)
           -v, --verbose           print the full timeline at the end
@@ -190,7 +190,8 @@ enum FetchCommand {
     /// --create-dirs makes the folders first.
     static func outputPath(_ args: CommandLineArguments, url: URL) throws(UsageError) -> String? {
         if args.has("--output") && args.has("--remote-name") { throw UsageError("give -o FILE or -O, not both") }
-        var path = args.value("--output")
+        // `-o -` is stdout, as in curl (not a file named "-").
+        var path = args.value("--output").flatMap { $0 == "-" ? nil : $0 }
         if args.has("--remote-name") {
             let name = url.lastPathComponent
             // lastPathComponent decodes %2F: a name with a slash in it would write elsewhere.

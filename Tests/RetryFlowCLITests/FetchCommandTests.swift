@@ -44,6 +44,14 @@ import Testing
         }
     }
 
+    /// `-o -` is stdout, as in curl: no file named "-" is written.
+    @Test func outputDashIsStdout() async throws {
+        let server = try FlakyServer(scripts: ["/x": [.status(200, body: "hi")]])
+        defer { server.stop() }
+        let result = try await Tool.run(["fetch", server.url("/x").absoluteString, "-s", "-o", "-"] + Self.fast)
+        #expect(result.status == 0 && result.stdout == "hi", "\(result.stderr)")
+    }
+
     /// A FILE.part that is a link (planted in a shared folder) is refused, never followed: the file it
     /// points to keeps its bytes.
     @Test func aPartialFileThatIsALinkIsNotFollowed() async throws {
