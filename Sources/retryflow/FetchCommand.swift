@@ -145,6 +145,9 @@ enum FetchCommand {
             if let download, let output, download.succeeded {
                 let code = download.response.map { "HTTP \($0.statusCode), " } ?? ""
                 what = "\(code)\(ByteCount.describe(download.bytesOnDisk)) in \(output)"
+            } else if let download, let status = download.ranges.last?.status {
+                // A download that failed after an answer (a SHA-256 mismatch, a cut body) did get one.
+                what = "HTTP \(status), no complete \(output ?? "file")"
             }
             let resumed = download?.transfer.resumeSummary.map { " (\($0))" } ?? ""
             Console.error(
