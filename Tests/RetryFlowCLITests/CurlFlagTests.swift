@@ -267,6 +267,9 @@ import Testing
     @Test func manPageIsTheHelpText() async throws {
         let man = try await Tool.run(["help", "--man"])
         #expect(man.status == 0)
+        let fetchHelp = try await Tool.run(["help", "fetch"]) // the same as `fetch --help`
+        let fetchDashHelp = try await Tool.run(["fetch", "--help"])
+        #expect(fetchHelp.status == 0 && fetchHelp.stdout == fetchDashHelp.stdout)
         #expect(man.stdout.hasPrefix(".TH RETRYFLOW 1"))
         for section in [".SH FETCH", ".SH SIMULATE", ".SH RENDER", ".SH DEMO", ".SH COMPLETION"] {
             #expect(man.stdout.contains(section))
