@@ -9,7 +9,12 @@ binary="$(swift build -c release --show-bin-path)/retryflow-stress"
 for run in $(seq 1 "$runs"); do
     echo "== stress run $run of $runs: $(date -u +%H:%M:%S)"
     status=0
-    /usr/bin/time -f "wall %e s, peak RSS %M KB (time)" "$binary" "$@" || status=$?
+    # GNU time (Debian's `time` package, not in a minimal image) adds wall time and peak RSS when present.
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f "wall %e s, peak RSS %M KB (time)" "$binary" "$@" || status=$?
+    else
+        "$binary" "$@" || status=$?
+    fi
     if [ "$status" -ne 0 ]; then
         echo "== stress run $run failed with status $status" >&2
         exit 1

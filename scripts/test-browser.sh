@@ -19,7 +19,8 @@ trap 'rm -rf "$out"' EXIT
 "$tool" render --trace diagrams/example-fail-fail-succeed.trace.json -o "$out/rendered.html"
 reports="$out/flaky.html:$out/gives-up.html:$out/deadline.html:$out/rendered.html"
 # The pages a newcomer opens after `make run`: live runs against the in-process flaky server.
-"$tool" demo -o "$out/demo" >/dev/null 2>&1
+# Its progress is not wanted here, but its error is when it fails (set -e would end the run silently).
+"$tool" demo -o "$out/demo" >/dev/null 2>"$out/demo.log" || { cat "$out/demo.log" >&2; exit 1; }
 for page in "$out"/demo/*.html; do reports="$reports:$page"; done
 for page in docs/runs/*.html; do
   [ -e "$page" ] && reports="$reports:$page"

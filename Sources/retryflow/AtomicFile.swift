@@ -11,10 +11,16 @@ import Foundation
 enum AtomicFile {
     /// Fails early, before any work, when `path` cannot be written (its folder is missing or read-only).
     static func checkWritable(_ path: String, option: String) throws(UsageError) {
-        let url = URL(fileURLWithPath: path)
+        let url = URL(fileURLWithPath: target(path))
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw UsageError("\(option) \(path): is a directory")
+        }
+        // A device or FIFO is written into, so its own permission counts, not its folder's
+        // (`-o /dev/null` as a user who cannot write /dev).
+        if isSpecial(path) {
+            guard access(path, W_OK) == 0 else { throw UsageError("\(option) \(path): not writable") }
+            return
         }
         let folder = url.deletingLastPathComponent().path
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -28,6 +34,19 @@ enum AtomicFile {
     /// Whether `path` names something other than a regular file (a device such as `/dev/null`, a
     /// FIFO): such a target is written into, never replaced (a rename over `/dev/null` as root
     /// would swap the machine's device for a regular file).
+    /// `path` with its symbolic links followed when it is one (`/dev/stdout` redirected to a file: that
+    /// file), so a rename replaces what the link points to, never the link itself (as root, a rename
+    /// over `/dev/stdout` would swap the machine's link for a regular file). A link that leads nowhere
+    /// resolvable (a pipe behind `/proc/self/fd/1`) stays as given: `isSpecial` then sees the pipe.
+    static func target(_ path: String) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) else {
+            return path
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     static func isSpecial(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG
@@ -45,30 +64,14 @@ enum AtomicFile {
             }
             return
         }
-        let target = URL(fileURLWithPath: path)
-        let temporary = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
-        do {
-            try data.write(to: temporary)
-        } catch {
-            throw OperationFailed("cannot write \(path): \(error.localizedDescription)")
-        }
-        // rename(2) replaces an existing file atomically (FileManager.replaceItemAt fails on Linux here).
-        guard rename(temporary.path, target.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw OperationFailed("cannot write \(path): \(reason)")
-        }
+        try replace(path) { temporary, _ in try data.write(to: temporary) }
     }
 
     /// Puts `head` before the contents of the file at `path`, atomically, copying in 1 MiB
     /// chunks so a large file is never held in memory (fetch -i -o: the head before a download).
     static func prepend(_ head: Data, to path: String) throws(OperationFailed) {
         guard !isSpecial(path) else { throw OperationFailed("cannot put a head before \(path): not a regular file") }
-        let target = URL(fileURLWithPath: path)
-        let temporary = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
-        do {
+        try replace(path) { temporary, target in
             try head.write(to: temporary)
             let reader = try FileHandle(forReadingFrom: target)
             defer { try? reader.close() }
@@ -78,10 +81,20 @@ enum AtomicFile {
             while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty {
                 try writer.write(contentsOf: chunk)
             }
-        } catch {
+        }
+    }
+
+    /// Fills a temporary file beside `path`'s target (`fill` gets the temporary and the target), then
+    /// renames it over the target; on any failure the temporary is removed and the target left as it was.
+    private static func replace(_ path: String, fill: (URL, URL) throws -> Void) throws(OperationFailed) {
+        let target = URL(fileURLWithPath: Self.target(path))
+        let temporary = target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        do { try fill(temporary, target) } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw OperationFailed("cannot write \(path): \(error.localizedDescription)")
         }
+        // rename(2) replaces an existing file atomically (FileManager.replaceItemAt fails on Linux here).
         guard rename(temporary.path, target.path) == 0 else {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)

@@ -31,7 +31,7 @@ enum FetchCommand {
           -X, --request METHOD    the method (default GET, or POST with -d)
           -H, --header 'N: v'     a request header (repeatable)
           -d, --data DATA         the request body (@FILE reads a file)
-          -o, --output FILE       stream the body to FILE (atomically) instead of stdout
+          -o, --output FILE       stream the body to FILE (atomically) instead of stdout (- is stdout)
           --trace FILE.json       write the run's trace
           --trace-chart FILE.svg  write the flowchart with the run drawn over it (.svg, .png, .pdf, .dot)
           -v, --verbose           print the full timeline at the end
@@ -58,7 +58,9 @@ enum FetchCommand {
         rules.maxBodyBytes = maxFileSize
         let connectTimeout = try args.seconds("--connect-timeout")
         if let connectTimeout, connectTimeout <= .zero { throw UsageError("--connect-timeout must be more than 0") }
-        let output = try outputPath(args, url: request.url!)
+        // A link (`-o /dev/stdout` redirected to a file) is followed: the download's FILE.part and its
+        // rename go beside the file it points to, never over the link.
+        let output = try outputPath(args, url: request.url!).map(AtomicFile.target)
         // Every -o/-O with a body streams to disk (FetchDownload: FILE.part, resumes, -C -, --sha256);
         // -I asks for no body, so its head is written as stdout's is. Output to stdout stays in memory,
         // and so does output to a device or FIFO (-o /dev/null): it is written into, never renamed over.
@@ -143,6 +145,9 @@ enum FetchCommand {
             if let download, let output, download.succeeded {
                 let code = download.response.map { "HTTP \($0.statusCode), " } ?? ""
                 what = "\(code)\(ByteCount.describe(download.bytesOnDisk)) in \(output)"
+            } else if let download, let status = download.ranges.last?.status {
+                // A download that failed after an answer (a SHA-256 mismatch, a cut body) did get one.
+                what = "HTTP \(status), no complete \(output ?? "file")"
             }
             let resumed = download?.transfer.resumeSummary.map { " (\($0))" } ?? ""
             Console.error(
@@ -188,7 +193,8 @@ enum FetchCommand {
     /// --create-dirs makes the folders first.
     static func outputPath(_ args: CommandLineArguments, url: URL) throws(UsageError) -> String? {
         if args.has("--output") && args.has("--remote-name") { throw UsageError("give -o FILE or -O, not both") }
-        var path = args.value("--output")
+        // `-o -` is stdout, as in curl (not a file named "-").
+        var path = args.value("--output").flatMap { $0 == "-" ? nil : $0 }
         if args.has("--remote-name") {
             let name = url.lastPathComponent
             // lastPathComponent decodes %2F: a name with a slash in it would write elsewhere.

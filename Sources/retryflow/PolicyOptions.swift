@@ -133,7 +133,7 @@ enum PolicyOptions {
         let given = try arguments.seconds(name)
         let alias = try arguments.seconds(curlName)
         guard let value = given ?? alias else { return nil }
-        guard value > .zero else { throw UsageError("\(name) must be more than 0") }
+        guard value > .zero else { throw UsageError("\(given == nil ? curlName : name) must be more than 0") }
         return value
     }
 

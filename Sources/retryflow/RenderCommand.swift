@@ -24,7 +24,7 @@ enum RenderCommand {
           --style STYLE     state (UML state diagram) or flowchart (default flowchart)
           --format FORMAT   dot, mermaid, markdown, or a Graphviz format: svg, png, pdf, json, plain …
                             (default: from -o's extension, else dot)
-          -o, --output FILE write to FILE (atomically) instead of stdout
+          -o, --output FILE write to FILE (atomically) instead of stdout (- is stdout)
           --trace FILE      draw a run's trace (JSON, e.g. from fetch/simulate --trace, or fetch
                             --trace-transfer for transfer) over the chart; it must be a trace of the
                             machine drawn
@@ -58,7 +58,7 @@ enum RenderCommand {
         summary: (TransitionTrace<S, E, G>) -> String? = { _ in nil }
     ) throws -> Int32 {
         let style = ChartStyle(rawValue: try args.choice("--style", ["state", "flowchart"]) ?? "flowchart")!
-        let output = args.value("--output")
+        let output = args.value("--output").flatMap { $0 == "-" ? nil : $0 } // `-o -` is stdout, as in curl
         if let output { try AtomicFile.checkWritable(output, option: "-o") }
         let format =
             args.value("--format")?.lowercased()

@@ -16,13 +16,22 @@ let usage = """
     Exit status: 0 success, 1 the operation failed, 2 bad usage or bad input.
     """
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+var arguments = Array(CommandLine.arguments.dropFirst())
+let commands = ["render", "fetch", "simulate", "demo", "completion"]
+// `retryflow help fetch` is `retryflow fetch --help`.
+if arguments.count == 2, arguments[0] == "help", commands.contains(arguments[1]) {
+    arguments = [arguments[1], "--help"]
+}
 let status: Int32
 do {
     switch arguments.first {
-    case "help" where arguments.dropFirst().first == "--man":
+    case "help" where arguments == ["help", "--man"]:
         Console.output(ManPage.render(usage: usage))
         status = 0
+    case "help" where arguments.count > 1:
+        throw UsageError(
+            "help takes --man or a command (\(commands.joined(separator: ", "))), got \"\(arguments[1...].joined(separator: " "))\""
+        )
     case nil, "-h", "--help", "help":
         Console.output(usage + "\n")
         status = arguments.isEmpty ? 2 : 0

@@ -6,6 +6,8 @@ import Testing
     static let cases: [(arguments: [String], message: String)] = [
         ([], "usage: retryflow"),
         (["frobnicate"], "unknown command \"frobnicate\""),
+        (["help", "--bogus"], "help takes --man or a command"),
+        (["help", "--man", "extra"], "help takes --man or a command"),
         (["fetch"], "fetch needs a URL"),
         (["fetch", "http://127.0.0.1:9/", "--bogus"], "unknown option --bogus"),
         (["fetch", "http://127.0.0.1:9/", "--delay"], "option --delay needs a value"),

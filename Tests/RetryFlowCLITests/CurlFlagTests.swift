@@ -18,6 +18,7 @@ import Testing
         (["-e", "x\ry"], "--referer: a header value cannot contain line breaks"),
         (["--connect-timeout", "soon"], "--connect-timeout needs a number of seconds"),
         (["--connect-timeout", "0"], "--connect-timeout must be more than 0"),
+        (["--max-time", "0"], "--max-time must be more than 0"),
         (["--connect-timeout", "-3"], "--connect-timeout must not be negative"),
         (["--max-filesize", "12x"], "--max-filesize needs a number of bytes"),
         (["--max-filesize", "-1"], "--max-filesize needs a number of bytes"),
@@ -266,6 +267,9 @@ import Testing
     @Test func manPageIsTheHelpText() async throws {
         let man = try await Tool.run(["help", "--man"])
         #expect(man.status == 0)
+        let fetchHelp = try await Tool.run(["help", "fetch"]) // the same as `fetch --help`
+        let fetchDashHelp = try await Tool.run(["fetch", "--help"])
+        #expect(fetchHelp.status == 0 && fetchHelp.stdout == fetchDashHelp.stdout)
         #expect(man.stdout.hasPrefix(".TH RETRYFLOW 1"))
         for section in [".SH FETCH", ".SH SIMULATE", ".SH RENDER", ".SH DEMO", ".SH COMPLETION"] {
             #expect(man.stdout.contains(section))

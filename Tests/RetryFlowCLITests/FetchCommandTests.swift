@@ -21,6 +21,54 @@ import Testing
         #expect(result.stderr.contains("HTTP 200, 6 bytes after 3 attempt(s)"))
     }
 
+    /// `-o LINK` (as `-o /dev/stdout` redirected to a file is) writes the file the link points to: the
+    /// link itself is never renamed over (as root, /dev/stdout would become a regular file).
+    @Test func outputThroughALinkKeepsTheLink() async throws {
+        let server = try FlakyServer(scripts: ["/x": [.status(200, body: "hi")]])
+        defer { server.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-link-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (name, arguments) in [
+            ("fetched", ["fetch", server.url("/x").absoluteString] + Self.fast), ("rendered", ["render"]),
+        ] {
+            let real = folder.appendingPathComponent(name).path
+            let link = folder.appendingPathComponent(name + ".link.dot").path
+            try Data("old".utf8).write(to: URL(fileURLWithPath: real))
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+            let result = try await Tool.run(arguments + ["-o", link])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == real, "\(name): still a link")
+            let written = try String(contentsOfFile: real, encoding: .utf8)
+            #expect(name == "fetched" ? written == "hi" : written.hasPrefix("digraph"), "\(name): the target written")
+        }
+    }
+
+    /// `-o -` is stdout, as in curl: no file named "-" is written.
+    @Test func outputDashIsStdout() async throws {
+        let server = try FlakyServer(scripts: ["/x": [.status(200, body: "hi")]])
+        defer { server.stop() }
+        let result = try await Tool.run(["fetch", server.url("/x").absoluteString, "-s", "-o", "-"] + Self.fast)
+        #expect(result.status == 0 && result.stdout == "hi", "\(result.stderr)")
+    }
+
+    /// A FILE.part that is a link (planted in a shared folder) is refused, never followed: the file it
+    /// points to keeps its bytes.
+    @Test func aPartialFileThatIsALinkIsNotFollowed() async throws {
+        let server = try FlakyServer(scripts: ["/x": [.status(200, body: "hi")]])
+        defer { server.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-part-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let victim = folder.appendingPathComponent("victim").path
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: victim))
+        let output = folder.appendingPathComponent("out").path
+        try FileManager.default.createSymbolicLink(atPath: output + ".part", withDestinationPath: victim)
+        let result = try await Tool.run(["fetch", server.url("/x").absoluteString, "-o", output] + Self.fast)
+        #expect(result.status != 0, "\(result.stderr)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep")
+    }
+
     /// `-o /dev/null` (curl's idiom with -w) writes into the device: it must never be replaced by a
     /// renamed file (the tests run as root, where that rename succeeds and breaks the machine).
     @Test func outputToDevNullLeavesTheDevice() async throws {

@@ -85,6 +85,8 @@ import Testing
         let dot = try await Tool.run(["render", "--style", "state"])
         #expect(dot.status == 0)
         #expect(dot.stdout == DOTChart.render(RetryTable.retry, style: .state))
+        let dash = try await Tool.run(["render", "--style", "state", "-o", "-"]) // curl's `-o -`: stdout
+        #expect(dash.status == 0 && dash.stdout == dot.stdout)
         let mermaid = try await Tool.run(["render", "--format", "mermaid"])
         #expect(mermaid.stdout == MermaidChart.render(RetryTable.retry, style: .flowchart))
         let svg = try await Tool.run(["render", "--format", "svg"])

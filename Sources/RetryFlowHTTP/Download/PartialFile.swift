@@ -36,7 +36,9 @@ final class PartialFile {
                 throw .file("cannot resume \(destination.path)", errno)
             }
         }
-        let flags = O_RDWR | O_CREAT | (resume ? 0 : O_TRUNC)
+        // O_NOFOLLOW: a FILE.part planted as a link (in a shared folder such as /tmp) must not make the
+        // download truncate and overwrite whatever file it points to.
+        let flags = O_RDWR | O_CREAT | O_NOFOLLOW | (resume ? 0 : O_TRUNC)
         fd = open(url.path, flags, 0o644)
         guard fd >= 0 else { throw .file("cannot open \(url.path)", errno) }
         let end = lseek(fd, 0, SEEK_END)
