@@ -68,6 +68,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "/dev/null.part"))
     }
 
+    /// A `.part` that leads to a device would be written into and then renamed into the
+    /// destination's place (the download "succeeds" with a link to /dev/null): refused.
+    @Test func aPartialFileThatIsNotRegularIsRefused() async throws {
+        let server = try FlakyServer()
+        defer { server.stop() }
+        try server.serveDownload(FlakyServer.Resource(size: 10, etag: "\"v1\""), at: "/file", steps: [.serve])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("part-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("out")
+        try FileManager.default.createSymbolicLink(atPath: destination.path + ".part", withDestinationPath: "/dev/null")
+        await #expect(throws: DownloadProblem.self) {
+            _ = try await Runner.session().downloadOutcome(
+                for: URLRequest(url: server.url("/file")), to: destination, retry: Self.policy,
+                clock: ContinuousClock())
+        }
+        #expect(server.requests.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
     @Test(arguments: [false, true]) func cutOnceResumesWithRangeAndIfRange(reset: Bool) async throws {
         let resource = FlakyServer.Resource(size: 1_000_000, etag: "\"v1\"")
         let (outcome, server, destination) = try await Self.run(
