@@ -433,16 +433,17 @@ import Testing
         #expect(try Self.sha(destination) == resource.sha256)
     }
 
-    @Test func theFileBasedOriginalShapeDeliversTheFile() async throws {
+    @Test(arguments: [3, Int.max]) func theFileBasedOriginalShapeDeliversTheFile(retryCount: Int) async throws {
         let resource = FlakyServer.Resource(size: 300_000)
         let server = try FlakyServer()
+        defer { server.stop() }
         try server.serveDownload(resource, at: "/file", steps: [.cut(after: 100_000, reset: true), .serve])
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("file.bin")
         let delivered: URL = try await withCheckedThrowingContinuation { continuation in
             Runner.session().downloadAndRetry(
-                with: server.url("/file"), to: destination, retryCount: 3, policy: Self.policy,
+                with: server.url("/file"), to: destination, retryCount: retryCount, policy: Self.policy,
                 completion: { _, file in continuation.resume(returning: file) },
                 failure: { error, _ in continuation.resume(throwing: error) })
         }

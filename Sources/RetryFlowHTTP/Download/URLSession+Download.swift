@@ -104,7 +104,7 @@ extension URLSession {
     ) -> Task<Void, Never> {
         let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 60)
         var chosen = policy ?? .download
-        chosen.maxAttempts = max(1, retryCount + 1)
+        chosen.maxAttempts = RetryPolicy.attempts(retrying: retryCount) // Int.max retries: no overflow trap
         return downloadTask(with: request, to: destination, retry: chosen) { result in
             switch result {
             case .success(let outcome):
