@@ -212,7 +212,6 @@ final class DownloadBook: @unchecked Sendable {
                     case .install:
                         try file.install()
                     case .reject(let reason):
-                        current = attempt
                         return fail(attempt, DownloadProblem.rejected(reason))
                     case .askWhole, .askRest, .finish:
                         break

@@ -7,7 +7,8 @@ import RetryFlow
 
 /// One download: the retry engine decides whether another attempt comes; the transfer machine
 /// decides what each attempt asks for and what happens to the file; URLSession's data delegate
-/// streams the body into the file, so memory stays bounded whatever the size.
+/// streams the body into the file and keeps no chunk (URLSession's own queue of chunks waiting for
+/// the delegate is not bounded yet: docs/benchmarks.md).
 struct DownloadRun<C: Clock<Duration>>: Sendable {
     let configuration: URLSessionConfiguration
     let request: URLRequest
