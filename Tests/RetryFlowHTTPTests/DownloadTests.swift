@@ -343,6 +343,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
+    /// `bytesPerSecond × window` beyond Int.max trapped when the watchdog started; a zero window
+    /// spun. A small file still downloads within the first window.
+    @Test(arguments: [
+        DownloadOptions.SpeedLimit(bytesPerSecond: .max, window: .seconds(1_000)),
+        DownloadOptions.SpeedLimit(bytesPerSecond: 1, window: .zero),
+    ])
+    func anAbsurdSpeedLimitIsNoTrap(limit: DownloadOptions.SpeedLimit) async throws {
+        let (outcome, server, destination) = try await Self.run(
+            FlakyServer.Resource(size: 1_000), steps: [.serve], options: DownloadOptions(speedLimit: limit))
+        defer { server.stop() }
+        defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
+        #expect(outcome.succeeded)
+    }
+
     @Test func aStallEndsTheAttemptAndTheNextResumes() async throws {
         let resource = FlakyServer.Resource(size: 1_000_000)
         let server = try FlakyServer()

@@ -152,9 +152,13 @@ final class DownloadBook: @unchecked Sendable {
     /// Ends attempt `id` as a stall when fewer than `limit` bytes per second arrive over a window,
     /// measured on `clock`.
     func watch<C: Clock<Duration>>(_ id: Int, limit: DownloadOptions.SpeedLimit, clock: C) async {
+        // A zero or negative window or floor detects nothing (and a zero window would spin here).
+        guard limit.window > .zero, limit.bytesPerSecond > 0 else { return }
         var windowStart = clock.now
         var before = 0
-        let floor = Int((Double(limit.bytesPerSecond) * limit.window.inSeconds).rounded(.up))
+        // Bytes a window must bring, saturated: Int(_:) traps on a product beyond Int.max.
+        let bytes = (Double(limit.bytesPerSecond) * limit.window.inSeconds).rounded(.up)
+        let floor = bytes < Double(Int.max) ? Int(bytes) : Int.max
         while !Task.isCancelled {
             do { try await clock.sleep(until: windowStart.advanced(by: limit.window), tolerance: nil) } catch { return }
             guard let received = received(attempt: id) else { return }
