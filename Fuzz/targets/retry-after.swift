@@ -19,6 +19,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             require(RetryAfter.httpDate(formatted, now: now) == date, "\(text.debugDescription) -> \(formatted)")
         }
     }
-    require(Redaction.excerpt(text).count <= 64 + 40, "excerpt too long")
+    let shown = HeaderValueText.shown(text)
+    require(shown.count <= HeaderValueText.limit + 40, "quoted value too long")
+    require(
+        !shown.unicodeScalars.contains { [.control, .format].contains($0.properties.generalCategory) },
+        "control or format character quoted: \(shown.debugDescription)")
     return 0
 }

@@ -42,13 +42,6 @@ public enum Redaction {
         return text
     }
 
-    /// A header value as it may be quoted in a verdict or an attempt's error: at most `limit`
-    /// characters, then an ellipsis and the full length (a server can send 10 KB of Retry-After).
-    package static func excerpt(_ value: String, limit: Int = 64) -> String {
-        guard value.count > limit else { return value }
-        return value.prefix(limit) + "… (\(value.utf8.count) bytes)"
-    }
-
     /// Removes the URL's user-info from a message that might quote it.
     private static func scrub(_ message: String, url: URL?) -> String {
         guard let url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return message }

@@ -68,6 +68,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "/dev/null.part"))
     }
 
+    /// A `.part` that leads to a device would be written into and then renamed into the
+    /// destination's place (the download "succeeds" with a link to /dev/null): refused.
+    @Test func aPartialFileThatIsNotRegularIsRefused() async throws {
+        let server = try FlakyServer()
+        defer { server.stop() }
+        try server.serveDownload(FlakyServer.Resource(size: 10, etag: "\"v1\""), at: "/file", steps: [.serve])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("part-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("out")
+        try FileManager.default.createSymbolicLink(atPath: destination.path + ".part", withDestinationPath: "/dev/null")
+        await #expect(throws: DownloadProblem.self) {
+            _ = try await Runner.session().downloadOutcome(
+                for: URLRequest(url: server.url("/file")), to: destination, retry: Self.policy,
+                clock: ContinuousClock())
+        }
+        #expect(server.requests.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
     @Test(arguments: [false, true]) func cutOnceResumesWithRangeAndIfRange(reset: Bool) async throws {
         let resource = FlakyServer.Resource(size: 1_000_000, etag: "\"v1\"")
         let (outcome, server, destination) = try await Self.run(
@@ -323,6 +343,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
+    /// `bytesPerSecond × window` beyond Int.max trapped when the watchdog started; a zero window
+    /// spun. A small file still downloads within the first window.
+    @Test(arguments: [
+        DownloadOptions.SpeedLimit(bytesPerSecond: .max, window: .seconds(1_000)),
+        DownloadOptions.SpeedLimit(bytesPerSecond: 1, window: .zero),
+    ])
+    func anAbsurdSpeedLimitIsNoTrap(limit: DownloadOptions.SpeedLimit) async throws {
+        let (outcome, server, destination) = try await Self.run(
+            FlakyServer.Resource(size: 1_000), steps: [.serve], options: DownloadOptions(speedLimit: limit))
+        defer { server.stop() }
+        defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
+        #expect(outcome.succeeded)
+    }
+
     @Test func aStallEndsTheAttemptAndTheNextResumes() async throws {
         let resource = FlakyServer.Resource(size: 1_000_000)
         let server = try FlakyServer()
@@ -413,16 +447,17 @@ import Testing
         #expect(try Self.sha(destination) == resource.sha256)
     }
 
-    @Test func theFileBasedOriginalShapeDeliversTheFile() async throws {
+    @Test(arguments: [3, Int.max]) func theFileBasedOriginalShapeDeliversTheFile(retryCount: Int) async throws {
         let resource = FlakyServer.Resource(size: 300_000)
         let server = try FlakyServer()
+        defer { server.stop() }
         try server.serveDownload(resource, at: "/file", steps: [.cut(after: 100_000, reset: true), .serve])
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("file.bin")
         let delivered: URL = try await withCheckedThrowingContinuation { continuation in
             Runner.session().downloadAndRetry(
-                with: server.url("/file"), to: destination, retryCount: 3, policy: Self.policy,
+                with: server.url("/file"), to: destination, retryCount: retryCount, policy: Self.policy,
                 completion: { _, file in continuation.resume(returning: file) },
                 failure: { error, _ in continuation.resume(throwing: error) })
         }

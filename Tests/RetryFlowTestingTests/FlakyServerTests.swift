@@ -177,4 +177,16 @@ extension FlakyServerTests {
         #expect(try client.receive().hasPrefix("HTTP/1.1 201"))
         #expect(server.requests.first?.body == Data("{}".utf8))
     }
+
+    /// A range ending at `Int.max` is cut to the file (it trapped on `end + 1`, killing the tests).
+    @Test func aRangeEndingAtTheLargestIntegerIsCutToTheFile() throws {
+        let server = try FlakyServer()
+        defer { server.stop() }
+        try server.serveDownload(FlakyServer.Resource(size: 10), at: "/f")
+        let client = try RawClient(port: server.port)
+        try client.send("GET /f HTTP/1.1\r\nHost: x\r\nRange: bytes=4-\(Int.max)\r\n\r\n")
+        let answer = try client.receive()
+        #expect(answer.hasPrefix("HTTP/1.1 206"))
+        #expect(answer.contains("Content-Range: bytes 4-9/10"))
+    }
 }

@@ -39,12 +39,18 @@ final class DownloadBook: @unchecked Sendable {
     private var mismatch: (expected: String, actual: String)?
     /// HTTPRetryRules.maxBodyBytes: a larger body fails the download, not retried.
     private let maxBytes: Int?
+    /// The session's delegate queue: data tasks are cancelled there (see `cancelOnDelegateQueue`).
+    private let delegateQueue: OperationQueue
+    /// Data tasks of ended attempts whose cancel is queued and whose completion has not run.
+    private var abandoned: Set<ObjectIdentifier> = []
 
     init(
         file: PartialFile, expectedSHA256: String?, maxBytes: Int? = nil,
-        progress: AsyncStream<DownloadProgress>.Continuation?, now: @escaping @Sendable () -> Duration
+        progress: AsyncStream<DownloadProgress>.Continuation?, delegateQueue: OperationQueue,
+        now: @escaping @Sendable () -> Duration
     ) {
         self.file = file
+        self.delegateQueue = delegateQueue
         self.maxBytes = maxBytes
         self.progress = progress
         self.now = now
@@ -87,6 +93,8 @@ final class DownloadBook: @unchecked Sendable {
     }
 
     /// Starts `task` for attempt `id`, unless the attempt already ended (then fails at once).
+    /// Called on the delegate queue: `resume()` and `cancel()` block on a queue every URLSession
+    /// shares, so they are never made from Swift's cooperative pool (docs/reliability.md).
     func start(_ id: Int, task: URLSessionDataTask, continuation: CheckedContinuation<HTTPResponse, any Error>) {
         let early: (any Error)? = withLock {
             guard var attempt = current, attempt.id == id else { return CancellationError() }
@@ -99,7 +107,9 @@ final class DownloadBook: @unchecked Sendable {
             current = attempt
             return nil
         }
-        if let early { continuation.resume(throwing: early) } else { task.resume() }
+        guard let early else { return task.resume() }
+        task.cancel() // never resumed, so never completing: releases it without the registry race
+        continuation.resume(throwing: early)
     }
 
     /// Ends attempt `id` with `error` (cancellation, a stall), keeping the bytes on disk, and
@@ -119,10 +129,21 @@ final class DownloadBook: @unchecked Sendable {
             return (attempt.continuation, attempt.task)
         }
         guard let (continuation, task) = ended else { return }
-        // Cancel only a task that has not completed: the completion callback clears `current`
-        // first, so a cancel never races a finished transfer here (facts.md: that race can crash).
-        task?.cancel()
         continuation?.resume(throwing: error)
+        if let task { cancelOnDelegateQueue(task) }
+    }
+
+    /// Stops an ended attempt's data task on the delegate queue, and only if its completion has not
+    /// run there first. `end` runs on any thread (a cancellation handler, the stall watchdog): a
+    /// `cancel()` made there while the transfer completes can trap in swift-corelibs-foundation
+    /// ("a task that in not in the registry", docs/reliability.md window 1), and it blocks.
+    private func cancelOnDelegateQueue(_ task: URLSessionDataTask) {
+        let id = ObjectIdentifier(task)
+        withLock { _ = abandoned.insert(id) }
+        delegateQueue.addOperation { [self] in
+            guard withLock({ abandoned.remove(id) != nil }) else { return }
+            task.cancel()
+        }
     }
 
     /// How many bytes attempt `id` has received, or `nil` once it is over.
@@ -131,9 +152,13 @@ final class DownloadBook: @unchecked Sendable {
     /// Ends attempt `id` as a stall when fewer than `limit` bytes per second arrive over a window,
     /// measured on `clock`.
     func watch<C: Clock<Duration>>(_ id: Int, limit: DownloadOptions.SpeedLimit, clock: C) async {
+        // A zero or negative window or floor detects nothing (and a zero window would spin here).
+        guard limit.window > .zero, limit.bytesPerSecond > 0 else { return }
         var windowStart = clock.now
         var before = 0
-        let floor = Int((Double(limit.bytesPerSecond) * limit.window.inSeconds).rounded(.up))
+        // Bytes a window must bring, saturated: Int(_:) traps on a product beyond Int.max.
+        let bytes = (Double(limit.bytesPerSecond) * limit.window.inSeconds).rounded(.up)
+        let floor = bytes < Double(Int.max) ? Int(bytes) : Int.max
         while !Task.isCancelled {
             do { try await clock.sleep(until: windowStart.advanced(by: limit.window), tolerance: nil) } catch { return }
             guard let received = received(attempt: id) else { return }
@@ -191,7 +216,6 @@ final class DownloadBook: @unchecked Sendable {
                     case .install:
                         try file.install()
                     case .reject(let reason):
-                        current = attempt
                         return fail(attempt, DownloadProblem.rejected(reason))
                     case .askWhole, .askRest, .finish:
                         break
@@ -238,6 +262,7 @@ final class DownloadBook: @unchecked Sendable {
 
     func completed(_ task: URLSessionTask, error: (any Error)?) {
         let result: (CheckedContinuation<HTTPResponse, any Error>?, Result<HTTPResponse, any Error>)? = withLock {
+            abandoned.remove(ObjectIdentifier(task)) // completed: a queued cancel must not run now
             guard let attempt = current, attempt.task === task else { return nil }
             current = nil
             defer { closeRange() }

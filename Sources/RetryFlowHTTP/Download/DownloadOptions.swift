@@ -26,7 +26,8 @@ public struct DownloadOptions: Hashable, Sendable {
         self.speedLimit = speedLimit
     }
 
-    /// A rate floor: fewer than `bytesPerSecond` on average over `window` is a stall.
+    /// A rate floor: fewer than `bytesPerSecond` on average over `window` is a stall. A floor or
+    /// window that is not positive watches nothing.
     public struct SpeedLimit: Hashable, Sendable {
         /// The floor, in bytes per second.
         public var bytesPerSecond: Int

@@ -7,7 +7,8 @@ import RetryFlow
 
 /// One download: the retry engine decides whether another attempt comes; the transfer machine
 /// decides what each attempt asks for and what happens to the file; URLSession's data delegate
-/// streams the body into the file, so memory stays bounded whatever the size.
+/// streams the body into the file and keeps no chunk (URLSession's own queue of chunks waiting for
+/// the delegate is not bounded yet: docs/benchmarks.md).
 struct DownloadRun<C: Clock<Duration>>: Sendable {
     let configuration: URLSessionConfiguration
     let request: URLRequest
@@ -28,13 +29,18 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
         let clock = self.clock
         let start = clock.now
         let file = try PartialFile(destination: destination, resume: options.resumeExisting)
-        let book = DownloadBook(
-            file: file, expectedSHA256: options.expectedSHA256, maxBytes: rules.maxBodyBytes, progress: progress,
-            now: { start.duration(to: clock.now) })
-        let delegate = DownloadDelegate(book: book)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        let book = DownloadBook(
+            file: file, expectedSHA256: options.expectedSHA256, maxBytes: rules.maxBodyBytes, progress: progress,
+            delegateQueue: queue, now: { start.duration(to: clock.now) })
+        let delegate = DownloadDelegate(book: book)
+        // No URLCache: a file streamed to disk is not cached, and with a cache a cancelled data task
+        // can trap however it is cancelled (docs/reliability.md window 2); without one, an ended
+        // attempt's task is cancelled safely and frees its connection at once.
+        let uncached = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        uncached.urlCache = nil
+        let session = URLSession(configuration: uncached, delegate: delegate, delegateQueue: queue)
         defer { session.finishTasksAndInvalidate() }
 
         let rules = self.rules
@@ -70,7 +76,10 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
             defer { watchdog?.cancel() }
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    book.start(id, task: session.dataTask(with: attemptRequest), continuation: continuation)
+                    // dataTask(with:) blocks on a queue all sessions share: not on the cooperative pool.
+                    queue.addOperation {
+                        book.start(id, task: session.dataTask(with: attemptRequest), continuation: continuation)
+                    }
                 }
             } onCancel: {
                 book.end(id, with: CancellationError())

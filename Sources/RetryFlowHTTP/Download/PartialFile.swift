@@ -41,6 +41,12 @@ final class PartialFile {
         let flags = O_RDWR | O_CREAT | O_NOFOLLOW | (resume ? 0 : O_TRUNC)
         fd = open(url.path, flags, 0o644)
         guard fd >= 0 else { throw .file("cannot open \(url.path)", errno) }
+        // The partial file is renamed over the destination at the end: a `.part` that is a device or
+        // FIFO (or a link to one) would put it in the destination's place.
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw .file("cannot download into \(url.path): not a regular file", EINVAL)
+        }
         let end = lseek(fd, 0, SEEK_END)
         size = end < 0 ? 0 : Int(end)
     }

@@ -6,8 +6,8 @@ import RetryFlow
 #endif
 
 extension URLSession {
-    /// Downloads `request` into the file at `destination`, streaming the body to disk (memory stays
-    /// bounded whatever the size) and retrying under `policy` and the HTTP `rules`. An attempt cut
+    /// Downloads `request` into the file at `destination`, streaming the body to disk (no body held
+    /// in memory) and retrying under `policy` and the HTTP `rules`. An attempt cut
     /// after N bytes is resumed with `Range: bytes=N-` (and `If-Range` with the strong ETag or
     /// Last-Modified); a 206 is appended only when it continues the file exactly, a 200 restarts it.
     /// The bytes go to `destination.part`, renamed over `destination` once every byte is there;
@@ -104,7 +104,7 @@ extension URLSession {
     ) -> Task<Void, Never> {
         let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 60)
         var chosen = policy ?? .download
-        chosen.maxAttempts = max(1, retryCount + 1)
+        chosen.maxAttempts = RetryPolicy.attempts(retrying: retryCount) // Int.max retries: no overflow trap
         return downloadTask(with: request, to: destination, retry: chosen) { result in
             switch result {
             case .success(let outcome):

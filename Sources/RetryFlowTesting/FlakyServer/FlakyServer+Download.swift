@@ -47,6 +47,8 @@ extension FlakyServer {
                 body: start..<end)
         }
         let range = request.range.flatMap(parseRange)
+        // One past the range's last byte, within the file: `end + 1` would trap on `bytes=0-<Int.max>`.
+        let end = range?.end.map { min(size - 1, $0) + 1 } ?? size
         switch step.answer {
         case .rangeNotSatisfiable:
             return notSatisfiable
@@ -54,13 +56,14 @@ extension FlakyServer {
             return whole
         case .wrongStart(let by):
             guard let range, size > 0 else { return whole }
-            let start = min(max(0, range.start + by), size - 1)
-            return partial(start, min(size, range.end.map { $0 + 1 } ?? size))
+            let (shifted, overflow) = range.start.addingReportingOverflow(by)
+            let start = overflow ? (by > 0 ? size - 1 : 0) : min(max(0, shifted), size - 1)
+            return partial(start, max(start + 1, end))
         case .honourRange:
             guard let range else { return whole }
             if let validator = request.ifRange, !matches(validator, resource) { return whole }
             guard range.start < size else { return notSatisfiable }
-            return partial(range.start, min(size, range.end.map { $0 + 1 } ?? size))
+            return partial(range.start, end)
         }
     }
 
