@@ -23,6 +23,7 @@ final class Connection: @unchecked Sendable { // confined to the server's queue
     private var sentContinue = false
     private(set) var isClosed = false
     private var openSources = 0
+    private var writeSuspended = true
 
     var onRequest: ((Connection, ParsedRequest) -> Void)?
     var onClose: ((Connection) -> Void)?
@@ -125,20 +126,33 @@ final class Connection: @unchecked Sendable { // confined to the server's queue
         }
     }
 
+    /// One write source per connection, made on the first short write and then resumed and
+    /// suspended, never cancelled and made again: libdispatch on Linux mishandles a new source on a
+    /// descriptor whose previous source is still being cancelled (swift-corelibs-libdispatch#833),
+    /// which crashed its event loop (`_dispatch_event_loop_drain`) under large downloads.
     private func waitForWritable() {
-        guard writeSource == nil else { return }
-        let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler { [weak self] in
-            guard let self else { return }
-            self.writeSource?.cancel()
-            self.writeSource = nil
-            self.flush()
+        if writeSource == nil {
+            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                self.pauseWriting()
+                self.flush()
+            }
+            // Strong: the descriptor must be closed even after the server forgot us.
+            source.setCancelHandler { [fd] in self.sourceCancelled(fd) }
+            openSources += 1
+            writeSource = source // made suspended, as every source is
         }
-        // Strong: the descriptor must be closed even after the server forgot us.
-        source.setCancelHandler { [fd] in self.sourceCancelled(fd) }
-        openSources += 1
-        writeSource = source
-        source.resume()
+        if writeSuspended {
+            writeSuspended = false
+            writeSource?.resume()
+        }
+    }
+
+    private func pauseWriting() {
+        guard !writeSuspended else { return }
+        writeSuspended = true
+        writeSource?.suspend()
     }
 
     /// Closes the connection; with `reset`, the peer sees a TCP reset (RST) instead of a close.
@@ -149,7 +163,14 @@ final class Connection: @unchecked Sendable { // confined to the server's queue
             var option = linger(l_onoff: 1, l_linger: 0)
             setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
         }
-        writeSource?.cancel()
+        if let writeSource {
+            writeSource.cancel()
+            // A suspended source runs its cancel handler (which closes the descriptor) only once resumed.
+            if writeSuspended {
+                writeSuspended = false
+                writeSource.resume()
+            }
+        }
         readSource?.cancel()
         onClose?(self)
     }
