@@ -193,10 +193,9 @@ import Testing
     }
 
     @Test func refusedConnectionsAndSizeLimits() async throws {
-        let closed = try FlakyServer()
-        let port = closed.port
-        closed.stop()
-        let url = "http://127.0.0.1:\(port)/x"
+        let refusing = try RefusingPort()
+        defer { refusing.stop() }
+        let url = refusing.url("/x").absoluteString
         let refused = try await Self.both(["-s", "--retry", "0", "-w", "%{http_code}", url], path: nil)
         Self.expectSame(refused, "refused")
         #expect(refused.ours.stdout == "000" && refused.curl.status == 7 && refused.ours.status == 1)

@@ -121,9 +121,9 @@ import Testing
 
     @Test(arguments: Surface.allCases)
     func refusedPortIsRetriedThenGivesUp(surface: Surface) async throws {
-        let server = try FlakyServer()
-        let url = server.url("/gone")
-        server.stop()
+        let refusing = try RefusingPort()
+        defer { refusing.stop() }
+        let url = refusing.url("/gone")
         let run = try await Runner.run(surface, URLRequest(url: url), policy: Self.policy)
         #expect(run.outcome.finalState == .failure)
         #expect(run.outcome.reason == .attemptsExhausted)

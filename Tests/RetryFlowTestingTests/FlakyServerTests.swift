@@ -147,6 +147,15 @@ import Testing
         #expect(Self.code(await fetch(url)) == .cannotConnectToHost)
     }
 
+    @Test func aRefusingPortRefusesAndKeepsItsPortFromOtherServers() async throws {
+        let refusing = try RefusingPort()
+        #expect(Self.code(await fetch(refusing.url("/x"))) == .cannotConnectToHost)
+        #expect(Self.canListen(on: refusing.port) == false, "a server asking for SO_REUSEADDR cannot take the port")
+        refusing.stop()
+        refusing.stop()
+        #expect(Self.canListen(on: refusing.port), "stop gives the port back")
+    }
+
     /// A thousand clients connected at once, each answered.
     @Test func servesAThousandConcurrentConnections() throws {
         let server = try FlakyServer(scripts: ["/c": [.status(200, body: "c")]])

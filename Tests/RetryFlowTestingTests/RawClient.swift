@@ -69,3 +69,28 @@ final class RawClient {
         }
     }
 }
+
+extension FlakyServerTests {
+    /// Whether a server socket (with SO_REUSEADDR, as servers ask) can bind and listen on `port`
+    /// of 127.0.0.1 now. It closes the socket again before returning.
+    static func canListen(on port: Int) -> Bool {
+        #if canImport(Darwin)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #else
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+        defer { close(fd) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return bound == 0 && listen(fd, 1) == 0
+    }
+}

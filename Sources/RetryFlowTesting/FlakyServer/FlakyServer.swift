@@ -43,32 +43,16 @@ public final class FlakyServer: @unchecked Sendable {
     /// script, or when the socket cannot be opened.
     public init(scripts: [String: [Step]] = [:]) throws(FlakyServerError) {
         for (path, steps) in scripts { try Self.validate(steps, for: path) }
-        let fd = socket(AF_INET, Self.streamType, 0)
-        guard fd >= 0 else { throw FlakyServerError("socket() failed: \(Self.errorText())") }
         var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        #if canImport(Darwin)
-            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-        #endif
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let (fd, boundPort) = try Self.loopbackSocket {
+            setsockopt($0, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         }
-        guard bound == 0, listen(fd, 4096) == 0 else {
+        guard listen(fd, 4096) == 0 else {
             let text = Self.errorText()
             close(fd)
             throw FlakyServerError("cannot listen on 127.0.0.1: \(text)")
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        port = boundPort
         listener = fd
         Self.setNonBlocking(fd)
         state.withLock { $0.scripts = scripts }
@@ -306,6 +290,36 @@ public final class FlakyServer: @unchecked Sendable {
     #else
         static let streamType = Int32(SOCK_STREAM.rawValue)
     #endif
+
+    /// A TCP socket bound to 127.0.0.1 on an ephemeral port, and that port. `configure` runs
+    /// before `bind` (socket options). The one place a test socket gets its address.
+    static func loopbackSocket(configure: (Int32) -> Void = { _ in }) throws(FlakyServerError) -> (Int32, Int) {
+        let fd = socket(AF_INET, streamType, 0)
+        guard fd >= 0 else { throw FlakyServerError("socket() failed: \(errorText())") }
+        configure(fd)
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            let text = errorText()
+            close(fd)
+            throw FlakyServerError("cannot bind 127.0.0.1: \(text)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
 
     static func setNonBlocking(_ fd: Int32) {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
