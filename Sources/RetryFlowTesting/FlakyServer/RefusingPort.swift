@@ -1,3 +1,6 @@
+import Foundation
+import RetryFlow
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
-import RetryFlow
 
 /// A port on 127.0.0.1 where every connection is refused, for as long as this value lives:
 /// how a test gets "connection refused" (`URLError.cannotConnectToHost`, curl's exit 7).
@@ -39,8 +40,12 @@ public final class RefusingPort: Sendable {
 
     /// Gives the port back, like ``FlakyServer/stop()``. Safe to call more than once; runs on release too.
     public func stop() {
-        guard let fd = socket.withLock({ held -> Int32? in defer { held = nil }; return held }) else { return }
-        close(fd)
+        let held = socket.withLock { fd -> Int32? in
+            defer { fd = nil }
+            return fd
+        }
+        guard let held else { return }
+        close(held)
     }
 
     deinit { stop() }
