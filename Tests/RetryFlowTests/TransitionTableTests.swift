@@ -95,6 +95,20 @@ import Testing
         #expect(table.problems.contains(.reasonWithoutEnd(row: "wait --delay elapsed [retryable]--> request")))
     }
 
+    /// `finish` on a row that stays in the run fails validation (it would stop the executor at run time).
+    @Test func finishOnlyOnRowsThatEndTheRun() {
+        #expect(RetryTable.retry.problems.isEmpty)
+        let rows = RetryTable.retry.rows.map { row in
+            row.from == .wait && row.event == .delayElapsed && row.condition == .always
+                ? RetryTable.Row(from: row.from, event: row.event, to: row.to, effects: row.effects + [.finish]) : row
+        }
+        let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        let bad = rows.first { $0.effects.contains(.finish) && !table.isTerminal($0.to) }
+        #expect(bad != nil, "the broken table has such a row")
+        #expect(table.problems == [.endingEffectWithoutEnd(row: bad?.description ?? "", effect: "finish")])
+        #expect(RetryEffect.finish.endsRun && !RetryEffect.sleep.endsRun && !RetryState.failure.endsRun)
+    }
+
     /// The reason a run reports is the one its finishing row names, for every finishing row.
     @Test func finishActionCarriesTheRowsReason() throws {
         var machine = RetryMachine(policy: RetryPolicy(maxAttempts: 1), random: SeededRandom(seed: 1))

@@ -17,4 +17,7 @@ public enum RetryEffect: String, TableSymbol {
     case sleep
     /// The run is over: report the outcome, for the reason the row names.
     case finish
+
+    /// `finish` ends the run, so only rows entering a terminal state may carry it.
+    public var endsRun: Bool { self == .finish }
 }

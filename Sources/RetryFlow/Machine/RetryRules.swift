@@ -88,8 +88,7 @@ struct RetryRules: MachineRules {
             if case .retryAfter = decision {} else { previousDelay = plannedDelay }
             return .sleep(plannedDelay)
         case .finish:
-            // validate() makes every row entering a terminal name its reason, but it reads no effect:
-            // a custom table with `finish` on a row that stays in the run still gets here (a known gap).
+            // validate() allows `finish` only on rows entering a terminal, and makes those name a reason.
             guard let reason = row.reason else {
                 preconditionFailure("'finish' on a row that does not end the run: \(row)")
             }

@@ -10,6 +10,9 @@ public protocol TableSymbol: RawRepresentable, CaseIterable, Hashable, Sendable,
 where RawValue == String, AllCases: Sendable {
     /// How the negation reads on a chart: `[no attempts left]` reads better than `[not attempts left]`.
     var negatedLabel: String { get }
+    /// For effects: whether this effect ends the run (like the retry table's `finish`). `validate()`
+    /// allows it only on rows that enter a terminal state, so the executor never meets it elsewhere.
+    var endsRun: Bool { get }
 }
 
 extension TableSymbol {
@@ -18,4 +21,7 @@ extension TableSymbol {
 
     /// The text drawn for the guard's negation, `[not label]` unless a guard says it better.
     public var negatedLabel: String { "not \(label)" }
+
+    /// `false`: most symbols are not effects that end a run.
+    public var endsRun: Bool { false }
 }

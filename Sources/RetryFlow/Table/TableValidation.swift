@@ -26,6 +26,8 @@ public enum TableProblem: Hashable, Sendable, CustomStringConvertible {
     case missingReason(row: String)
     /// A row names a reason but does not end the run.
     case reasonWithoutEnd(row: String)
+    /// A row carries an effect that ends the run (``TableSymbol/endsRun``) but does not enter a terminal state.
+    case endingEffectWithoutEnd(row: String, effect: String)
     /// One step (this event row, then the longest completion chain after it) takes more rows or
     /// produces more actions than a step holds (``StepBuffer/capacity``).
     case stepTooLong(row: String, rows: Int, effects: Int)
@@ -47,6 +49,8 @@ public enum TableProblem: Hashable, Sendable, CustomStringConvertible {
         case .initialCannotRest(let s): "initial state '\(s)' is a decision or a terminal, so no run can start there"
         case .missingReason(let r): "row ends the run but names no reason: \(r)"
         case .reasonWithoutEnd(let r): "row names a reason but does not enter a terminal state: \(r)"
+        case .endingEffectWithoutEnd(let r, let e):
+            "row has the effect '\(e)', which ends the run, but does not enter a terminal state: \(r)"
         case .stepTooLong(let r, let rows, let effects):
             "one step from this row takes \(rows) rows with \(effects) effects, more than a step holds "
                 + "(\(StepBuffer<Int>.capacity) of each): \(r)"
@@ -75,7 +79,8 @@ extension TransitionTable {
     /// no exits; no duplicate or shadowed rows; decisions always have an unconditional last row, take
     /// no events and cannot loop among themselves; every row into a terminal names its reason, and
     /// only those; no step (an event row and the completion chain after it) needs more rows or
-    /// actions than ``StepBuffer/capacity``. A table that validates runs.
+    /// actions than ``StepBuffer/capacity``; an effect that ends the run only on rows entering a
+    /// terminal. A table that validates runs.
     public var problems: [TableProblem] {
         var found: [TableProblem] = []
         var seenKeys: [(State, Event?, GuardCondition<Guard>)] = []
@@ -90,6 +95,9 @@ extension TransitionTable {
             if row.condition == .always { unconditional.append((row.from, row.event)) }
             if isTerminal(row.to), row.reason == nil { found.append(.missingReason(row: row.description)) }
             if !isTerminal(row.to), row.reason != nil { found.append(.reasonWithoutEnd(row: row.description)) }
+            if !isTerminal(row.to), let ending = row.effects.first(where: \.endsRun) {
+                found.append(.endingEffectWithoutEnd(row: row.description, effect: ending.label))
+            }
         }
         if isDecision(initial) || isTerminal(initial) { found.append(.initialCannotRest(state: initial.label)) }
 
