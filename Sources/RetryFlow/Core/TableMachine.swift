@@ -28,6 +28,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     // (the transfer machine in RetryFlowHTTP, the benchmarks): unspecialised, every guard, effect and
     // comparison goes through witness tables, ~20 times slower (docs/benchmarks.md). So what it
     // touches is `@usableFromInline`, and the state and rules it sets are stored under these names.
+    // Its helpers are inlined into it: called, each took a copy of the whole machine (memcpy).
     @usableFromInline var current: Rules.State
     @usableFromInline var facts: Rules
     /// Where the machine stands in ``TransitionTable/lookup``: 0 before any row, `1 + i` after row `i`.
@@ -65,7 +66,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
 
     /// The first row from the current state on `event` whose guard holds, in table order. A loop
     /// rather than a closure over the rules, so the hot path copies nothing.
-    @inlinable
+    @inlinable @inline(__always)
     func firstRow(on event: Rules.Event) -> Int? {
         // Fields read in place: binding the whole row would retain its effects array per row scanned.
         for position in table.lookup.eventRows(at: slot) {
@@ -76,7 +77,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     }
 
     /// After the row just taken, the first completion row of the state it entered whose guard holds.
-    @inlinable
+    @inlinable @inline(__always)
     func firstCompletionRow() -> Int? {
         for position in table.lookup.completionRows(at: slot) {
             let index = table.lookup.storage[position]
@@ -85,7 +86,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
         return nil
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func holds(_ condition: GuardCondition<Rules.Guard>) -> Bool {
         switch condition {
         case .always: true
@@ -94,7 +95,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func take(_ index: Int, into step: inout Step) {
         var noted = StepNotes()
         current = table.rows[index].to
