@@ -24,7 +24,7 @@ public struct StepBuffer<Element>: RandomAccessCollection {
 
     /// Appends `element`. Validation keeps a step within capacity, so overflowing is a bug in an
     /// unvalidated table: it stops the program rather than drop an action silently.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func append(_ element: Element) {
         switch filled {
         case 0: e0 = element

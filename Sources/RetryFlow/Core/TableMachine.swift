@@ -100,7 +100,10 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
         var noted = StepNotes()
         current = table.rows[index].to
         slot = 1 + index
-        for effect in table.rows[index].effects {
+        // By position, not `for effect in`: an iterator holds the effects array, a retain and a
+        // release (atomic) per row taken.
+        for position in 0..<table.rows[index].effects.count {
+            let effect = table.rows[index].effects[position]
             if let action = facts.perform(effect, of: table.rows[index], notes: &noted) { step.produced.append(action) }
         }
         facts.annotate(&noted)
