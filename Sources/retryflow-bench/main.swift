@@ -16,12 +16,13 @@ if arguments.first == "__machine-steps", arguments.count == 2, let runs = Int(ar
     print(MachineStepBenchmark.machineRuns(runs))
     exit(0)
 }
-if arguments.first == "__table-steps", arguments.count == 3,
-    let kind = TableStepBenchmarks.Kind(rawValue: arguments[1]),
-    let size = Int(arguments[2])
+if arguments.first == "__table-steps", (3...4).contains(arguments.count),
+    let kind = TableStepBenchmarks.Kind(rawValue: arguments[1]), let size = Int(arguments[2])
 {
-    // Run under valgrind by the budget-, breaker- and transfer-step benchmarks to count allocations.
-    print(TableStepBenchmarks.machine(kind, size).steps)
+    // Run under valgrind by the budget-, breaker- and transfer-step benchmarks to count allocations;
+    // with `hand`, the hand-written equivalent (to compare instruction counts under callgrind).
+    let hand = arguments.count == 4 && arguments[3] == "hand"
+    print((hand ? TableStepBenchmarks.handWritten(kind, size) : TableStepBenchmarks.machine(kind, size)).steps)
     exit(0)
 }
 if arguments.first == "__park", arguments.count == 3, let kind = ParkedMemory.Kind(rawValue: arguments[1]),
