@@ -26,7 +26,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
 
     // The step is `@inlinable` so that it is specialised for its rules in the module that calls it
     // (the transfer machine in RetryFlowHTTP, the benchmarks): unspecialised, every guard, effect and
-    // comparison goes through witness tables, ~20 times slower (docs/benchmarks.md). So what it
+    // comparison goes through witness tables, tens of times slower (docs/benchmarks.md). So what it
     // touches is `@usableFromInline`, and the state and rules it sets are stored under these names.
     // Its helpers are inlined into it: called, each took a copy of the whole machine (memcpy).
     @usableFromInline var current: Rules.State
