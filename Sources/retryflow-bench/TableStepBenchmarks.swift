@@ -224,8 +224,11 @@ enum TableStepBenchmarks {
             if machine.state == .open, machine.rules.openUntil <= now {
                 handle(.breakElapsed, at: machine.rules.openUntil)
             }
-            let probeEnds = machine.rules.probeStartedAt + machine.rules.options.breakDuration
-            if machine.state == .halfOpen, machine.rules.probe != nil, probeEnds <= now {
+            // (The end of the probe's time is worked out only when a probe is in flight, as by hand.)
+            if machine.state == .halfOpen, machine.rules.probe != nil,
+                case let probeEnds = machine.rules.probeStartedAt + machine.rules.options.breakDuration,
+                probeEnds <= now
+            {
                 handle(.probeAbandoned, at: probeEnds)
             }
             handle(.callAsked, at: now)
