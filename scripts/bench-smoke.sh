@@ -21,6 +21,8 @@ names = {r["name"] for r in results}
 expected = set(sys.argv[2].split())
 # A benchmark's figures are named for it ("machine-step-allocations", "transport-paths delegate").
 problems = [f"missing figure {n}" for n in sorted(expected) if not any(name.startswith(n) for name in names)]
+# Each table-step figure comes with its allocation count (machine-, budget-, breaker-, transfer-step).
+problems += [f"missing figure {n}-allocations" for n in sorted(expected) if n.endswith("-step") and f"{n}-allocations" not in names]
 problems += [f"{r['name']}: {r['note']}" for r in results if (r.get("note") or "").startswith("failed")]
 if problems:
     print("bench-smoke: " + "; ".join(problems), file=sys.stderr)

@@ -94,15 +94,22 @@ enum MachineStepBenchmark {
                 note:
                     "median of \(machineTimes.count) interleaved runs of \(runs) simulated retry runs (\(machineSteps) steps; checksum \(checksum % 1000))"
             ),
-            await allocations(quick: quick),
+            // Quick (the smoke test in `make test`, often a debug build under valgrind): fewer runs.
+            await allocations(
+                name: "machine-step-allocations", arguments: ["__machine-steps"], small: quick ? 100 : 1_000,
+                large: quick ? 600 : 11_000, steps: machineRuns),
         ]
     }
 
-    /// Heap allocations per step, from valgrind's "total heap usage" at two run counts.
-    static func allocations(quick: Bool) async -> BenchmarkResult {
+    /// Heap allocations per step of `name`, from valgrind's "total heap usage" of this tool run with
+    /// `arguments` and a count (`small`, then `large`): the difference cancels start-up allocations;
+    /// `steps` gives the steps a count takes.
+    static func allocations(
+        name: String, arguments: [String], small: Int, large: Int, steps: (Int) -> Int
+    ) async -> BenchmarkResult {
         func skipped(_ why: String) -> BenchmarkResult {
             BenchmarkResult(
-                name: "machine-step-allocations", value: .nan, unit: "allocs/step", baseline: "-", baselineValue: nil,
+                name: name, value: .nan, unit: "allocs/step", baseline: "-", baselineValue: nil,
                 ratio: nil,
                 goal: "0", met: nil, note: why)
         }
@@ -115,7 +122,7 @@ enum MachineStepBenchmark {
             defer { try? FileManager.default.removeItem(at: log) }
             guard
                 (try? await Measure.run(
-                    valgrind, ["--tool=memcheck", "--leak-check=no", me, "__machine-steps", "\(runs)"], output: log))
+                    valgrind, ["--tool=memcheck", "--leak-check=no", me] + arguments + ["\(runs)"], output: log))
                     != nil,
                 let text = try? String(contentsOf: log, encoding: .utf8),
                 let line = text.split(separator: "\n").first(where: { $0.contains("total heap usage") })
@@ -125,13 +132,10 @@ enum MachineStepBenchmark {
             guard let index = words.firstIndex(of: "allocs,"), index > 0 else { return nil }
             return Double(words[index - 1].replacingOccurrences(of: ",", with: ""))
         }
-        // Quick (the smoke test in `make test`, often a debug build under valgrind): fewer runs.
-        let small = quick ? 100 : 1_000
-        let large = quick ? 600 : 11_000
         guard let a = await allocs(small), let b = await allocs(large) else { return skipped("valgrind run failed") }
-        let perStep = (b - a) / Double(machineRuns(large) - machineRuns(small))
+        let perStep = (b - a) / Double(steps(large) - steps(small))
         return BenchmarkResult(
-            name: "machine-step-allocations", value: perStep, unit: "allocs/step", baseline: "-", baselineValue: nil,
+            name: name, value: perStep, unit: "allocs/step", baseline: "-", baselineValue: nil,
             ratio: nil, goal: "0", met: perStep < 0.001,
             note: "valgrind: \(Int(a)) allocs for \(small) runs, \(Int(b)) for \(large) runs")
     }

@@ -7,13 +7,22 @@ import RetryFlowTesting
 let all = [
     "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
     "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm",
-    "download-resume",
+    "download-resume", "budget-step", "breaker-step", "transfer-step",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
 if arguments.first == "__machine-steps", arguments.count == 2, let runs = Int(arguments[1]) {
     // Run under valgrind by the machine-step benchmark to count allocations.
     print(MachineStepBenchmark.machineRuns(runs))
+    exit(0)
+}
+if arguments.first == "__table-steps", (3...4).contains(arguments.count),
+    let kind = TableStepBenchmarks.Kind(rawValue: arguments[1]), let size = Int(arguments[2])
+{
+    // Run under valgrind by the budget-, breaker- and transfer-step benchmarks to count allocations;
+    // with `hand`, the hand-written equivalent (to compare instruction counts under callgrind).
+    let hand = arguments.count == 4 && arguments[3] == "hand"
+    print((hand ? TableStepBenchmarks.handWritten(kind, size) : TableStepBenchmarks.machine(kind, size)).steps)
     exit(0)
 }
 if arguments.first == "__park", arguments.count == 3, let kind = ParkedMemory.Kind(rawValue: arguments[1]),
@@ -76,6 +85,9 @@ for name in names {
         case "budget-acquire": results += try FleetBenchmarks.budgetAcquire(quick: quick)
         case "retry-storm": results += try await FleetBenchmarks.retryStorm(quick: quick)
         case "download-resume": results += try await DownloadBenchmark.run(quick: quick)
+        case "budget-step": results += await TableStepBenchmarks.run(.budget, quick: quick)
+        case "breaker-step": results += await TableStepBenchmarks.run(.breaker, quick: quick)
+        case "transfer-step": results += await TableStepBenchmarks.run(.transfer, quick: quick)
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
         }
     } catch {

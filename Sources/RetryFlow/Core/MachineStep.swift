@@ -8,21 +8,37 @@ public struct MachineStep<State: TableSymbol, Event: TableSymbol, Guard: TableSy
     public typealias TraceStep = TransitionTrace<State, Event, Guard>.Step
 
     /// One row taken, without the words: every field a plain value.
+    @usableFromInline
     struct Row: Hashable, Sendable {
-        var from: State
-        var event: Event?
-        var condition: GuardCondition<Guard>
-        var to: State
-        var attempt: Int
-        var delay: Duration?
+        @usableFromInline var from: State
+        @usableFromInline var event: Event?
+        @usableFromInline var condition: GuardCondition<Guard>
+        @usableFromInline var to: State
+        @usableFromInline var attempt: Int
+        @usableFromInline var delay: Duration?
+
+        @inlinable
+        init(
+            from: State, event: Event?, condition: GuardCondition<Guard>, to: State, attempt: Int, delay: Duration?
+        ) {
+            self.from = from
+            self.event = event
+            self.condition = condition
+            self.to = to
+            self.attempt = attempt
+            self.delay = delay
+        }
     }
 
-    var rows = StepBuffer<Row>()
+    @usableFromInline var rows = StepBuffer<Row>()
     /// When the input happened, since the run started (every row of a step is taken at once).
     public let at: Duration
     /// What the driver must do, in order.
-    public internal(set) var actions = StepBuffer<Action>()
+    @inlinable public var actions: StepBuffer<Action> { produced }
+    /// The actions, under a name the inlinable core can append to.
+    @usableFromInline var produced = StepBuffer<Action>()
 
+    @inlinable
     init(at: Duration) {
         self.at = at
     }

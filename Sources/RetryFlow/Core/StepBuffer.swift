@@ -7,22 +7,26 @@ public struct StepBuffer<Element>: RandomAccessCollection {
     /// The most values one step holds: rows taken, and actions produced.
     public static var capacity: Int { 6 }
 
-    private var e0: Element?
-    private var e1: Element?
-    private var e2: Element?
-    private var e3: Element?
-    private var e4: Element?
-    private var e5: Element?
+    // `@usableFromInline` (not private) so the machine core, inlined into other modules, can fill it.
+    @usableFromInline var e0: Element?
+    @usableFromInline var e1: Element?
+    @usableFromInline var e2: Element?
+    @usableFromInline var e3: Element?
+    @usableFromInline var e4: Element?
+    @usableFromInline var e5: Element?
+    @usableFromInline var filled = 0
+
     /// How many values there are.
-    public private(set) var count = 0
+    @inlinable public var count: Int { filled }
 
     /// No values.
-    public init() {}
+    @inlinable public init() {}
 
     /// Appends `element`. Validation keeps a step within capacity, so overflowing is a bug in an
     /// unvalidated table: it stops the program rather than drop an action silently.
+    @inlinable @inline(__always)
     mutating func append(_ element: Element) {
-        switch count {
+        switch filled {
         case 0: e0 = element
         case 1: e1 = element
         case 2: e2 = element
@@ -31,17 +35,18 @@ public struct StepBuffer<Element>: RandomAccessCollection {
         case 5: e5 = element
         default: preconditionFailure("more than \(Self.capacity) values in one step: validate() the table")
         }
-        count += 1
+        filled += 1
     }
 
     /// The first position.
-    public var startIndex: Int { 0 }
+    @inlinable public var startIndex: Int { 0 }
     /// One past the last position.
-    public var endIndex: Int { count }
+    @inlinable public var endIndex: Int { filled }
 
     /// The value at `index`.
+    @inlinable
     public subscript(index: Int) -> Element {
-        precondition(index >= 0 && index < count, "step buffer index out of range")
+        precondition(index >= 0 && index < filled, "step buffer index out of range")
         switch index {
         case 0: return e0!
         case 1: return e1!

@@ -20,78 +20,96 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     /// with an overlong step stops the program.
     public let table: Rules.Table
     /// The current state (never a decision between steps).
-    public private(set) var state: Rules.State
+    @inlinable public var state: Rules.State { current }
     /// The specialisation: its facts and what its effects mean.
-    public private(set) var rules: Rules
+    @inlinable public var rules: Rules { facts }
+
+    // The step is `@inlinable` so that it is specialised for its rules in the module that calls it
+    // (the transfer machine in RetryFlowHTTP, the benchmarks): unspecialised, every guard, effect and
+    // comparison goes through witness tables, tens of times slower (docs/benchmarks.md). So what it
+    // touches is `@usableFromInline`, and the state and rules it sets are stored under these names.
+    // Its helpers are inlined into it: called, each took a copy of the whole machine (memcpy).
+    @usableFromInline var current: Rules.State
+    @usableFromInline var facts: Rules
+    /// Where the machine stands in ``TransitionTable/lookup``: 0 before any row, `1 + i` after row `i`.
+    @usableFromInline var slot = 0
 
     /// A machine in the table's initial state.
     public init(table: Rules.Table, rules: Rules) {
         self.table = table
-        self.state = table.initial
-        self.rules = rules
+        self.current = table.initial
+        self.facts = rules
     }
 
     /// Whether the run is over (the state is terminal).
-    public var isFinished: Bool { table.isTerminal(state) }
+    @inlinable public var isFinished: Bool { table.isTerminal(current) }
 
     /// Delivers `input`, which happened `at` (time since the run started), and moves by the table.
     ///
     /// - Throws: a ``Rejection`` when no row applies; the machine is left unchanged.
+    @inlinable
     public mutating func handle(_ input: Rules.Input, at time: Duration) throws(Rejection) -> Step {
-        guard let index = firstRow(from: state, on: input.event) else {
-            throw Rejection(state: state, event: input.event, at: time)
+        let event = input.event
+        guard let index = firstRow(on: event) else {
+            throw Rejection(state: current, event: event, at: time)
         }
-        rules.receive(input, at: time)
+        facts.receive(input, at: time)
         var step = Step(at: time)
         take(index, into: &step)
         // A decision state is left at once by its first completion row whose guard holds; a chain of
         // decisions is followed to its end (validation rules out loops and overlong chains).
-        var last = index
-        while let next = firstCompletionRow(after: last) {
+        while let next = firstCompletionRow() {
             take(next, into: &step)
-            last = next
         }
         return step
     }
 
-    /// The first row from `state` on `event` whose guard holds, in table order. A loop rather than
-    /// a closure over the rules, so the hot path copies nothing.
-    private func firstRow(from state: Rules.State, on event: Rules.Event) -> Int? {
+    /// The first row from the current state on `event` whose guard holds, in table order. A loop
+    /// rather than a closure over the rules, so the hot path copies nothing.
+    @inlinable @inline(__always)
+    func firstRow(on event: Rules.Event) -> Int? {
         // Fields read in place: binding the whole row would retain its effects array per row scanned.
-        for index in table.rows.indices
-        where table.rows[index].from == state && table.rows[index].event == event
-            && holds(table.rows[index].condition)
-        {
-            return index
+        for position in table.lookup.eventRows(at: slot) {
+            let index = table.lookup.storage[position]
+            if table.rows[index].event == event && holds(table.rows[index].condition) { return index }
         }
         return nil
     }
 
-    /// After row `taken`, the first completion row of the state it entered whose guard holds.
-    private func firstCompletionRow(after taken: Int) -> Int? {
-        for index in table.completionRows[taken] where holds(table.rows[index].condition) { return index }
+    /// After the row just taken, the first completion row of the state it entered whose guard holds.
+    @inlinable @inline(__always)
+    func firstCompletionRow() -> Int? {
+        for position in table.lookup.completionRows(at: slot) {
+            let index = table.lookup.storage[position]
+            if holds(table.rows[index].condition) { return index }
+        }
         return nil
     }
 
-    private func holds(_ condition: GuardCondition<Rules.Guard>) -> Bool {
+    @inlinable @inline(__always)
+    func holds(_ condition: GuardCondition<Rules.Guard>) -> Bool {
         switch condition {
         case .always: true
-        case .when(let guardSymbol): rules.holds(guardSymbol)
-        case .unless(let guardSymbol): !rules.holds(guardSymbol)
+        case .when(let guardSymbol): facts.holds(guardSymbol)
+        case .unless(let guardSymbol): !facts.holds(guardSymbol)
         }
     }
 
-    private mutating func take(_ index: Int, into step: inout Step) {
-        let row = table.rows[index]
+    @inlinable @inline(__always)
+    mutating func take(_ index: Int, into step: inout Step) {
         var noted = StepNotes()
-        state = row.to
-        for effect in row.effects {
-            if let action = rules.perform(effect, of: row, notes: &noted) { step.actions.append(action) }
+        current = table.rows[index].to
+        slot = 1 + index
+        // By position, not `for effect in`: an iterator holds the effects array, a retain and a
+        // release (atomic) per row taken.
+        for position in 0..<table.rows[index].effects.count {
+            let effect = table.rows[index].effects[position]
+            if let action = facts.perform(effect, of: table.rows[index], notes: &noted) { step.produced.append(action) }
         }
-        rules.annotate(&noted)
+        facts.annotate(&noted)
         step.rows.append(
             .init(
-                from: row.from, event: row.event, condition: row.condition, to: row.to, attempt: noted.attempt,
-                delay: noted.delay))
+                from: table.rows[index].from, event: table.rows[index].event, condition: table.rows[index].condition,
+                to: table.rows[index].to, attempt: noted.attempt, delay: noted.delay))
     }
 }

@@ -1,6 +1,6 @@
 /// The breaker's health over the last sampling duration: calls and failures in ten rolling
 /// buckets (as Polly does), so old outcomes leave the window a tenth of it at a time.
-struct SamplingWindow: Hashable, Sendable {
+package struct SamplingWindow: Hashable, Sendable {
     private struct Bucket: Hashable, Sendable {
         var start: Duration
         var calls = 0
@@ -8,19 +8,19 @@ struct SamplingWindow: Hashable, Sendable {
     }
 
     /// The window's length.
-    let duration: Duration
+    package let duration: Duration
     private let bucketLength: Duration
     private var buckets: [Bucket] = []
 
     /// An empty window `duration` long.
-    init(duration: Duration) {
+    package init(duration: Duration) {
         self.duration = duration
         self.bucketLength = duration / 10
         buckets.reserveCapacity(11)
     }
 
     /// Counts one call at `time`.
-    mutating func record(failed: Bool, at time: Duration) {
+    package mutating func record(failed: Bool, at time: Duration) {
         evict(at: time)
         if let last = buckets.indices.last, time < buckets[last].start + bucketLength {
             buckets[last].calls += 1
@@ -31,7 +31,7 @@ struct SamplingWindow: Hashable, Sendable {
     }
 
     /// Calls and failures still inside the window at `time`.
-    func health(at time: Duration) -> (calls: Int, failures: Int) {
+    package func health(at time: Duration) -> (calls: Int, failures: Int) {
         var calls = 0
         var failures = 0
         for bucket in buckets where bucket.start + duration > time {
@@ -42,7 +42,7 @@ struct SamplingWindow: Hashable, Sendable {
     }
 
     /// Forgets everything (the breaker closes afresh).
-    mutating func clear() { buckets.removeAll(keepingCapacity: true) }
+    package mutating func clear() { buckets.removeAll(keepingCapacity: true) }
 
     private mutating func evict(at time: Duration) {
         buckets.removeAll { $0.start + duration <= time }

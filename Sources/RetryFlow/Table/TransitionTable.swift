@@ -28,9 +28,10 @@ public struct TransitionTable<
     public let terminals: [State]
     /// The rows, in lookup order.
     public let rows: [Row]
-    /// For each row, the completion rows of the state it enters (empty unless that state is a
-    /// decision), in lookup order: precomputed so a machine step scans only what can apply.
-    package let completionRows: [[Int]]
+    /// The rows that can apply in each place the machine stands, in lookup order: precomputed so a
+    /// machine step scans only those.
+    @usableFromInline
+    package let lookup: RowLookup
 
     /// Makes a table. It is not validated here; call ``validate()`` (tests do, for every shipped table).
     public init(name: String, initial: State, terminals: [State], rows: [Row]) {
@@ -38,12 +39,11 @@ public struct TransitionTable<
         self.initial = initial
         self.terminals = terminals
         self.rows = rows
-        self.completionRows = rows.map { row in rows.indices.filter { rows[$0].from == row.to && rows[$0].event == nil }
-        }
+        self.lookup = RowLookup(rows: rows, initial: initial)
     }
 
     /// Whether a run that reaches `state` is over.
-    public func isTerminal(_ state: State) -> Bool { terminals.contains(state) }
+    @inlinable public func isTerminal(_ state: State) -> Bool { terminals.contains(state) }
 
     /// Whether `state` is left only by completion transitions (a decision the machine never rests in).
     public func isDecision(_ state: State) -> Bool {
