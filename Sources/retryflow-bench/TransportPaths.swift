@@ -22,12 +22,18 @@ enum TransportPaths {
         case delegate
         /// `data(for:)` itself in a child task, its answer or the caller's cancellation through a one-shot.
         case dataForOneShot = "data(for:)+one-shot"
+        /// RetryFlowHTTP's transport alone (`send`, one attempt, no engine).
+        case transport
         /// RetryFlow's `data(for:retry:)`, for reference.
         case retryFlow = "data(for:retry:)"
+        /// The same without the default per-attempt timeout: no timer armed per attempt.
+        case retryFlowUntimed = "data(for:retry:) untimed"
     }
 
     static func run(quick: Bool) async throws -> [BenchmarkResult] {
-        let count = quick ? 50 : 1000
+        // Many short rounds: on a shared machine the load changes within seconds, and a short round
+        // sees about the same load for every path (issue 16: rounds of 1,000 swung 0.3–3.2).
+        let count = quick ? 50 : 200
         let server = try FlakyServer(scripts: ["/ok": [.status(200, body: "ok")]])
         defer { server.stop() }
         let request = URLRequest(url: server.url("/ok"))
@@ -40,6 +46,11 @@ enum TransportPaths {
             return URLSession(configuration: plain.configuration, delegate: nil, delegateQueue: queue)
         }()
         let collector = BodyCollector()
+        let untimed: HTTPRetryRules = {
+            var rules = HTTPRetryRules.default
+            rules.defaultAttemptTimeout = nil
+            return rules
+        }()
         let delegated = URLSession(configuration: plain.configuration, delegate: collector, delegateQueue: nil)
         func send(_ path: Path) async throws {
             switch path {
@@ -47,7 +58,9 @@ enum TransportPaths {
             case .ownQueue: _ = try await completion(ownQueue, request)
             case .delegate: _ = try await collector.send(request, on: delegated)
             case .dataForOneShot: _ = try await dataForOneShot(plain, request)
+            case .transport: _ = try await plain.send(request)
             case .retryFlow: _ = try await plain.data(for: request, retry: .default)
+            case .retryFlowUntimed: _ = try await plain.data(for: request, retry: .default, rules: untimed)
             }
         }
         for path in Path.allCases { for _ in 0..<20 { try await send(path) } }
@@ -57,7 +70,7 @@ enum TransportPaths {
         var ratios: [Path: [Double]] = [:]
         var cpuRatios: [Path: [Double]] = [:]
         var bareTimes: [Double] = []
-        for _ in 0..<(quick ? 2 : 7) {
+        for _ in 0..<(quick ? 2 : 25) {
             var bareCPU = cpuSeconds()
             let bare = try await Measure.seconds { for _ in 0..<count { _ = try await plain.data(for: request) } }
             bareCPU = cpuSeconds() - bareCPU
@@ -82,6 +95,26 @@ enum TransportPaths {
                     format:
                         "%d sequential GETs, median of %d interleaved rounds (ratios %.3f–%.3f); CPU time ratio %.3f",
                     count, all.count, all.min() ?? 0, all.max() ?? 0, Measure.median(cpuRatios[path] ?? [])))
+        }
+    }
+
+    /// `retryflow-bench __requests PATH N`: N sequential GETs one way and nothing else, to profile a
+    /// path alone (`perf record`, `valgrind --tool=callgrind`). `bare` is `data(for:)`.
+    static func requests(_ name: String, count: Int) async throws {
+        let server = try FlakyServer(scripts: ["/ok": [.status(200, body: "ok")]])
+        defer { server.stop() }
+        let request = URLRequest(url: server.url("/ok"))
+        let session = HTTPBenchmarks.session()
+        var untimed = HTTPRetryRules.default
+        untimed.defaultAttemptTimeout = nil
+        for _ in 0..<count {
+            switch Path(rawValue: name) {
+            case .completionHandler: _ = try await completion(session, request)
+            case .transport: _ = try await session.send(request)
+            case .retryFlow: _ = try await session.data(for: request, retry: .default)
+            case .retryFlowUntimed: _ = try await session.data(for: request, retry: .default, rules: untimed)
+            default: _ = try await session.data(for: request)
+            }
         }
     }
 
