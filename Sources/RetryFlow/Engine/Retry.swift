@@ -203,13 +203,8 @@ extension Retry {
         timerAt: C.Instant
     ) async -> AttemptEnd<Value> {
         let interrupt = AttemptInterrupt(due: { clock.now >= timerAt })
-        let timer = Task {
-            do {
-                try await clock.sleep(until: timerAt, tolerance: nil)
-                interrupt.fire()
-            } catch {}
-        }
-        defer { timer.cancel() }
+        let timer = ArmedTimer(clock: clock, at: timerAt) { interrupt.fire() }
+        defer { timer.disarm() }
         let result: Result<Value, any Error>
         do {
             result = .success(try await AttemptInterrupt.$current.withValue(interrupt) { try await operation(attempt) })
@@ -221,6 +216,35 @@ extension Retry {
         switch result {
         case .success(let value): return .returned(value)
         case .failure(let error): return .threw(error)
+        }
+    }
+}
+
+/// An inline attempt's timer: on the real clock, an entry of the process's ``SharedTimer`` (no task
+/// per attempt); on any other clock (``ManualClock`` in tests), a task sleeping on it, so a test
+/// sees the timer as one more sleeper, as before.
+private enum ArmedTimer {
+    case shared(SharedTimer<ContinuousClock>.Token)
+    case task(Task<Void, Never>)
+
+    init<C: Clock<Duration>>(clock: C, at instant: C.Instant, fire: @escaping @Sendable () -> Void) {
+        if C.self == ContinuousClock.self, let instant = instant as? ContinuousClock.Instant {
+            self = .shared(SharedTimer.continuous.arm(at: instant, fire))
+        } else {
+            self = .task(
+                Task {
+                    do {
+                        try await clock.sleep(until: instant, tolerance: nil)
+                        fire()
+                    } catch {}
+                })
+        }
+    }
+
+    func disarm() {
+        switch self {
+        case .shared(let token): SharedTimer.continuous.disarm(token)
+        case .task(let task): task.cancel()
         }
     }
 }
