@@ -160,7 +160,7 @@ extension Retry {
     private static func attempt<Value: Sendable>(_ number: Int, book: RunBook<Value>, clock: C, start: C.Instant) async
     {
         let attemptStart = start.duration(to: clock.now)
-        let timer = book.policy.attemptTimer(startingAt: attemptStart)
+        let timer = book.attemptTimer(startingAt: attemptStart)
         let end: AttemptEnd<Value>
         if book.runsAttemptsInline && timer == nil {
             do {
@@ -253,7 +253,8 @@ private enum ArmedTimer {
 /// one task only (the run's), never shared.
 private final class RunBook<Value: Sendable> {
     let engine: EngineHooks
-    let policy: RetryPolicy
+    /// The policy, read from the machine (no second copy of its 176 bytes in every parked run).
+    var policy: RetryPolicy { machine.policy }
     let transitions: AsyncStream<RetryTrace.Step>.Continuation?
     var machine: RetryMachine
     var trace = RetryTrace()
@@ -286,7 +287,6 @@ private final class RunBook<Value: Sendable> {
     ) {
         self.engine = EngineHooks(
             onRetry: engine.onRetry, onTransition: engine.onTransition, describeError: engine.describeError)
-        self.policy = engine.policy
         self.transitions = transitions
         self.operation = operation
         self.classifyResult = classifyResult
@@ -353,6 +353,13 @@ private final class RunBook<Value: Sendable> {
         trace.steps.append(step)
         engine.onTransition?(step)
         transitions?.yield(step)
+    }
+
+    /// The timer of an attempt starting `start` after the run began. Synchronous, so the policy it
+    /// reads is copied onto the thread's stack, never into the attempt's async frame.
+    @inline(never)
+    func attemptTimer(startingAt start: Duration) -> AttemptTimer? {
+        policy.attemptTimer(startingAt: start)
     }
 
     func attemptInfo(_ number: Int) -> RetryAttempt {
