@@ -99,7 +99,8 @@ enum TransportPaths {
     }
 
     /// `retryflow-bench __requests PATH N`: N sequential GETs one way and nothing else, to profile a
-    /// path alone (`perf record`, `valgrind --tool=callgrind`). `bare` is `data(for:)`.
+    /// path alone (`perf record`; valgrind crashes on URLSession here). `bare` is `data(for:)`;
+    /// `engine-only` times N engine runs whose operation answers at once (no request).
     static func requests(_ name: String, count: Int) async throws {
         let server = try FlakyServer(scripts: ["/ok": [.status(200, body: "ok")]])
         defer { server.stop() }
@@ -107,6 +108,24 @@ enum TransportPaths {
         let session = HTTPBenchmarks.session()
         var untimed = HTTPRetryRules.default
         untimed.defaultAttemptTimeout = nil
+        if name == "engine-only" {
+            // The engine alone, attempts inline as the HTTP driver runs them, with an operation that
+            // answers at once: what a run costs besides its request, untimed and with a 30 s timer.
+            let canned = try await session.send(request)
+            for timed in [false, true, false, true] {
+                var policy = RetryPolicy.default
+                if timed { policy.perAttemptTimeout = .seconds(30) }
+                var engine = Retry(policy, runsAttemptsInline: true)
+                engine.interruptsInlineAttempts = true
+                let time = try await Measure.seconds {
+                    for _ in 0..<count { _ = try await engine.outcome { _ in canned } }
+                }
+                print(
+                    String(
+                        format: "engine-only%@: %.2f µs per run", timed ? " (timed)" : "", time / Double(count) * 1e6))
+            }
+            return
+        }
         for _ in 0..<count {
             switch Path(rawValue: name) {
             case .completionHandler: _ = try await completion(session, request)
