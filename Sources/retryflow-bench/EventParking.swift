@@ -8,7 +8,8 @@ import RetryFlow
 /// `__park event`: the floor of an event-driven engine, measured before anyone writes one (issue 16).
 /// The caller awaits one continuation at a shallow depth; the attempt runs in a short-lived task of
 /// its own (its allocator slabs die with it), which steps a real ``RetryMachine`` to its wait and
-/// parks the run on one shared timer that holds every waiting run in deadline order. What stays
+/// parks the run on one shared timer that holds every waiting run in deadline order (RetryFlow's
+/// ``SharedTimer``, which serves inline attempts' timers). What stays
 /// alive through the wait is the caller's task, the run's state on the heap (today's `RunBook`'s
 /// fields, with their real types) and the timer's entry.
 enum EventParking {
@@ -41,9 +42,12 @@ enum EventParking {
         let guards = FleetGuards()
         var ticket: CircuitTicket?
         var lastRetryCost: Int?
-        // The event-driven engine's own: the continuation the caller awaits (guarded by the timer's lock).
+        // The event-driven engine's own: the continuation the caller awaits and the run's entry on
+        // the shared timer (RetryFlow's own `SharedTimer`, as such an engine would use it).
+        let lock = NSLock()
         var continuation: UnsafeContinuation<Void, Never>?
-        var cancelled = false
+        var resumed = false
+        var token: SharedTimer<ContinuousClock>.Token?
 
         init(policy: RetryPolicy, operation: @escaping @Sendable (Int) async throws -> Int) {
             onRetry = nil
@@ -106,103 +110,26 @@ enum EventParking {
         var returnedValue: Bool
     }
 
-    /// One timer for every waiting run: a heap in deadline order and one task sleeping until the
-    /// earliest. When a deadline passes it would start the run's next attempt; here it resumes the
-    /// caller (the harness never lets 60 s pass).
-    final class SharedTimer: @unchecked Sendable {
-        private struct Entry {
-            let deadline: ContinuousClock.Instant
-            let sequence: Int
-            let run: RunState
-            func before(_ other: Entry) -> Bool {
-                deadline < other.deadline || (deadline == other.deadline && sequence < other.sequence)
-            }
+    /// Hands the caller's continuation over to the run; resumes it at once if it was resumed before.
+    static func hold(_ run: RunState, _ continuation: UnsafeContinuation<Void, Never>) {
+        let early = run.lock.withLock { () -> Bool in
+            if !run.resumed { run.continuation = continuation }
+            return run.resumed
         }
-
-        private let lock = NSLock()
-        private var heap: [Entry] = []
-        private var sequence = 0
-        private var armedFor: ContinuousClock.Instant?
-        private var sleeper: Task<Void, Never>?
-        private let clock = ContinuousClock()
-
-        /// Parks `run` until `deadline`.
-        func park(_ run: RunState, until deadline: ContinuousClock.Instant) {
-            lock.lock()
-            defer { lock.unlock() }
-            sequence += 1
-            heap.append(Entry(deadline: deadline, sequence: sequence, run: run))
-            var child = heap.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard heap[child].before(heap[parent]) else { break }
-                heap.swapAt(child, parent)
-                child = parent
-            }
-            if armedFor.map({ deadline < $0 }) ?? true { arm(deadline) }
-        }
-
-        /// Lock held.
-        private func arm(_ deadline: ContinuousClock.Instant) {
-            sleeper?.cancel()
-            armedFor = deadline
-            sleeper = Task { [clock] in
-                do {
-                    try await clock.sleep(until: deadline, tolerance: nil)
-                    self.fireDue()
-                } catch {}
-            }
-        }
-
-        private func fireDue() {
-            var due: [RunState] = []
-            lock.lock()
-            armedFor = nil
-            while let first = heap.first, first.deadline <= clock.now {
-                due.append(first.run)
-                heap.swapAt(0, heap.count - 1)
-                heap.removeLast()
-                var parent = 0
-                while true {
-                    let left = 2 * parent + 1
-                    let right = left + 1
-                    var least = parent
-                    if left < heap.count, heap[left].before(heap[least]) { least = left }
-                    if right < heap.count, heap[right].before(heap[least]) { least = right }
-                    guard least != parent else { break }
-                    heap.swapAt(parent, least)
-                    parent = least
-                }
-            }
-            if let next = heap.first { arm(next.deadline) }
-            lock.unlock()
-            for run in due { resume(run) }
-        }
-
-        /// Hands the caller's continuation to the run (or resumes it at once if it was cancelled).
-        func hold(_ run: RunState, _ continuation: UnsafeContinuation<Void, Never>) {
-            lock.lock()
-            guard !run.cancelled else {
-                lock.unlock()
-                return continuation.resume()
-            }
-            run.continuation = continuation
-            lock.unlock()
-        }
-
-        /// Resumes the caller once: its deadline passed, or it was cancelled (the entry stays in the
-        /// heap and is dropped when due).
-        func resume(_ run: RunState) {
-            lock.lock()
-            run.cancelled = true
-            let continuation = run.continuation
-            run.continuation = nil
-            lock.unlock()
-            continuation?.resume()
-        }
+        if early { continuation.resume() }
     }
 
-    static let timer = SharedTimer()
+    /// Resumes the caller once: its deadline passed (here the event-driven engine would start the
+    /// next attempt; the harness never lets 60 s pass), or it was cancelled.
+    static func resume(_ run: RunState) {
+        let continuation = run.lock.withLock { () -> UnsafeContinuation<Void, Never>? in
+            run.resumed = true
+            defer { run.continuation = nil }
+            return run.continuation
+        }
+        if let token = run.lock.withLock({ run.token }) { SharedTimer.continuous.disarm(token) }
+        continuation?.resume()
+    }
 
     /// One caller: makes the run's state, starts the attempt in its own task and awaits the
     /// continuation that the timer will resume.
@@ -212,7 +139,7 @@ enum EventParking {
         run.advance(now: .zero)
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                timer.hold(run, continuation)
+                hold(run, continuation)
                 Task {
                     let started = start.duration(to: clock.now)
                     do {
@@ -220,12 +147,15 @@ enum EventParking {
                     } catch {
                         run.attemptFailed(error, started: started, now: start.duration(to: clock.now))
                     }
-                    timer.park(run, until: start.advanced(by: run.decidedAt + run.delayBefore))
+                    let token = SharedTimer.continuous.arm(at: start.advanced(by: run.decidedAt + run.delayBefore)) {
+                        resume(run)
+                    }
+                    run.lock.withLock { run.token = token }
                     didPark()
                 }
             }
         } onCancel: {
-            timer.resume(run)
+            resume(run)
         }
     }
 

@@ -70,12 +70,15 @@ enum TransportPaths {
         var ratios: [Path: [Double]] = [:]
         var cpuRatios: [Path: [Double]] = [:]
         var bareTimes: [Double] = []
-        for _ in 0..<(quick ? 2 : 25) {
+        for round in 0..<(quick ? 2 : 25) {
             var bareCPU = cpuSeconds()
             let bare = try await Measure.seconds { for _ in 0..<count { _ = try await plain.data(for: request) } }
             bareCPU = cpuSeconds() - bareCPU
             bareTimes.append(bare)
-            for path in Path.allCases {
+            // Each round starts at another path, so no path always follows the same one.
+            let paths = Path.allCases
+            let order = paths[(round % paths.count)...] + paths[..<(round % paths.count)]
+            for path in order {
                 var cpu = cpuSeconds()
                 let time = try await Measure.seconds { for _ in 0..<count { try await send(path) } }
                 cpu = cpuSeconds() - cpu
