@@ -24,6 +24,8 @@ enum TransportPaths {
         case dataForOneShot = "data(for:)+one-shot"
         /// RetryFlowHTTP's transport alone (`send`, one attempt, no engine).
         case transport
+        /// The same with the default 30 s attempt timeout's request (URLSession's timeout set to 31 s).
+        case transportTimed = "transport timed"
         /// RetryFlow's `data(for:retry:)`, for reference.
         case retryFlow = "data(for:retry:)"
         /// The same without the default per-attempt timeout: no timer armed per attempt.
@@ -59,6 +61,7 @@ enum TransportPaths {
             case .delegate: _ = try await collector.send(request, on: delegated)
             case .dataForOneShot: _ = try await dataForOneShot(plain, request)
             case .transport: _ = try await plain.send(request)
+            case .transportTimed: _ = try await plain.send(request, attemptTimeout: .seconds(30))
             case .retryFlow: _ = try await plain.data(for: request, retry: .default)
             case .retryFlowUntimed: _ = try await plain.data(for: request, retry: .default, rules: untimed)
             }
