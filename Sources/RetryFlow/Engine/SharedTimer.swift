@@ -71,7 +71,9 @@ package final class SharedTimer<C: Clock>: Sendable where C.Duration == Duration
         state.generation += 1
         state.wakesAt = instant
         let generation = state.generation
-        state.sleeper = Task { [clock] in
+        // Detached: the sleeper serves every caller, so it must not keep the task-local values (nor
+        // take the priority) of whichever caller happened to arm the earliest timer.
+        state.sleeper = Task.detached { [clock] in
             do {
                 try await clock.sleep(until: instant, tolerance: nil)
             } catch {
