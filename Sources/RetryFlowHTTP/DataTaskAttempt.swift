@@ -14,7 +14,7 @@ extension URLSession {
     /// With an `attemptTimeout`, URLSession's own (idle) timeout is set a second after it, in whole
     /// seconds as libcurl takes it, and never above the session's: the engine ends the attempt
     /// first, and a data task abandoned rather than cancelled (see below) ends soon after.
-    func send(_ request: URLRequest, attemptTimeout: Duration? = nil) async throws -> HTTPResponse {
+    package func send(_ request: URLRequest, attemptTimeout: Duration? = nil) async throws -> HTTPResponse {
         var request = request
         if let attemptTimeout {
             request.timeoutInterval = min(

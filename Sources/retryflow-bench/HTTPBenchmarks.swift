@@ -125,7 +125,9 @@ enum HTTPBenchmarks {
 
     /// `success-overhead`: sequential GETs that succeed at once, RetryFlow against bare `data(for:)`.
     static func successOverhead(quick: Bool) async throws -> BenchmarkResult {
-        let count = quick ? 100 : 2000
+        // Many short pairs, each starting with the other side than the last: on a shared machine the load
+        // changes within seconds (pairs of 2,000 swung 0.9–3.0 within one run).
+        let count = quick ? 100 : 400
         let server = try FlakyServer(scripts: ["/ok": [.status(200, body: "ok")]])
         defer { server.stop() }
         let session = self.session()
@@ -136,15 +138,21 @@ enum HTTPBenchmarks {
         var bareTimes: [Double] = []
         var flowTimes: [Double] = []
         var cpuRatios: [Double] = [] // process CPU time: less sensitive to other processes' load
-        for _ in 0..<(quick ? 3 : 9) {
-            var bareCPU = TransportPaths.cpuSeconds()
-            let bare = try await Measure.seconds { for _ in 0..<count { _ = try await session.data(for: request) } }
-            bareCPU = TransportPaths.cpuSeconds() - bareCPU
-            var flowCPU = TransportPaths.cpuSeconds()
-            let flow = try await Measure.seconds {
+        func timed(_ body: () async throws -> Void) async throws -> (wall: Double, cpu: Double) {
+            let cpu = TransportPaths.cpuSeconds()
+            let wall = try await Measure.seconds { try await body() }
+            return (wall, TransportPaths.cpuSeconds() - cpu)
+        }
+        for pair in 0..<(quick ? 3 : 45) {
+            func sendBare() async throws { for _ in 0..<count { _ = try await session.data(for: request) } }
+            func sendFlow() async throws {
                 for _ in 0..<count { _ = try await session.data(for: request, retry: policy) }
             }
-            flowCPU = TransportPaths.cpuSeconds() - flowCPU
+            let bareFirst = pair.isMultiple(of: 2)
+            let first = try await timed(bareFirst ? sendBare : sendFlow)
+            let second = try await timed(bareFirst ? sendFlow : sendBare)
+            let (bare, bareCPU) = bareFirst ? first : second
+            let (flow, flowCPU) = bareFirst ? second : first
             bareTimes.append(bare)
             flowTimes.append(flow)
             ratios.append(flow / bare)

@@ -22,6 +22,9 @@ enum ParkedMemory {
         case run
         /// A RetryFlow run with `runsAttemptsInline` (as the HTTP driver runs attempts without a timer).
         case runInline = "run-inline"
+        /// The floor of an event-driven engine (``EventParking``): the caller awaits one continuation,
+        /// the attempt ran in a short-lived task, the run's state waits on one shared timer.
+        case event
     }
 
     /// Resident bytes per parked task: N tasks started, measured once all of them have parked.
@@ -52,6 +55,8 @@ enum ParkedMemory {
                     _ = await minimalLoop(clock: clock, didPark: didPark) { () async throws -> Int in
                         try await deepFrames(8)
                     }
+                case .event:
+                    await EventParking.parkedRun(policy: policy, clock: clock, didPark: didPark)
                 case .run, .runInline:
                     _ = try? await engine.outcome { _ -> Int in throw URLError(.networkConnectionLost) }
                 }

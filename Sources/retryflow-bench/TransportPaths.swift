@@ -22,12 +22,20 @@ enum TransportPaths {
         case delegate
         /// `data(for:)` itself in a child task, its answer or the caller's cancellation through a one-shot.
         case dataForOneShot = "data(for:)+one-shot"
+        /// RetryFlowHTTP's transport alone (`send`, one attempt, no engine).
+        case transport
+        /// The same with the default 30 s attempt timeout's request (URLSession's timeout set to 31 s).
+        case transportTimed = "transport timed"
         /// RetryFlow's `data(for:retry:)`, for reference.
         case retryFlow = "data(for:retry:)"
+        /// The same without the default per-attempt timeout: no timer armed per attempt.
+        case retryFlowUntimed = "data(for:retry:) untimed"
     }
 
     static func run(quick: Bool) async throws -> [BenchmarkResult] {
-        let count = quick ? 50 : 1000
+        // Many short rounds: on a shared machine the load changes within seconds, and a short round
+        // sees about the same load for every path (issue 16: rounds of 1,000 swung 0.3–3.2).
+        let count = quick ? 50 : 200
         let server = try FlakyServer(scripts: ["/ok": [.status(200, body: "ok")]])
         defer { server.stop() }
         let request = URLRequest(url: server.url("/ok"))
@@ -40,6 +48,11 @@ enum TransportPaths {
             return URLSession(configuration: plain.configuration, delegate: nil, delegateQueue: queue)
         }()
         let collector = BodyCollector()
+        let untimed: HTTPRetryRules = {
+            var rules = HTTPRetryRules.default
+            rules.defaultAttemptTimeout = nil
+            return rules
+        }()
         let delegated = URLSession(configuration: plain.configuration, delegate: collector, delegateQueue: nil)
         func send(_ path: Path) async throws {
             switch path {
@@ -47,7 +60,10 @@ enum TransportPaths {
             case .ownQueue: _ = try await completion(ownQueue, request)
             case .delegate: _ = try await collector.send(request, on: delegated)
             case .dataForOneShot: _ = try await dataForOneShot(plain, request)
+            case .transport: _ = try await plain.send(request)
+            case .transportTimed: _ = try await plain.send(request, attemptTimeout: .seconds(30))
             case .retryFlow: _ = try await plain.data(for: request, retry: .default)
+            case .retryFlowUntimed: _ = try await plain.data(for: request, retry: .default, rules: untimed)
             }
         }
         for path in Path.allCases { for _ in 0..<20 { try await send(path) } }
@@ -57,12 +73,15 @@ enum TransportPaths {
         var ratios: [Path: [Double]] = [:]
         var cpuRatios: [Path: [Double]] = [:]
         var bareTimes: [Double] = []
-        for _ in 0..<(quick ? 2 : 7) {
+        for round in 0..<(quick ? 2 : 25) {
             var bareCPU = cpuSeconds()
             let bare = try await Measure.seconds { for _ in 0..<count { _ = try await plain.data(for: request) } }
             bareCPU = cpuSeconds() - bareCPU
             bareTimes.append(bare)
-            for path in Path.allCases {
+            // Each round starts at another path, so no path always follows the same one.
+            let paths = Path.allCases
+            let order = paths[(round % paths.count)...] + paths[..<(round % paths.count)]
+            for path in order {
                 var cpu = cpuSeconds()
                 let time = try await Measure.seconds { for _ in 0..<count { try await send(path) } }
                 cpu = cpuSeconds() - cpu
@@ -82,6 +101,45 @@ enum TransportPaths {
                     format:
                         "%d sequential GETs, median of %d interleaved rounds (ratios %.3f–%.3f); CPU time ratio %.3f",
                     count, all.count, all.min() ?? 0, all.max() ?? 0, Measure.median(cpuRatios[path] ?? [])))
+        }
+    }
+
+    /// `retryflow-bench __requests PATH N`: N sequential GETs one way and nothing else, to profile a
+    /// path alone (`perf record`; valgrind crashes on URLSession here). `bare` is `data(for:)`;
+    /// `engine-only` times N engine runs whose operation answers at once (no request).
+    static func requests(_ name: String, count: Int) async throws {
+        let server = try FlakyServer(scripts: ["/ok": [.status(200, body: "ok")]])
+        defer { server.stop() }
+        let request = URLRequest(url: server.url("/ok"))
+        let session = HTTPBenchmarks.session()
+        var untimed = HTTPRetryRules.default
+        untimed.defaultAttemptTimeout = nil
+        if name == "engine-only" {
+            // The engine alone, attempts inline as the HTTP driver runs them, with an operation that
+            // answers at once: what a run costs besides its request, untimed and with a 30 s timer.
+            let canned = try await session.send(request)
+            for timed in [false, true, false, true] {
+                var policy = RetryPolicy.default
+                if timed { policy.perAttemptTimeout = .seconds(30) }
+                var engine = Retry(policy, runsAttemptsInline: true)
+                engine.interruptsInlineAttempts = true
+                let time = try await Measure.seconds {
+                    for _ in 0..<count { _ = try await engine.outcome { _ in canned } }
+                }
+                print(
+                    String(
+                        format: "engine-only%@: %.2f µs per run", timed ? " (timed)" : "", time / Double(count) * 1e6))
+            }
+            return
+        }
+        for _ in 0..<count {
+            switch Path(rawValue: name) {
+            case .completionHandler: _ = try await completion(session, request)
+            case .transport: _ = try await session.send(request)
+            case .retryFlow: _ = try await session.data(for: request, retry: .default)
+            case .retryFlowUntimed: _ = try await session.data(for: request, retry: .default, rules: untimed)
+            default: _ = try await session.data(for: request)
+            }
         }
     }
 

@@ -32,6 +32,11 @@ if arguments.first == "__park", arguments.count == 3, let kind = ParkedMemory.Ki
     print(try await ParkedMemory.bytesPerTask(kind, count: count))
     exit(0)
 }
+if arguments.first == "__requests", arguments.count == 3, let count = Int(arguments[2]) {
+    // N sequential GETs one way, to profile that path alone (docs/benchmarks.md).
+    try await TransportPaths.requests(arguments[1], count: count)
+    exit(0)
+}
 if arguments.first == "__serve", arguments.count == 2, let seconds = Int(arguments[1]) {
     // A FlakyServer answering 200 on /ok for `seconds`, to load it from another process (wrk).
     let server = try FlakyServer(scripts: ["/ok": [.status(200, body: "ok")]])

@@ -160,7 +160,7 @@ extension Retry {
     private static func attempt<Value: Sendable>(_ number: Int, book: RunBook<Value>, clock: C, start: C.Instant) async
     {
         let attemptStart = start.duration(to: clock.now)
-        let timer = book.policy.attemptTimer(startingAt: attemptStart)
+        let timer = book.attemptTimer(startingAt: attemptStart)
         let end: AttemptEnd<Value>
         if book.runsAttemptsInline && timer == nil {
             do {
@@ -203,13 +203,8 @@ extension Retry {
         timerAt: C.Instant
     ) async -> AttemptEnd<Value> {
         let interrupt = AttemptInterrupt(due: { clock.now >= timerAt })
-        let timer = Task {
-            do {
-                try await clock.sleep(until: timerAt, tolerance: nil)
-                interrupt.fire()
-            } catch {}
-        }
-        defer { timer.cancel() }
+        let timer = ArmedTimer(clock: clock, at: timerAt) { interrupt.fire() }
+        defer { timer.disarm() }
         let result: Result<Value, any Error>
         do {
             result = .success(try await AttemptInterrupt.$current.withValue(interrupt) { try await operation(attempt) })
@@ -225,11 +220,41 @@ extension Retry {
     }
 }
 
+/// An inline attempt's timer: on the real clock, an entry of the process's ``SharedTimer`` (no task
+/// per attempt); on any other clock (``ManualClock`` in tests), a task sleeping on it, so a test
+/// sees the timer as one more sleeper, as before.
+private enum ArmedTimer {
+    case shared(SharedTimer<ContinuousClock>.Token)
+    case task(Task<Void, Never>)
+
+    init<C: Clock<Duration>>(clock: C, at instant: C.Instant, fire: @escaping @Sendable () -> Void) {
+        if C.self == ContinuousClock.self, let instant = instant as? ContinuousClock.Instant {
+            self = .shared(SharedTimer.continuous.arm(at: instant, fire))
+        } else {
+            self = .task(
+                Task {
+                    do {
+                        try await clock.sleep(until: instant, tolerance: nil)
+                        fire()
+                    } catch {}
+                })
+        }
+    }
+
+    func disarm() {
+        switch self {
+        case .shared(let token): SharedTimer.continuous.disarm(token)
+        case .task(let task): task.cancel()
+        }
+    }
+}
+
 /// One run's bookkeeping: the machine, the trace, the attempt records and the next event. Used by
 /// one task only (the run's), never shared.
 private final class RunBook<Value: Sendable> {
     let engine: EngineHooks
-    let policy: RetryPolicy
+    /// The policy, read from the machine (no second copy of its 176 bytes in every parked run).
+    var policy: RetryPolicy { machine.policy }
     let transitions: AsyncStream<RetryTrace.Step>.Continuation?
     var machine: RetryMachine
     var trace = RetryTrace()
@@ -262,7 +287,6 @@ private final class RunBook<Value: Sendable> {
     ) {
         self.engine = EngineHooks(
             onRetry: engine.onRetry, onTransition: engine.onTransition, describeError: engine.describeError)
-        self.policy = engine.policy
         self.transitions = transitions
         self.operation = operation
         self.classifyResult = classifyResult
@@ -329,6 +353,13 @@ private final class RunBook<Value: Sendable> {
         trace.steps.append(step)
         engine.onTransition?(step)
         transitions?.yield(step)
+    }
+
+    /// The timer of an attempt starting `start` after the run began. Synchronous, so the policy it
+    /// reads is copied onto the thread's stack, never into the attempt's async frame.
+    @inline(never)
+    func attemptTimer(startingAt start: Duration) -> AttemptTimer? {
+        policy.attemptTimer(startingAt: start)
     }
 
     func attemptInfo(_ number: Int) -> RetryAttempt {

@@ -1,0 +1,154 @@
+/// Many timers on one clock served by one sleeping task: the timers wait in a heap in deadline
+/// order, and one task sleeps until the earliest, then calls what is due, in order.
+///
+/// Why: an inline attempt with a timer (the HTTP transport's 30 s default timeout) used to start a
+/// task of its own that slept until the timer's instant and was cancelled when the answer came:
+/// a task created, scheduled twice and a clock wait registered and left behind, per request
+/// (success-overhead, issue 16). Here arming is a heap insertion under a lock and disarming a
+/// removal; a new task starts only when a timer is earlier than every armed one, so a stream of
+/// requests with the same timeout starts about one task per timeout period.
+package final class SharedTimer<C: Clock>: Sendable where C.Duration == Duration {
+    /// An armed timer, to disarm it.
+    package struct Token: Sendable {
+        fileprivate let id: UInt64
+    }
+
+    private struct Entry {
+        let at: C.Instant
+        let id: UInt64
+        let fire: @Sendable () -> Void
+
+        func precedes(_ other: Entry) -> Bool { at < other.at || (at == other.at && id < other.id) }
+    }
+
+    private struct State {
+        /// A binary min-heap by (instant, arming order).
+        var heap: [Entry] = []
+        /// Where each armed timer is in `heap`, to disarm it in O(log n).
+        var positions: [UInt64: Int] = [:]
+        var nextID: UInt64 = 0
+        /// The instant the sleeping task wakes at, if one sleeps; its generation.
+        var wakesAt: C.Instant?
+        var generation: UInt64 = 0
+        var sleeper: Task<Void, Never>?
+    }
+
+    private let clock: C
+    private let state = Locked(State())
+
+    /// A timer service on `clock`.
+    package init(clock: C) { self.clock = clock }
+
+    /// Arms a timer that calls `fire` once `at` has passed on the clock (never earlier), unless it
+    /// is disarmed first. `fire` runs on the sleeping task, without the lock: keep it short.
+    package func arm(at instant: C.Instant, _ fire: @escaping @Sendable () -> Void) -> Token {
+        state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.heap.append(Entry(at: instant, id: id, fire: fire))
+            state.positions[id] = state.heap.count - 1
+            siftUp(state.heap.count - 1, in: &state)
+            if state.wakesAt.map({ instant < $0 }) ?? true { startSleeper(until: instant, in: &state) }
+            return Token(id: id)
+        }
+    }
+
+    /// Disarms `token`'s timer; nothing happens if it already fired. The sleeping task is left as
+    /// it is: it wakes, finds nothing due, and sleeps until the next timer, if any.
+    package func disarm(_ token: Token) {
+        state.withLock { state in
+            guard let index = state.positions[token.id] else { return }
+            remove(at: index, in: &state)
+        }
+    }
+
+    /// How many timers are armed (for tests).
+    package var armedCount: Int { state.withLock { $0.heap.count } }
+
+    /// Lock held. Replaces the sleeping task by one that wakes at `instant`.
+    private func startSleeper(until instant: C.Instant, in state: inout State) {
+        state.sleeper?.cancel()
+        state.generation += 1
+        state.wakesAt = instant
+        let generation = state.generation
+        // Detached: the sleeper serves every caller, so it must not keep the task-local values (nor
+        // take the priority) of whichever caller happened to arm the earliest timer.
+        state.sleeper = Task.detached { [clock] in
+            do {
+                try await clock.sleep(until: instant, tolerance: nil)
+            } catch {
+                return // replaced by an earlier one
+            }
+            self.fireDue(generation: generation)
+        }
+    }
+
+    private func fireDue(generation: UInt64) {
+        let due: [Entry] = state.withLock { state in
+            let now = clock.now
+            var due: [Entry] = []
+            while let first = state.heap.first, first.at <= now {
+                due.append(first)
+                remove(at: 0, in: &state)
+            }
+            if state.generation == generation {
+                state.sleeper = nil
+                state.wakesAt = nil
+                if let next = state.heap.first { startSleeper(until: next.at, in: &state) }
+            }
+            return due
+        }
+        for entry in due { entry.fire() }
+    }
+
+    private func remove(at index: Int, in state: inout State) {
+        let last = state.heap.count - 1
+        state.positions[state.heap[index].id] = nil
+        if index != last {
+            state.heap.swapAt(index, last)
+            state.positions[state.heap[index].id] = index
+        }
+        state.heap.removeLast()
+        guard index < state.heap.count else { return }
+        siftDown(index, in: &state)
+        siftUp(index, in: &state)
+    }
+
+    private func siftUp(_ start: Int, in state: inout State) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard state.heap[child].precedes(state.heap[parent]) else { return }
+            swap(child, parent, in: &state)
+            child = parent
+        }
+    }
+
+    private func siftDown(_ start: Int, in state: inout State) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var first = parent
+            if left < state.heap.count, state.heap[left].precedes(state.heap[first]) { first = left }
+            if right < state.heap.count, state.heap[right].precedes(state.heap[first]) { first = right }
+            guard first != parent else { return }
+            swap(parent, first, in: &state)
+            parent = first
+        }
+    }
+
+    private func swap(_ i: Int, _ j: Int, in state: inout State) {
+        state.heap.swapAt(i, j)
+        state.positions[state.heap[i].id] = i
+        state.positions[state.heap[j].id] = j
+    }
+}
+
+extension SharedTimer where C == ContinuousClock {
+    /// The process's timer service on the real clock, for inline attempts' timers.
+    package static var continuous: SharedTimer<ContinuousClock> { continuousTimer }
+}
+
+/// (A generic type cannot hold a static stored property.)
+private let continuousTimer = SharedTimer(clock: ContinuousClock())
