@@ -17,12 +17,13 @@ build: deps
 run: deps
 	$(SWIFT) run retryflow demo
 
-# Parallel, as `swift test` runs by default: the library never blocks Swift's cooperative pool
+# scripts/swift-test.sh runs `swift test` once more only if the process died in libdispatch's event
+# loop (an upstream crash, docs/reliability.md). Parallel, as `swift test` runs by default: the library never blocks Swift's cooperative pool
 # (URLSession's blocking calls run on a Dispatch queue, FlakyServer.stop() returns at once), and
 # timing expectations keep margins a loaded 2-core machine holds (speed lives in retryflow-bench).
 test: deps-browser lint
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) scripts/swift-test.sh --skip-build
 	SWIFT=$(SWIFT) scripts/bench-smoke.sh
 	scripts/test-browser.sh
 	$(MAKE) test-tsan
@@ -69,7 +70,7 @@ man: deps
 # bounds the parallel run above holds) miss them by seconds; races do not need the crowd to show.
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --no-parallel
+	SWIFT=$(SWIFT) scripts/swift-test.sh --skip-build --sanitize=thread --scratch-path .build/tsan --no-parallel
 
 clean:
 	rm -rf .build
