@@ -7,7 +7,7 @@ import RetryFlowTesting
 let all = [
     "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
     "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm",
-    "download-resume",
+    "download-resume", "download-resume-large",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -31,12 +31,23 @@ if arguments.first == "__serve", arguments.count == 2, let seconds = Int(argumen
     server.stop()
     exit(0)
 }
+if arguments.first == "__download-large", arguments.count == 3, let window = Int(arguments[1]),
+    let size = Int(arguments[2])
+{
+    // One large download in a fresh process, for the download-resume-large benchmark.
+    print(try await DownloadBenchmark.largeRun(window: window, size: size))
+    exit(0)
+}
 if arguments.contains("--help") || arguments.contains("-h") {
-    print("usage: retryflow-bench [--quick] [--json FILE] [NAMES...]\nbenchmarks: \(all.joined(separator: " "))")
+    print(
+        "usage: retryflow-bench [--quick] [--json FILE] [--size MIB] [NAMES...]\n"
+            + "benchmarks: \(all.joined(separator: " "))\n"
+            + "--size: the body of download-resume-large, in MiB (default 1024)")
     exit(0)
 }
 var quick = false
 var jsonPath: String?
+var largeSize = 1 << 30
 var names: [String] = []
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
@@ -48,6 +59,13 @@ while !arguments.isEmpty {
             exit(2)
         }
         jsonPath = arguments.removeFirst()
+    case "--size":
+        guard let mib = arguments.first.flatMap({ Int($0) }), mib > 0, mib <= 1 << 20 else {
+            FileHandle.standardError.write(Data("retryflow-bench: --size needs a size in MiB (1 to 1048576)\n".utf8))
+            exit(2)
+        }
+        arguments.removeFirst()
+        largeSize = mib << 20
     default:
         guard all.contains(argument) else {
             FileHandle.standardError.write(
@@ -76,6 +94,9 @@ for name in names {
         case "budget-acquire": results += try FleetBenchmarks.budgetAcquire(quick: quick)
         case "retry-storm": results += try await FleetBenchmarks.retryStorm(quick: quick)
         case "download-resume": results += try await DownloadBenchmark.run(quick: quick)
+        case "download-resume-large":
+            // 1 GiB twice: only when asked for by name or in a full run, never in --quick.
+            if !quick { results += try await DownloadBenchmark.runLarge(size: largeSize) }
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
         }
     } catch {

@@ -374,6 +374,9 @@ final class DownloadBook: @unchecked Sendable {
     /// Starts the data task of attempt `id`'s next window (on the delegate queue, like every
     /// `resume()`), unless the attempt ended meanwhile.
     private func startWindow(_ id: Int, _ request: URLRequest) {
+        // The window's chunks are all handled (its completion comes after them on the delegate
+        // queue): the moment to give their pages back.
+        HeapTrim.release()
         guard let session = withLock({ session }) else {
             return end(id, with: URLError(.cancelled))
         }
