@@ -202,7 +202,9 @@ import Testing
         #expect(outcome.succeeded)
         #expect(try Self.sha(destination) == resource.sha256)
         #expect(
-            server.requests(to: "/file").map { $0.header("Range") } == [Self.window(from: 50_000), Self.window(from: 0)])
+            server.requests(to: "/file").map { $0.header("Range") } == [
+                Self.window(from: 50_000), Self.window(from: 0),
+            ])
     }
 
     @Test func continuingAPartialFromAnEarlierRunAsksOnlyForTheRest() async throws {

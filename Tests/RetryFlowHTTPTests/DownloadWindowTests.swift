@@ -98,6 +98,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
         #expect(try DownloadTests.sha(destination) == resource.sha256)
-        #expect(server.requests(to: "/file").map { $0.header("Range") } == ["bytes=0-\(Int.max - 1)", "bytes=50000-\(Int.max)"])
+        #expect(
+            server.requests(to: "/file").map { $0.header("Range") } == [
+                "bytes=0-\(Int.max - 1)", "bytes=50000-\(Int.max)",
+            ])
     }
 }
