@@ -148,7 +148,9 @@ enum DownloadBenchmark {
     /// cut every 128 MB, downloaded with the default window per request and asking for the whole
     /// rest, each in a fresh process (heap pages another run left behind would blur the figure),
     /// interleaved, `repetitions` times; the figure is the windowed median, the other for reference.
-    static func runLarge(size: Int, repetitions: Int = 3) async throws -> [BenchmarkResult] {
+    /// `--quick` runs it once at 32 MiB cut every 10 MB, to check that it still runs.
+    static func runLarge(size: Int, quick: Bool) async throws -> [BenchmarkResult] {
+        let (size, cut, repetitions) = quick ? (32 << 20, 10_000_000, 1) : (size, largeCut, 3)
         let me = CommandLine.arguments[0]
         var runs: [Int: [LargeRun]] = [:]
         for _ in 0..<repetitions {
@@ -156,10 +158,11 @@ enum DownloadBenchmark {
                 let log = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
                 _ = FileManager.default.createFile(atPath: log.path, contents: nil)
                 defer { try? FileManager.default.removeItem(at: log) }
-                let result = try await Measure.run(me, ["__download-large", "\(window)", "\(size)"], output: log)
+                let result = try await Measure.run(
+                    me, ["__download-large", "\(window)", "\(size)", "\(cut)"], output: log)
                 let text = try String(contentsOf: log, encoding: .utf8)
                 guard result.status == 0, let run = LargeRun(text) else {
-                    throw BenchmarkFailure("__download-large \(window) \(size) exited \(result.status): \(text)")
+                    throw BenchmarkFailure("__download-large \(window) \(size) \(cut) exited \(result.status): \(text)")
                 }
                 runs[window, default: []].append(run)
             }
@@ -180,7 +183,7 @@ enum DownloadBenchmark {
                 name: "download-resume-large memory", value: median, unit: "MiB", baseline: "32 MiB",
                 baselineValue: 32, ratio: median / 32, goal: "peak RSS growth <= 32 MiB (every run)",
                 met: complete && worst <= 32,
-                note: "\(ByteCount.describe(size)) cut every \(ByteCount.describe(largeCut)), "
+                note: "\(ByteCount.describe(size)) cut every \(ByteCount.describe(cut)), "
                     + "\(complete ? "every file complete, sha256 matches" : "INCOMPLETE"); "
                     + "\(ByteCount.describe(DownloadOptions.defaultBytesPerRequest)) per request: "
                     + "\(describe(windowed)); whole rest per request: \(describe(whole))")
@@ -191,9 +194,9 @@ enum DownloadBenchmark {
     /// 8 MiB windows rather than on their edges, where a drop would cost nothing).
     static let largeCut = 128_000_000
 
-    /// One large download in this process (`__download-large WINDOW SIZE`, 0 for no window),
+    /// One large download in this process (`__download-large WINDOW SIZE CUT`, 0 for no window),
     /// printed as `growth-MiB seconds attempts complete sent-ratio`.
-    static func largeRun(window: Int, size: Int) async throws -> String {
+    static func largeRun(window: Int, size: Int, cut: Int) async throws -> String {
         let resource = FlakyServer.Resource(size: size, etag: "\"bench\"")
         let server = try FlakyServer()
         defer { server.stop() }
@@ -201,7 +204,7 @@ enum DownloadBenchmark {
             "retryflow-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let policy = RetryPolicy(maxAttempts: size / largeCut + 3, backoff: .constant(.zero), jitter: .none)
+        let policy = RetryPolicy(maxAttempts: size / cut + 3, backoff: .constant(.zero), jitter: .none)
         let session = HTTPBenchmarks.session()
         let options = DownloadOptions(bytesPerRequest: window > 0 ? window : nil)
         let warmUp = folder.appendingPathComponent("warm-up")
@@ -210,7 +213,7 @@ enum DownloadBenchmark {
             for: URLRequest(url: server.url("/warm-up")), to: warmUp, retry: policy, options: options)
 
         try server.serveDownload(
-            resource, at: "/file", steps: steps(size: size, cut: largeCut, window: options.bytesPerRequest))
+            resource, at: "/file", steps: steps(size: size, cut: cut, window: options.bytesPerRequest))
         let file = folder.appendingPathComponent("file")
         let before = Measure.residentBytes()
         Measure.resetPeakResident()

@@ -31,11 +31,11 @@ if arguments.first == "__serve", arguments.count == 2, let seconds = Int(argumen
     server.stop()
     exit(0)
 }
-if arguments.first == "__download-large", arguments.count == 3, let window = Int(arguments[1]),
-    let size = Int(arguments[2])
+if arguments.first == "__download-large", arguments.count == 4, let window = Int(arguments[1]),
+    let size = Int(arguments[2]), let cut = Int(arguments[3]), size > 0, cut > 0
 {
     // One large download in a fresh process, for the download-resume-large benchmark.
-    print(try await DownloadBenchmark.largeRun(window: window, size: size))
+    print(try await DownloadBenchmark.largeRun(window: window, size: size, cut: cut))
     exit(0)
 }
 if arguments.contains("--help") || arguments.contains("-h") {
@@ -94,9 +94,7 @@ for name in names {
         case "budget-acquire": results += try FleetBenchmarks.budgetAcquire(quick: quick)
         case "retry-storm": results += try await FleetBenchmarks.retryStorm(quick: quick)
         case "download-resume": results += try await DownloadBenchmark.run(quick: quick)
-        case "download-resume-large":
-            // 1 GiB twice: only when asked for by name or in a full run, never in --quick.
-            if !quick { results += try await DownloadBenchmark.runLarge(size: largeSize) }
+        case "download-resume-large": results += try await DownloadBenchmark.runLarge(size: largeSize, quick: quick)
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
         }
     } catch {
