@@ -71,5 +71,5 @@ where
 }
 
 /// A download's transfer trace: each step's `detail` names the byte range the attempt asked for
-/// or wrote (`bytes=39321600- If-Range "v1"`, `206 from byte 39321600 of 67108864`).
+/// or wrote (`bytes=39321600-47710207 If-Range "v1"`, `206 from byte 39321600 to 47710207 of 67108864`).
 public typealias TransferTrace = TransitionTrace<TransferState, TransferEvent, TransferGuard>
