@@ -81,6 +81,30 @@ import Testing
         #expect(outcome.bytesOnDisk == new.size && outcome.retry.attempts.count == 1)
     }
 
+    @Test func cancellationInALaterWindowKeepsAnUncorruptedPartialAndItsSidecar() async throws {
+        let resource = FlakyServer.Resource(size: 2 << 20, etag: "\"v1\"")
+        let server = try FlakyServer()
+        try server.serveDownload(resource, at: "/file", steps: [.serve, .serve, .stall(after: 0)])
+        let folder = try DownloadTests.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file.bin")
+        let (stream, progress) = AsyncStream<DownloadProgress>.makeStream()
+        let task = Task {
+            try await Runner.session().download(
+                for: URLRequest(url: server.url("/file")), to: destination, retry: DownloadTests.policy,
+                options: Self.options(window: 256 << 10), progress: progress)
+        }
+        for await update in stream where update.bytesOnDisk >= 512 << 10 { break }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        let part = URL(fileURLWithPath: destination.path + ".part")
+        let kept = try Data(contentsOf: part)
+        #expect(kept.count == 512 << 10)
+        #expect(try DownloadTests.sha(part) == SHA256.hex(of: resource.bytes(0..<kept.count)))
+        #expect(try String(contentsOfFile: part.path + ".meta", encoding: .utf8).contains("v1"))
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
     @Test(arguments: [nil, 0, -5]) func withoutAWindowTheWholeBodyIsAskedFor(window: Int?) async throws {
         let resource = FlakyServer.Resource(size: 1_000_000, etag: "\"v1\"")
         let (outcome, server, destination) = try await DownloadTests.run(

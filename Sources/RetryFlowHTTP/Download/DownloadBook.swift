@@ -49,6 +49,8 @@ final class DownloadBook: @unchecked Sendable {
     /// The session that makes each window's data task (weak: the session owns its delegate, which
     /// owns this book).
     private weak var session: URLSession?
+    /// Set by `close()` once the run is over.
+    private var closed = false
 
     init(
         file: PartialFile, expectedSHA256: String?, window: Int? = nil, maxBytes: Int? = nil,
@@ -377,19 +379,23 @@ final class DownloadBook: @unchecked Sendable {
         // The window's chunks are all handled (its completion comes after them on the delegate
         // queue): the moment to give their pages back.
         HeapTrim.release()
-        guard let session = withLock({ session }) else {
-            return end(id, with: URLError(.cancelled))
-        }
-        let task = session.dataTask(with: request)
-        let started = withLock {
-            guard var attempt = current, attempt.id == id, attempt.task == nil else { return false }
+        let task: URLSessionDataTask? = withLock {
+            // Made under the lock: an attempt cancelled between windows lets the run end and close
+            // the session, and a task made on an invalidated session traps.
+            guard !closed, let session, var attempt = current, attempt.id == id, attempt.task == nil else {
+                return nil
+            }
+            let task = session.dataTask(with: request)
             attempt.task = task
             current = attempt
-            return true
+            return task
         }
-        // A task never resumed never completes: cancelling it cannot race a completion.
-        if started { task.resume() } else { task.cancel() }
+        guard let task else { return end(id, with: URLError(.cancelled)) } // a no-op if it already ended
+        task.resume()
     }
+
+    /// No window starts after this: the run is over and its session is about to be invalidated.
+    func close() { withLock { closed = true } }
 
     // MARK: the end
 

@@ -45,7 +45,10 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
         uncached.urlCache = nil
         let session = URLSession(configuration: uncached, delegate: delegate, delegateQueue: queue)
         book.attach(session)
-        defer { session.finishTasksAndInvalidate() }
+        defer {
+            book.close()
+            session.finishTasksAndInvalidate()
+        }
 
         let rules = self.rules
         let request = self.request
