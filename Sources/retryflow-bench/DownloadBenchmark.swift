@@ -11,15 +11,39 @@ import RetryFlowTesting
 /// `URLSession.download(for:to:retry:)` (resuming), against the same body downloaded uninterrupted
 /// in the same run; curl `--retry` without and with `-C -` for reference, side by side.
 enum DownloadBenchmark {
+    /// FlakyServer cuts a response after N bytes *of that response*; a client asking one window per
+    /// request would never reach a cut larger than its window. This script cuts wherever the file's
+    /// offset crosses a multiple of `cut`, whatever each request asks for (`window`: the client's
+    /// bytes per request, `nil` for the whole rest), so every run sees the same cuts.
+    static func steps(size: Int, cut: Int, window: Int?) -> [FlakyServer.DownloadStep] {
+        var steps: [FlakyServer.DownloadStep] = []
+        var offset = 0
+        while offset < size {
+            let end = window.map { min(size, offset + $0) } ?? size
+            let nextCut = (offset / cut + 1) * cut
+            if nextCut < end {
+                steps.append(.cut(after: nextCut - offset))
+                offset = nextCut
+            } else {
+                steps.append(.serve)
+                offset = end
+            }
+        }
+        return steps + [.serve]
+    }
+
     static func run(quick: Bool) async throws -> [BenchmarkResult] {
         let size = quick ? 64 << 20 : 256 << 20
-        let cut = quick ? 8 << 20 : 32 << 20
+        // Decimal MB: cuts fall inside 8 MiB windows, not on their edges (where a drop costs nothing).
+        let cut = quick ? 8_000_000 : 32_000_000
         let cuts = (size - 1) / cut
         let resource = FlakyServer.Resource(size: size, etag: "\"bench\"")
         let server = try FlakyServer()
         defer { server.stop() }
+        let script = steps(size: size, cut: cut, window: DownloadOptions.defaultBytesPerRequest)
         for path in ["/whole", "/curl-whole"] { try server.serveDownload(resource, at: path) }
-        for path in ["/cut", "/curl-restart", "/curl-continue"] {
+        try server.serveDownload(resource, at: "/cut", steps: script)
+        for path in ["/curl-restart", "/curl-continue"] {
             try server.serveDownload(resource, at: path, steps: [.cut(after: cut)])
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -66,7 +90,7 @@ enum DownloadBenchmark {
             try FileManager.default.removeItem(at: whole)
             guard pair < pairs - 1 else { break }
             let path = "/cut-\(pair)"
-            try server.serveDownload(resource, at: path, steps: [.cut(after: cut)])
+            try server.serveDownload(resource, at: path, steps: script)
             resumedTimes.append(
                 try await Measure.seconds {
                     _ = try await session.download(for: URLRequest(url: server.url(path)), to: resumed, retry: policy)
@@ -114,7 +138,115 @@ enum DownloadBenchmark {
             BenchmarkResult(
                 name: "download-resume memory", value: growth / 1_048_576, unit: "MiB", baseline: "32 MiB",
                 baselineValue: 32, ratio: growth / 1_048_576 / 32, goal: "peak RSS growth <= 32 MiB",
-                met: growth <= 32 * 1_048_576, note: "peak RSS during the resumed download minus RSS before it"),
+                met: growth <= 32 * 1_048_576,
+                note: "peak RSS during the resumed download minus RSS before it; "
+                    + "\(ByteCount.describe(DownloadOptions.defaultBytesPerRequest)) per request"),
         ]
+    }
+
+    /// `download-resume-large` (not in --quick; `--size MIB`, default 1024): a body of `size` bytes
+    /// cut every 128 MB, downloaded with the default window per request and asking for the whole
+    /// rest, each in a fresh process (heap pages another run left behind would blur the figure),
+    /// interleaved, `repetitions` times; the figure is the windowed median, the other for reference.
+    /// `--quick` runs it once at 32 MiB cut every 10 MB, to check that it still runs.
+    static func runLarge(size: Int, quick: Bool) async throws -> [BenchmarkResult] {
+        let (size, cut, repetitions) = quick ? (32 << 20, 10_000_000, 1) : (size, largeCut, 3)
+        let me = CommandLine.arguments[0]
+        var runs: [Int: [LargeRun]] = [:]
+        for _ in 0..<repetitions {
+            for window in [DownloadOptions.defaultBytesPerRequest, 0] {
+                let log = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
+                _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+                defer { try? FileManager.default.removeItem(at: log) }
+                let result = try await Measure.run(
+                    me, ["__download-large", "\(window)", "\(size)", "\(cut)"], output: log)
+                let text = try String(contentsOf: log, encoding: .utf8)
+                guard result.status == 0, let run = LargeRun(text) else {
+                    throw BenchmarkFailure("__download-large \(window) \(size) \(cut) exited \(result.status): \(text)")
+                }
+                runs[window, default: []].append(run)
+            }
+        }
+        func describe(_ all: [LargeRun]) -> String {
+            let growth = all.map { String(format: "%.1f", $0.growth) }.joined(separator: ", ")
+            let seconds = all.map { String(format: "%.2f", $0.seconds) }.joined(separator: ", ")
+            return "growth \(growth) MiB; \(seconds) s; \(all[0].attempts) attempts; sent "
+                + String(format: "%.3f", all.map(\.sent).max() ?? 0) + " × file"
+        }
+        let windowed = runs[DownloadOptions.defaultBytesPerRequest] ?? []
+        let whole = runs[0] ?? []
+        let median = Measure.median(windowed.map(\.growth))
+        let worst = windowed.map(\.growth).max() ?? .infinity
+        let complete = (windowed + whole).allSatisfy(\.complete)
+        return [
+            BenchmarkResult(
+                name: "download-resume-large memory", value: median, unit: "MiB", baseline: "32 MiB",
+                baselineValue: 32, ratio: median / 32, goal: "peak RSS growth <= 32 MiB (every run)",
+                met: complete && worst <= 32,
+                note: "\(ByteCount.describe(size)) cut every \(ByteCount.describe(cut)), "
+                    + "\(complete ? "every file complete, sha256 matches" : "INCOMPLETE"); "
+                    + "\(ByteCount.describe(DownloadOptions.defaultBytesPerRequest)) per request: "
+                    + "\(describe(windowed)); whole rest per request: \(describe(whole))")
+        ]
+    }
+
+    /// Where the large figure's connection is cut: every 128 MB (decimal, so cuts fall inside
+    /// 8 MiB windows rather than on their edges, where a drop would cost nothing).
+    static let largeCut = 128_000_000
+
+    /// One large download in this process (`__download-large WINDOW SIZE CUT`, 0 for no window),
+    /// printed as `growth-MiB seconds attempts complete sent-ratio`.
+    static func largeRun(window: Int, size: Int, cut: Int) async throws -> String {
+        let resource = FlakyServer.Resource(size: size, etag: "\"bench\"")
+        let server = try FlakyServer()
+        defer { server.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "retryflow-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let policy = RetryPolicy(maxAttempts: size / cut + 3, backoff: .constant(.zero), jitter: .none)
+        let session = HTTPBenchmarks.session()
+        let options = DownloadOptions(bytesPerRequest: window > 0 ? window : nil)
+        let warmUp = folder.appendingPathComponent("warm-up")
+        try server.serveDownload(FlakyServer.Resource(size: 1 << 20), at: "/warm-up")
+        _ = try await session.download(
+            for: URLRequest(url: server.url("/warm-up")), to: warmUp, retry: policy, options: options)
+
+        try server.serveDownload(
+            resource, at: "/file", steps: steps(size: size, cut: cut, window: options.bytesPerRequest))
+        let file = folder.appendingPathComponent("file")
+        let before = Measure.residentBytes()
+        Measure.resetPeakResident()
+        var outcome: DownloadOutcome?
+        let seconds = try await Measure.seconds {
+            outcome = try await session.download(
+                for: URLRequest(url: server.url("/file")), to: file, retry: policy, options: options
+            ).1
+        }
+        let growth = (Measure.peakResidentBytes() - before) / 1_048_576
+        let complete =
+            outcome?.succeeded == true && outcome?.bytesOnDisk == size
+            && (try? FlakyServer.Resource.sha256(ofFileAt: file)) == resource.sha256
+        let sent = Double(server.bodyBytesSent(to: "/file")) / Double(size)
+        return String(
+            format: "%.2f %.3f %d %d %.4f", growth, seconds, outcome?.retry.attempts.count ?? 0, complete ? 1 : 0, sent)
+    }
+
+    /// What `__download-large` printed.
+    struct LargeRun {
+        var growth: Double
+        var seconds: Double
+        var attempts: Int
+        var complete: Bool
+        var sent: Double
+
+        init?(_ text: String) {
+            let fields = text.split(whereSeparator: \.isWhitespace)
+            guard fields.count == 5, let growth = Double(fields[0]), let seconds = Double(fields[1]),
+                let attempts = Int(fields[2]), let sent = Double(fields[4])
+            else { return nil }
+            (self.growth, self.seconds, self.attempts, complete, self.sent) =
+                (growth, seconds, attempts, fields[3] == "1", sent)
+        }
     }
 }

@@ -414,6 +414,7 @@ enum TableStepBenchmarks {
         switch action {
         case .askWhole: checksum &+= 1
         case .askRest(let from, let ifRange): checksum &+= from &+ (ifRange == nil ? 2 : 3)
+        case .askWindow(let from, let through, let ifRange): checksum &+= from &+ through &+ (ifRange == nil ? 29 : 31)
         case .truncate: checksum &+= 5
         case .append(let at): checksum &+= at &+ 7
         case .reject: checksum &+= 11

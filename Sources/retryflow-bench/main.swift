@@ -7,7 +7,7 @@ import RetryFlowTesting
 let all = [
     "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
     "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm",
-    "download-resume", "budget-step", "breaker-step", "transfer-step",
+    "download-resume", "download-resume-large", "budget-step", "breaker-step", "transfer-step",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -45,12 +45,23 @@ if arguments.first == "__serve", arguments.count == 2, let seconds = Int(argumen
     server.stop()
     exit(0)
 }
+if arguments.first == "__download-large", arguments.count == 4, let window = Int(arguments[1]),
+    let size = Int(arguments[2]), let cut = Int(arguments[3]), size > 0, cut > 0
+{
+    // One large download in a fresh process, for the download-resume-large benchmark.
+    print(try await DownloadBenchmark.largeRun(window: window, size: size, cut: cut))
+    exit(0)
+}
 if arguments.contains("--help") || arguments.contains("-h") {
-    print("usage: retryflow-bench [--quick] [--json FILE] [NAMES...]\nbenchmarks: \(all.joined(separator: " "))")
+    print(
+        "usage: retryflow-bench [--quick] [--json FILE] [--size MIB] [NAMES...]\n"
+            + "benchmarks: \(all.joined(separator: " "))\n"
+            + "--size: the body of download-resume-large, in MiB (default 1024)")
     exit(0)
 }
 var quick = false
 var jsonPath: String?
+var largeSize = 1 << 30
 var names: [String] = []
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
@@ -62,6 +73,13 @@ while !arguments.isEmpty {
             exit(2)
         }
         jsonPath = arguments.removeFirst()
+    case "--size":
+        guard let mib = arguments.first.flatMap({ Int($0) }), mib > 0, mib <= 1 << 20 else {
+            FileHandle.standardError.write(Data("retryflow-bench: --size needs a size in MiB (1 to 1048576)\n".utf8))
+            exit(2)
+        }
+        arguments.removeFirst()
+        largeSize = mib << 20
     default:
         guard all.contains(argument) else {
             FileHandle.standardError.write(
@@ -93,6 +111,7 @@ for name in names {
         case "budget-step": results += await TableStepBenchmarks.run(.budget, quick: quick)
         case "breaker-step": results += await TableStepBenchmarks.run(.breaker, quick: quick)
         case "transfer-step": results += await TableStepBenchmarks.run(.transfer, quick: quick)
+        case "download-resume-large": results += try await DownloadBenchmark.runLarge(size: largeSize, quick: quick)
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
         }
     } catch {

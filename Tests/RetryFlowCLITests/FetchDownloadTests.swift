@@ -40,7 +40,8 @@ import Testing
         let chart = try await Tool.run(["render", "--machine", "transfer", "--style", "state", "--trace", transfer])
         #expect(chart.status == 0, "\(chart.stderr)")
         #expect(chart.stdout.contains("resumed at 300 kB, resumed at 600 kB"))
-        #expect(chart.stdout.contains("\"[range continues file] / append ×2\""))
+        // The first window's 206 is appended at byte 0, then the two resumes.
+        #expect(chart.stdout.contains("\"[range continues file] / append ×3\""))
     }
 
     @Test func aFailedDownloadKeepsItsPartAndContinueAtResumesIt() async throws {
@@ -59,9 +60,32 @@ import Testing
         try server.serveDownload(resource, at: "/big", steps: [.serve])
         let resumed = try await Tool.run(["fetch", server.url("/big").absoluteString, "-o", file, "-C", "-"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(server.requests(to: "/big").last?.header("Range") == "bytes=250000-")
+        #expect(server.requests(to: "/big").last?.header("Range") == "bytes=250000-\(250_000 + (8 << 20) - 1)")
+        // The part's sidecar carried the first run's ETag: the resume is validated.
+        #expect(server.requests(to: "/big").last?.header("If-Range") == "\"v1\"")
         #expect(try Self.sha(file) == resource.sha256)
         #expect(!FileManager.default.fileExists(atPath: file + ".part"))
+        #expect(!FileManager.default.fileExists(atPath: file + ".part.meta"))
+    }
+
+    @Test func continueAtOnAStalePartOfAChangedFileRestartsWithTheNewVersion() async throws {
+        let old = FlakyServer.Resource(size: 800_000, seed: 1, etag: "\"v1\"")
+        let new = FlakyServer.Resource(size: 600_000, seed: 2, etag: "\"v2\"")
+        let server = try FlakyServer()
+        try server.serveDownload(old, at: "/big", steps: [.cut(after: 250_000)])
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("big.bin").path
+        let failed = try await Tool.run(["fetch", server.url("/big").absoluteString, "-o", file, "--attempts", "1"])
+        #expect(failed.status == 1)
+        #expect(FileManager.default.fileExists(atPath: file + ".part.meta"))
+
+        try server.serveDownload(new, at: "/big", steps: [.serve])
+        let resumed = try await Tool.run(["fetch", server.url("/big").absoluteString, "-o", file, "-C", "-"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(server.requests(to: "/big").last?.header("If-Range") == "\"v1\"")
+        #expect(try Self.sha(file) == new.sha256) // not 250 kB of v1 followed by v2's rest
+        #expect(!FileManager.default.fileExists(atPath: file + ".part.meta"))
     }
 
     @Test func aChecksumMismatchExitsOneAndLeavesNoFile() async throws {

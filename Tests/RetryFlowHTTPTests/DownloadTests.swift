@@ -24,6 +24,11 @@ import Testing
 
     static func sha(_ url: URL) throws -> String { try FlakyServer.Resource.sha256(ofFileAt: url) }
 
+    /// The `Range` a request starting at byte `from` sends: one window of the default size.
+    static func window(from: Int) -> String {
+        "bytes=\(from)-\(from + DownloadOptions.defaultBytesPerRequest - 1)"
+    }
+
     /// Runs a download of `resource` served by `steps`; returns the outcome, the server and the folder.
     static func run(
         _ resource: FlakyServer.Resource, steps: [FlakyServer.DownloadStep], options: DownloadOptions = .init(),
@@ -98,7 +103,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: destination.path + ".part"))
         let requests = server.requests(to: "/file")
         #expect(requests.count == 2)
-        #expect(requests[0].header("Range") == nil)
+        #expect(requests[0].header("Range") == Self.window(from: 0))
         let resumedAt = outcome.ranges[1].requestedFrom
         if reset {
             #expect(resumedAt <= Self.cut) // a reset may drop bytes in flight; what arrived is kept
@@ -106,7 +111,7 @@ import Testing
             #expect(resumedAt == Self.cut)
             #expect(server.bodyBytesSent(to: "/file") == resource.size)
         }
-        #expect(requests[1].header("Range") == "bytes=\(resumedAt)-")
+        #expect(requests[1].header("Range") == Self.window(from: resumedAt))
         #expect(requests[1].header("If-Range") == "\"v1\"")
         #expect(outcome.ranges[1].wroteFrom == resumedAt)
         #expect(outcome.transfer.steps.contains { $0.from == .checkingRange && $0.to == .appending })
@@ -131,7 +136,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
         #expect(try Self.sha(destination) == resource.sha256)
-        #expect(server.requests(to: "/file")[1].header("Range") == "bytes=\(Self.cut)-")
+        #expect(server.requests(to: "/file")[1].header("Range") == Self.window(from: Self.cut))
         #expect(outcome.ranges[1].status == 200 && outcome.ranges[1].wroteFrom == 0)
     }
 
@@ -156,7 +161,7 @@ import Testing
         #expect(try Self.sha(destination) == resource.sha256)
         let requests = server.requests(to: "/file")
         #expect(requests.count == 3)
-        #expect(requests[2].header("Range") == nil) // started again from byte 0
+        #expect(requests[2].header("Range") == Self.window(from: 0)) // started again from byte 0
         #expect(outcome.ranges[1].status == 206 && outcome.ranges[1].wroteFrom == nil)
         #expect(outcome.retry.attempts[1].error is DownloadProblem)
         #expect(outcome.transfer.steps.contains { $0.from == .checkingRange && $0.to == .restarting })
@@ -168,7 +173,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
         #expect(try Self.sha(destination) == resource.sha256)
-        #expect(server.requests(to: "/file")[1].header("Range") == "bytes=\(Self.cut)-")
+        #expect(server.requests(to: "/file")[1].header("Range") == Self.window(from: Self.cut))
         #expect(server.requests(to: "/file")[1].header("If-Range") == nil)
         #expect(outcome.ranges[1].sentIfRange == false)
     }
@@ -181,7 +186,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
         #expect(try Self.sha(destination) == resource.sha256)
-        #expect(server.requests(to: "/file").map { $0.header("Range") } == ["bytes=200000-"])
+        #expect(server.requests(to: "/file").map { $0.header("Range") } == [Self.window(from: 200_000)])
         #expect(outcome.ranges.map(\.status) == [416])
         #expect(server.bodyBytesSent(to: "/file") == 0)
     }
@@ -196,7 +201,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
         #expect(try Self.sha(destination) == resource.sha256)
-        #expect(server.requests(to: "/file").map { $0.header("Range") } == ["bytes=50000-", nil])
+        #expect(
+            server.requests(to: "/file").map { $0.header("Range") } == [
+                Self.window(from: 50_000), Self.window(from: 0),
+            ])
     }
 
     @Test func continuingAPartialFromAnEarlierRunAsksOnlyForTheRest() async throws {
@@ -392,7 +400,7 @@ import Testing
         #expect(
             outcome.retry.attempts.first?.error as? DownloadProblem
                 == .stalled(bytesPerSecond: 1_000, window: .seconds(1)))
-        #expect(server.requests(to: "/file").last?.header("Range") == "bytes=200000-")
+        #expect(server.requests(to: "/file").last?.header("Range") == Self.window(from: 200_000))
     }
 
     @Test func anAttemptTimeoutResumesToo() async throws {
@@ -422,7 +430,7 @@ import Testing
         #expect(outcome.succeeded)
         #expect(try Self.sha(destination) == resource.sha256)
         #expect(outcome.retry.attempts.first?.error is AttemptTimeout)
-        #expect(server.requests(to: "/file").last?.header("Range") == "bytes=150000-")
+        #expect(server.requests(to: "/file").last?.header("Range") == Self.window(from: 150_000))
         #expect(outcome.ranges.map(\.requestedFrom) == [0, 150_000])
     }
 

@@ -7,9 +7,12 @@ import Testing
 @Suite struct TransferMachineTests {
     /// Feeds `inputs` and returns the machine, every action and the trace.
     static func run(
-        _ inputs: [TransferInput], bytesOnDisk: Int = 0, sha: String? = nil
+        _ inputs: [TransferInput], bytesOnDisk: Int = 0, sha: String? = nil, window: Int? = nil,
+        validator: String? = nil, total: Int? = nil
     ) throws -> (TransferMachine, [TransferAction], TransferTrace) {
-        var machine = TransferMachine(bytesOnDisk: bytesOnDisk, expectedSHA256: sha)
+        var machine = TransferMachine(
+            rules: TransferRules(
+                bytesOnDisk: bytesOnDisk, expectedSHA256: sha, window: window, validator: validator, total: total))
         var actions: [TransferAction] = []
         var trace = TransferTrace()
         for (index, input) in inputs.enumerated() {
@@ -37,6 +40,56 @@ import Testing
             ])
         #expect(trace.steps.first { $0.attempt == 2 }?.detail == "bytes=400- If-Range \"v1\"")
         #expect(trace.resumeSummary == "resumed at 400 B")
+    }
+
+    static func window(_ start: Int, _ end: Int) -> TransferInput {
+        .answered(TransferAnswer(status: 206, rangeStart: start, rangeTotal: 1000, etag: "\"v1\"", rangeEnd: end))
+    }
+
+    @Test func windowsFollowEachOtherWithinOneAttempt() throws {
+        let (machine, actions, trace) = try Self.run(
+            [
+                .attempt, Self.window(0, 399), .bodyEnded(bytesOnDisk: 400, sha256: nil), Self.window(400, 799),
+                .bodyEnded(bytesOnDisk: 800, sha256: nil), Self.window(800, 999),
+                .bodyEnded(bytesOnDisk: 1000, sha256: nil),
+            ], window: 400)
+        #expect(machine.state == .complete && machine.rules.attempt == 1)
+        #expect(
+            actions == [
+                .askWindow(from: 0, through: 399, ifRange: nil), .append(at: 0),
+                .askWindow(from: 400, through: 799, ifRange: "\"v1\""), .append(at: 400),
+                .askWindow(from: 800, through: 1199, ifRange: "\"v1\""), .append(at: 800), .install,
+                .finish(.complete),
+            ])
+        #expect(trace.steps.first?.detail == "bytes=0-399")
+        #expect(trace.steps.filter { $0.from == .verifying && $0.to == .requesting }.count == 2)
+    }
+
+    /// Only a body that ended exactly at its range's end, having written a byte, asks for the next
+    /// window: anything else is a cut (the retry machine decides), so a server cannot loop it.
+    @Test(arguments: [
+        (TransferMachineTests.window(0, 399), 200), (TransferMachineTests.window(0, 399), 401),
+        (TransferMachineTests.window(400, 399), 400),
+    ])
+    func aWindowThatDidNotEndAtItsRangeIsACut(answer: TransferInput, bytes: Int) throws {
+        let (machine, _, _) = try Self.run(
+            [.attempt, answer, .bodyEnded(bytesOnDisk: bytes, sha256: nil)], bytesOnDisk: bytes == 400 ? 400 : 0,
+            window: 400)
+        #expect(machine.state == .cut || machine.state == .restarting)
+    }
+
+    @Test func aSidecarsValidatorAndTotalGuardTheFirstResume() throws {
+        let (_, actions, trace) = try Self.run([.attempt], bytesOnDisk: 300, validator: "\"v1\"", total: 1000)
+        #expect(actions == [.askRest(from: 300, ifRange: "\"v1\"")])
+        #expect(trace.steps.first?.detail == "bytes=300- If-Range \"v1\"")
+        // A 206 with another total cannot continue the recorded version.
+        let (machine, _, _) = try Self.run(
+            [.attempt, .answered(TransferAnswer(status: 206, rangeStart: 300, rangeTotal: 2000))], bytesOnDisk: 300,
+            validator: "\"v1\"", total: 1000)
+        #expect(machine.state == .restarting)
+        // With nothing on disk there is nothing to validate.
+        let (_, fresh, _) = try Self.run([.attempt], validator: "\"v1\"", total: 1000)
+        #expect(fresh == [.askWhole])
     }
 
     @Test func aWeakETagAloneGivesNoIfRangeButLastModifiedDoes() throws {

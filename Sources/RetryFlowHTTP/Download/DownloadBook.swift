@@ -13,6 +13,9 @@ final class DownloadBook: @unchecked Sendable {
     // @unchecked: every mutable field is behind `lock`.
     private struct Attempt {
         let id: Int
+        /// The attempt's request before `Range`/`If-Range`: each window of the attempt starts from it.
+        let request: URLRequest
+        /// The data task of the window in flight; `nil` before the first starts and between windows.
         var task: URLSessionDataTask?
         var continuation: CheckedContinuation<HTTPResponse, any Error>?
         /// Set when the attempt ended before its data task started (cancelled at once).
@@ -43,9 +46,14 @@ final class DownloadBook: @unchecked Sendable {
     private let delegateQueue: OperationQueue
     /// Data tasks of ended attempts whose cancel is queued and whose completion has not run.
     private var abandoned: Set<ObjectIdentifier> = []
+    /// The session that makes each window's data task (weak: the session owns its delegate, which
+    /// owns this book).
+    private weak var session: URLSession?
+    /// Set by `close()` once the run is over.
+    private var closed = false
 
     init(
-        file: PartialFile, expectedSHA256: String?, maxBytes: Int? = nil,
+        file: PartialFile, expectedSHA256: String?, window: Int? = nil, maxBytes: Int? = nil,
         progress: AsyncStream<DownloadProgress>.Continuation?, delegateQueue: OperationQueue,
         now: @escaping @Sendable () -> Duration
     ) {
@@ -54,8 +62,14 @@ final class DownloadBook: @unchecked Sendable {
         self.maxBytes = maxBytes
         self.progress = progress
         self.now = now
-        machine = TransferMachine(bytesOnDisk: file.size, expectedSHA256: expectedSHA256)
+        machine = TransferMachine(
+            rules: TransferRules(
+                bytesOnDisk: file.size, expectedSHA256: expectedSHA256, window: window,
+                validator: file.meta?.validator, total: file.meta?.total))
     }
+
+    /// The session whose data tasks carry this download (set once, before the first attempt).
+    func attach(_ session: URLSession) { withLock { self.session = session } }
 
     private func withLock<R>(_ body: () throws -> R) rethrows -> R {
         try lock.whileLocked { try body() }
@@ -70,19 +84,15 @@ final class DownloadBook: @unchecked Sendable {
     func begin(_ base: URLRequest) throws -> (Int, URLRequest) {
         try withLock {
             guard let actions = deliver(.attempt) else { throw DownloadProblem.rejected("no attempt possible now") }
-            var request = base
-            var from = 0
-            var ifRange = false
-            for case .askRest(let start, let validator) in actions {
-                from = start
-                request.setValue("bytes=\(start)-", forHTTPHeaderField: "Range")
-                if let validator {
-                    request.setValue(validator, forHTTPHeaderField: "If-Range")
-                    ifRange = true
-                }
+            var base = base
+            // Byte ranges count the bytes as sent: a gzip-encoded body decoded by libcurl would make
+            // every offset on disk disagree with the server's (URLSession asks for gzip by default).
+            if base.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+                base.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
             }
+            let (request, from, ifRange) = Self.request(base, asking: actions)
             lastAttemptID += 1
-            current = Attempt(id: lastAttemptID, startedAt: now())
+            current = Attempt(id: lastAttemptID, request: base, startedAt: now())
             ranges.append(
                 DownloadAttemptRange(
                     attempt: machine.rules.attempt, requestedFrom: from, sentIfRange: ifRange, status: nil,
@@ -90,6 +100,28 @@ final class DownloadBook: @unchecked Sendable {
                     endedAt: file.size))
             return (lastAttemptID, request)
         }
+    }
+
+    /// `base` with the `Range`/`If-Range` the table's actions ask for; the first byte asked and
+    /// whether `If-Range` was sent.
+    private static func request(_ base: URLRequest, asking actions: [TransferAction]) -> (URLRequest, Int, Bool) {
+        var request = base
+        var from = 0
+        var validator: String?
+        for action in actions {
+            switch action {
+            case .askRest(let start, let ifRange):
+                (from, validator) = (start, ifRange)
+                request.setValue("bytes=\(start)-", forHTTPHeaderField: "Range")
+            case .askWindow(let start, let through, let ifRange):
+                (from, validator) = (start, ifRange)
+                request.setValue("bytes=\(start)-\(through)", forHTTPHeaderField: "Range")
+            default:
+                break
+            }
+        }
+        if let validator { request.setValue(validator, forHTTPHeaderField: "If-Range") }
+        return (request, from, validator != nil)
     }
 
     /// Starts `task` for attempt `id`, unless the attempt already ended (then fails at once).
@@ -208,22 +240,26 @@ final class DownloadBook: @unchecked Sendable {
                         ranges[ranges.count - 1].wroteFrom = 0
                     case .append(let at):
                         try file.truncate(to: at)
+                        // A later window of the same attempt continues what its first one began.
+                        if ranges[ranges.count - 1].wroteFrom == nil {
+                            attempt.wroteFrom = at
+                            ranges[ranges.count - 1].wroteFrom = at
+                        }
                         attempt.writes = true
-                        attempt.wroteFrom = at
-                        ranges[ranges.count - 1].wroteFrom = at
                     case .discard:
                         try file.truncate(to: 0)
                     case .install:
                         try file.install()
                     case .reject(let reason):
                         return fail(attempt, DownloadProblem.rejected(reason))
-                    case .askWhole, .askRest, .finish:
+                    case .askWhole, .askRest, .askWindow, .finish:
                         break
                     }
                 }
             } catch {
                 return fail(attempt, error)
             }
+            recordMeta()
             current = attempt
             return nil
         }
@@ -261,9 +297,10 @@ final class DownloadBook: @unchecked Sendable {
     }
 
     func completed(_ task: URLSessionTask, error: (any Error)?) {
+        var next: (id: Int, request: URLRequest)?
         let result: (CheckedContinuation<HTTPResponse, any Error>?, Result<HTTPResponse, any Error>)? = withLock {
             abandoned.remove(ObjectIdentifier(task)) // completed: a queued cancel must not run now
-            guard let attempt = current, attempt.task === task else { return nil }
+            guard var attempt = current, attempt.task === task else { return nil }
             current = nil
             defer { closeRange() }
             if let error {
@@ -290,6 +327,18 @@ final class DownloadBook: @unchecked Sendable {
                     for action in actions {
                         if case .install = action { try file.install() }
                         if case .discard = action { try file.truncate(to: 0) }
+                    }
+                    recordMeta()
+                    // A window ended short of the total: the attempt goes on with the next one.
+                    let (request, _, _) = Self.request(attempt.request, asking: actions)
+                    if machine.state == .requesting, request.value(forHTTPHeaderField: "Range") != nil {
+                        attempt.task = nil
+                        attempt.response = nil
+                        attempt.body = Data()
+                        attempt.writes = false
+                        current = attempt
+                        next = (attempt.id, request)
+                        return nil
                     }
                 } catch {
                     return (attempt.continuation, .failure(error))
@@ -319,9 +368,34 @@ final class DownloadBook: @unchecked Sendable {
                 return (attempt.continuation, .success(answer))
             }
         }
+        if let next { return startWindow(next.id, next.request) }
         guard let (continuation, outcome) = result else { return }
         continuation?.resume(with: outcome)
     }
+
+    /// Starts the data task of attempt `id`'s next window (on the delegate queue, like every
+    /// `resume()`), unless the attempt ended meanwhile.
+    private func startWindow(_ id: Int, _ request: URLRequest) {
+        // The window's chunks are all handled (its completion comes after them on the delegate
+        // queue): the moment to give their pages back.
+        HeapTrim.release()
+        let task: URLSessionDataTask? = withLock {
+            // Made under the lock: an attempt cancelled between windows lets the run end and close
+            // the session, and a task made on an invalidated session traps.
+            guard !closed, let session, var attempt = current, attempt.id == id, attempt.task == nil else {
+                return nil
+            }
+            let task = session.dataTask(with: request)
+            attempt.task = task
+            current = attempt
+            return task
+        }
+        guard let task else { return end(id, with: URLError(.cancelled)) } // a no-op if it already ended
+        task.resume()
+    }
+
+    /// No window starts after this: the run is over and its session is about to be invalidated.
+    func close() { withLock { closed = true } }
 
     // MARK: the end
 
@@ -367,6 +441,13 @@ final class DownloadBook: @unchecked Sendable {
         return (attempt.continuation, error)
     }
 
+    /// Keeps the partial file's sidecar in step with the validator and total the machine holds
+    /// (after the bytes changed, never before: see ``PartialFile/record(_:)``).
+    private func recordMeta() {
+        guard machine.state != .complete else { return } // installed: the sidecar is gone with the part
+        file.record(PartialFile.Meta(validator: machine.rules.validator, total: machine.rules.total))
+    }
+
     private func closeRange() {
         if !ranges.isEmpty { ranges[ranges.count - 1].endedAt = file.size }
     }
@@ -382,7 +463,10 @@ final class DownloadBook: @unchecked Sendable {
             let parts = range.dropFirst(6).split(separator: "/", maxSplits: 1)
             if parts.count == 2 {
                 answer.rangeTotal = Int(parts[1].trimmingCharacters(in: .whitespaces))
-                if let dash = parts[0].firstIndex(of: "-") { answer.rangeStart = Int(parts[0][..<dash]) }
+                if let dash = parts[0].firstIndex(of: "-") {
+                    answer.rangeStart = Int(parts[0][..<dash])
+                    answer.rangeEnd = Int(parts[0][parts[0].index(after: dash)...])
+                }
             }
         }
         return answer

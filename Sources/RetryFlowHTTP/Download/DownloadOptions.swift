@@ -18,12 +18,25 @@ public struct DownloadOptions: Hashable, Sendable {
     /// An attempt whose rate stays below a floor for a while ends as a retryable stall and the
     /// next attempt resumes (curl's `--speed-limit`/`--speed-time`). Default `nil` (off).
     public var speedLimit: SpeedLimit?
+    /// The most bytes one request asks for (`Range: bytes=N-M`); the next window is asked for as
+    /// soon as one ends, within the same attempt. URLSession on Linux queues every chunk for the
+    /// delegate without pausing the transfer, so this bounds memory whatever the file's size
+    /// (docs/benchmarks.md). A server that ignores ranges answers `200` and the body streams whole.
+    /// Default ``defaultBytesPerRequest`` (8 MiB); `nil` (or not positive) asks for the whole rest.
+    public var bytesPerRequest: Int?
+
+    /// 8 MiB: one round trip per 8 MiB, peak memory growth well under 32 MiB on loopback.
+    public static let defaultBytesPerRequest = 8 << 20
 
     /// Options; every argument has its default.
-    public init(resumeExisting: Bool = false, expectedSHA256: String? = nil, speedLimit: SpeedLimit? = nil) {
+    public init(
+        resumeExisting: Bool = false, expectedSHA256: String? = nil, speedLimit: SpeedLimit? = nil,
+        bytesPerRequest: Int? = DownloadOptions.defaultBytesPerRequest
+    ) {
         self.resumeExisting = resumeExisting
         self.expectedSHA256 = expectedSHA256
         self.speedLimit = speedLimit
+        self.bytesPerRequest = bytesPerRequest
     }
 
     /// A rate floor: fewer than `bytesPerSecond` on average over `window` is a stall. A floor or

@@ -23,11 +23,12 @@ public struct DownloadProgress: Hashable, Sendable {
 public struct DownloadAttemptRange: Hashable, Sendable, CustomStringConvertible {
     /// The attempt's number (from 1).
     public var attempt: Int
-    /// The first byte it asked for (`Range: bytes=N-`), 0 for the whole body.
+    /// The first byte it asked for (`Range: bytes=N-…`), 0 for the whole body; its later windows
+    /// (``DownloadOptions/bytesPerRequest``) continue from there.
     public var requestedFrom: Int
-    /// Whether it sent `If-Range`.
+    /// Whether its first request sent `If-Range`.
     public var sentIfRange: Bool
-    /// The status it got, if any.
+    /// The status of its last answer, if any.
     public var status: Int?
     /// Where its bytes started in the file, if it wrote any (0 for a 200).
     public var wroteFrom: Int?

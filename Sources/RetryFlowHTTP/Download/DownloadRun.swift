@@ -7,8 +7,10 @@ import RetryFlow
 
 /// One download: the retry engine decides whether another attempt comes; the transfer machine
 /// decides what each attempt asks for and what happens to the file; URLSession's data delegate
-/// streams the body into the file and keeps no chunk (URLSession's own queue of chunks waiting for
-/// the delegate is not bounded yet: docs/benchmarks.md).
+/// streams the body into the file and keeps no chunk. URLSession on Linux queues every chunk for
+/// the delegate and cannot pause libcurl (its `suspend()` removes the transfer from libcurl and
+/// starts the request again on `resume()`), so memory is bounded by asking for one window of
+/// bytes per request (``DownloadOptions/bytesPerRequest``): docs/benchmarks.md.
 struct DownloadRun<C: Clock<Duration>>: Sendable {
     let configuration: URLSessionConfiguration
     let request: URLRequest
@@ -32,8 +34,9 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         let book = DownloadBook(
-            file: file, expectedSHA256: options.expectedSHA256, maxBytes: rules.maxBodyBytes, progress: progress,
-            delegateQueue: queue, now: { start.duration(to: clock.now) })
+            file: file, expectedSHA256: options.expectedSHA256, window: options.bytesPerRequest,
+            maxBytes: rules.maxBodyBytes, progress: progress, delegateQueue: queue,
+            now: { start.duration(to: clock.now) })
         let delegate = DownloadDelegate(book: book)
         // No URLCache: a file streamed to disk is not cached, and with a cache a cancelled data task
         // can trap however it is cancelled (docs/reliability.md window 2); without one, an ended
@@ -41,7 +44,11 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
         let uncached = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         uncached.urlCache = nil
         let session = URLSession(configuration: uncached, delegate: delegate, delegateQueue: queue)
-        defer { session.finishTasksAndInvalidate() }
+        book.attach(session)
+        defer {
+            book.close()
+            session.finishTasksAndInvalidate()
+        }
 
         let rules = self.rules
         let request = self.request

@@ -10,13 +10,32 @@ import Foundation
 
 /// The file a download writes into (`FILE.part` beside its destination): opened once, written in
 /// place, truncated when a transfer restarts, renamed over the destination when complete.
-/// Not thread-safe: the download's book serialises every call.
+/// Beside it, `FILE.part.meta` records which version of the resource its bytes belong to (see
+/// ``Meta``). Not thread-safe: the download's book serialises every call.
 final class PartialFile {
+    /// What a later run needs to resume this partial file safely: the validator its `If-Range`
+    /// carries (so a changed resource restarts instead of appending a new version's bytes) and the
+    /// total length. A sidecar file rather than an extended attribute: xattrs are missing or
+    /// limited on some file systems (tmpfs without user xattrs, FAT, many network mounts) and are
+    /// dropped by plain copies; a small JSON file works everywhere Foundation does. Written
+    /// atomically (a temporary file renamed over it), removed when the download completes or
+    /// restarts; a missing or unreadable one only means no `If-Range` (curl's `-C -`).
+    struct Meta: Codable, Equatable {
+        var validator: String?
+        var total: Int?
+    }
+
     let url: URL
     let destination: URL
+    /// `FILE.part.meta`.
+    let metaURL: URL
     private let fd: Int32
     /// Bytes in the file (what a resume asks the server to skip).
     private(set) var size: Int
+    /// What the sidecar held when the file was opened for a resume (checked against the bytes).
+    private(set) var meta: Meta?
+    /// What this run last wrote to the sidecar.
+    private var written: Meta?
 
     /// Opens (creating) `destination`'s partial file. With `resume`, its bytes are kept (and a
     /// complete-looking `destination` with no partial beside it becomes the partial, as curl's
@@ -24,6 +43,7 @@ final class PartialFile {
     init(destination: URL, resume: Bool) throws(DownloadProblem) {
         self.destination = destination
         url = destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".part")
+        metaURL = URL(fileURLWithPath: url.path + ".meta")
         // A device, FIFO or socket (`/dev/null`) is never replaced: renaming a file over it, as a
         // finished download does, would swap the machine's /dev/null for a regular file.
         var info = stat()
@@ -31,10 +51,14 @@ final class PartialFile {
             throw .file("cannot download into \(destination.path): not a regular file", EINVAL)
         }
         let manager = FileManager.default
+        // A sidecar describes only the `.part` beside it: not the destination continued in its place,
+        // nor a partial file this run empties.
+        var keepsMeta = resume
         if resume, !manager.fileExists(atPath: url.path), manager.fileExists(atPath: destination.path) {
             guard rename(destination.path, url.path) == 0 else {
                 throw .file("cannot resume \(destination.path)", errno)
             }
+            keepsMeta = false
         }
         // O_NOFOLLOW: a FILE.part planted as a link (in a shared folder such as /tmp) must not make the
         // download truncate and overwrite whatever file it points to.
@@ -49,6 +73,40 @@ final class PartialFile {
         }
         let end = lseek(fd, 0, SEEK_END)
         size = end < 0 ? 0 : Int(end)
+        if keepsMeta, size > 0, let read = Self.readMeta(metaURL), read.total.map({ $0 >= size }) ?? true {
+            meta = read
+            written = read
+        } else {
+            unlink(metaURL.path)
+        }
+    }
+
+    /// The sidecar's record, or `nil` when it is missing, too large or not ours (never fatal).
+    private static func readMeta(_ url: URL) -> Meta? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 4096), data.count < 4096 else { return nil }
+        return try? JSONDecoder().decode(Meta.self, from: data)
+    }
+
+    /// Records `meta` in the sidecar if it changed: written to a temporary file, then renamed over
+    /// the sidecar, so a crash leaves the old record or the new one, never half of one. Call it
+    /// after the bytes it describes were truncated, never before: a crash in between then leaves a
+    /// stale validator, which makes the next resume restart rather than append. A failure only
+    /// costs the next run its `If-Range`: it is not fatal.
+    func record(_ meta: Meta) {
+        guard meta != written else { return }
+        written = meta
+        guard meta.validator != nil || meta.total != nil, let data = try? JSONEncoder().encode(meta) else {
+            unlink(metaURL.path)
+            return
+        }
+        let temporary = metaURL.path + ".\(getpid()).tmp"
+        let out = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o644)
+        guard out >= 0 else { return }
+        let complete = data.withUnsafeBytes { write(out, $0.baseAddress, $0.count) == $0.count }
+        close(out)
+        if !complete || rename(temporary, metaURL.path) != 0 { unlink(temporary) }
     }
 
     deinit { close(fd) }
@@ -100,10 +158,15 @@ final class PartialFile {
         guard rename(url.path, destination.path) == 0 else {
             throw .file("cannot move into \(destination.path)", errno)
         }
+        unlink(metaURL.path)
+        written = nil
     }
 
-    /// Removes the partial file when it holds nothing worth resuming.
+    /// Removes the partial file (and its sidecar) when it holds nothing worth resuming.
     func removeIfEmpty() {
-        if size == 0 { unlink(url.path) }
+        if size == 0 {
+            unlink(url.path)
+            unlink(metaURL.path)
+        }
     }
 }

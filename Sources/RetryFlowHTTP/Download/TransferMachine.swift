@@ -8,6 +8,8 @@ public struct TransferAnswer: Hashable, Sendable {
     public var contentLength: Int?
     /// A `206`'s `Content-Range` first byte, if it parsed.
     public var rangeStart: Int?
+    /// A `206`'s `Content-Range` last byte (inclusive), if it parsed.
+    public var rangeEnd: Int?
     /// The complete length from `Content-Range` (`…/total`, or a `416`'s `*/total`), if known.
     public var rangeTotal: Int?
     /// The `ETag`, as sent (`"v1"` or weak `W/"v1"`).
@@ -21,9 +23,10 @@ public struct TransferAnswer: Hashable, Sendable {
     /// An answer.
     public init(
         status: Int, contentLength: Int? = nil, rangeStart: Int? = nil, rangeTotal: Int? = nil, etag: String? = nil,
-        lastModified: String? = nil, fileSHA256: String? = nil
+        lastModified: String? = nil, fileSHA256: String? = nil, rangeEnd: Int? = nil
     ) {
         self.fileSHA256 = fileSHA256
+        self.rangeEnd = rangeEnd
         self.status = status
         self.contentLength = contentLength
         self.rangeStart = rangeStart
@@ -81,6 +84,8 @@ public enum TransferAction: Hashable, Sendable {
     case askWhole
     /// Send `Range: bytes=<from>-`, with `If-Range: <ifRange>` when one is known.
     case askRest(from: Int, ifRange: String?)
+    /// Send `Range: bytes=<from>-<through>` (one window), with `If-Range: <ifRange>` when one is known.
+    case askWindow(from: Int, through: Int, ifRange: String?)
     /// Empty the file; the body is written from byte 0.
     case truncate
     /// Write the body after the `at` bytes on disk.
@@ -109,6 +114,9 @@ public struct TransferRules: MachineRules {
 
     /// The SHA-256 the finished file must have (lowercase hex), if any.
     public let expectedSHA256: String?
+    /// The most bytes one request asks for (``DownloadOptions/bytesPerRequest``); `nil` asks for
+    /// the whole rest.
+    public let window: Int?
     /// Bytes in the partial file.
     public private(set) var bytesOnDisk: Int
     /// The complete length, once a server announced it.
@@ -121,10 +129,18 @@ public struct TransferRules: MachineRules {
     public private(set) var answer: TransferAnswer?
     private var sha256: String?
 
-    /// Rules for a file that already holds `bytesOnDisk` bytes.
-    public init(bytesOnDisk: Int, expectedSHA256: String?) {
+    /// Rules for a file that already holds `bytesOnDisk` bytes, asking for at most `window` bytes
+    /// per request (a window that is not positive means no window). `validator` and `total`, when a
+    /// partial file's sidecar recorded them, validate its resume (`If-Range`) from the first request.
+    public init(
+        bytesOnDisk: Int, expectedSHA256: String?, window: Int? = nil, validator: String? = nil, total: Int? = nil
+    ) {
         self.bytesOnDisk = bytesOnDisk
         self.expectedSHA256 = expectedSHA256?.lowercased()
+        self.window = window.flatMap { $0 > 0 ? $0 : nil }
+        // Facts about bytes on disk only: with nothing on disk there is nothing to validate.
+        self.validator = bytesOnDisk > 0 ? validator : nil
+        self.total = bytesOnDisk > 0 ? total : nil
     }
 
     /// Records what an input tells, as its row is taken.
@@ -162,6 +178,15 @@ public struct TransferRules: MachineRules {
             return bytesOnDisk == complete
         case .checksumMatches:
             return expectedSHA256 == nil || sha256 == expectedSHA256
+        case .windowed:
+            return window != nil
+        case .windowEnded:
+            // The body ended exactly at its range's last byte, having written at least one byte
+            // (end ≥ start), so each window makes progress; a total not reached asks for more.
+            guard let answer, answer.status == 206, let start = answer.rangeStart, let end = answer.rangeEnd,
+                end >= start, end < Int.max, end + 1 == bytesOnDisk, let total
+            else { return false }
+            return bytesOnDisk < total
         }
     }
 
@@ -172,6 +197,9 @@ public struct TransferRules: MachineRules {
             return .askWhole
         case .askRest:
             return .askRest(from: bytesOnDisk, ifRange: validator)
+        case .askWindow:
+            guard let through = windowEnd else { return .askRest(from: bytesOnDisk, ifRange: validator) }
+            return .askWindow(from: bytesOnDisk, through: through, ifRange: validator)
         case .truncate:
             bytesOnDisk = 0
             total = answer?.contentLength
@@ -195,6 +223,13 @@ public struct TransferRules: MachineRules {
         case .finish:
             return .finish(row.to)
         }
+    }
+
+    /// The last byte the next window asks for (saturated), or `nil` without a window.
+    var windowEnd: Int? {
+        guard let window else { return nil }
+        let (end, overflow) = bytesOnDisk.addingReportingOverflow(window - 1)
+        return overflow ? Int.max : end
     }
 
     /// Each trace step carries the attempt it belongs to.
@@ -228,8 +263,12 @@ public struct TransferMachine: Sendable {
 
     /// A machine for a file that already holds `bytesOnDisk` bytes (0 for a fresh download).
     public init(bytesOnDisk: Int = 0, expectedSHA256: String? = nil, table: TransferTable = .transfer) {
-        core = TableMachine(
-            table: table, rules: TransferRules(bytesOnDisk: bytesOnDisk, expectedSHA256: expectedSHA256))
+        self.init(rules: TransferRules(bytesOnDisk: bytesOnDisk, expectedSHA256: expectedSHA256), table: table)
+    }
+
+    /// A machine starting from `rules` (bytes on disk, window, what a sidecar recorded).
+    public init(rules: TransferRules, table: TransferTable = .transfer) {
+        core = TableMachine(table: table, rules: rules)
     }
 
     /// The current state.
@@ -254,11 +293,13 @@ public struct TransferMachine: Sendable {
         let facts = core.rules
         switch input {
         case .attempt:
-            guard facts.bytesOnDisk > 0 else { return "bytes=0-" }
-            return "bytes=\(facts.bytesOnDisk)-" + (facts.validator.map { " If-Range \($0)" } ?? "")
+            let end = facts.windowEnd.map(String.init) ?? ""
+            guard facts.bytesOnDisk > 0 else { return "bytes=0-\(end)" }
+            return "bytes=\(facts.bytesOnDisk)-\(end)" + (facts.validator.map { " If-Range \($0)" } ?? "")
         case .answered(let answer):
             var text = "\(answer.status)"
             if let start = answer.rangeStart { text += " from byte \(start)" }
+            if let end = answer.rangeEnd { text += " to \(end)" }
             if let announced = answer.rangeTotal ?? answer.contentLength { text += " of \(announced)" }
             return text
         case .bodyEnded(let bytes, _), .interrupted(let bytes):

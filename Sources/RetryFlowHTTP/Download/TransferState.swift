@@ -62,6 +62,12 @@ public enum TransferGuard: String, TableSymbol {
     case fileComplete = "file complete"
     /// No expected SHA-256 was given, or the file's matches it.
     case checksumMatches = "checksum matches"
+    /// Requests ask for a bounded window of bytes (`Range: bytes=N-M`), so that what URLSession
+    /// queues for the delegate never exceeds one window (``DownloadOptions/bytesPerRequest``).
+    case windowed
+    /// A `206` body ended cleanly at its `Content-Range` end, short of the total: the next window
+    /// is asked for at once, within the same attempt.
+    case windowEnded = "window ended"
 
     /// How a failing guard reads on the chart.
     public var negatedLabel: String {
@@ -70,6 +76,8 @@ public enum TransferGuard: String, TableSymbol {
         case .rangeContinuesFile: "range does not continue file"
         case .fileComplete: "bytes missing"
         case .checksumMatches: "checksum mismatch"
+        case .windowed: "not windowed"
+        case .windowEnded: "window not ended"
         }
     }
 }
@@ -92,6 +100,9 @@ public enum TransferEffect: String, TableSymbol {
     case askWhole = "ask whole"
     /// Ask for `Range: bytes=N-`, with `If-Range` when a strong ETag or a Last-Modified is known.
     case askRest = "ask rest"
+    /// Ask for the next window, `Range: bytes=N-(N+window-1)` (N may be 0), with `If-Range` when
+    /// a validator is known.
+    case askWindow = "ask window"
     /// Empty the partial file and write the body from byte 0.
     case truncate
     /// Write the body after the bytes on disk.

@@ -18,6 +18,7 @@ where
         initial: .idle,
         terminals: [.complete, .failed, .cancelled],
         rows: [
+            .init(from: .idle, event: .attempt, condition: .when(.windowed), to: .requesting, effects: [.askWindow]),
             .init(from: .idle, event: .attempt, condition: .when(.partialOnDisk), to: .requesting, effects: [.askRest]),
             .init(from: .idle, event: .attempt, to: .requesting, effects: [.askWhole]),
             .init(from: .idle, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
@@ -43,17 +44,25 @@ where
             .init(from: .appending, event: .interrupted, to: .cut),
             .init(from: .appending, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
 
+            // A window ended short of the total: the same attempt asks for the next one.
+            .init(
+                from: .verifying, event: nil, condition: .when(.windowEnded), to: .requesting,
+                effects: [.askWindow]),
             .init(from: .verifying, event: nil, condition: .unless(.fileComplete), to: .cut),
             .init(
                 from: .verifying, event: nil, condition: .unless(.checksumMatches), to: .failed,
                 effects: [.discard, .finish], reason: .checksumMismatch),
             .init(from: .verifying, event: nil, to: .complete, effects: [.install, .finish], reason: .complete),
 
+            .init(from: .cut, event: .attempt, condition: .when(.windowed), to: .requesting, effects: [.askWindow]),
             .init(from: .cut, event: .attempt, condition: .when(.partialOnDisk), to: .requesting, effects: [.askRest]),
             .init(from: .cut, event: .attempt, to: .requesting, effects: [.askWhole]),
             .init(from: .cut, event: .gaveUp, to: .failed, effects: [.finish], reason: .gaveUp),
             .init(from: .cut, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
 
+            .init(
+                from: .restarting, event: .attempt, condition: .when(.windowed), to: .requesting,
+                effects: [.askWindow]),
             .init(from: .restarting, event: .attempt, to: .requesting, effects: [.askWhole]),
             .init(from: .restarting, event: .gaveUp, to: .failed, effects: [.finish], reason: .gaveUp),
             .init(from: .restarting, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
@@ -62,5 +71,5 @@ where
 }
 
 /// A download's transfer trace: each step's `detail` names the byte range the attempt asked for
-/// or wrote (`bytes=39321600- If-Range "v1"`, `206 from byte 39321600 of 67108864`).
+/// or wrote (`bytes=39321600-47710207 If-Range "v1"`, `206 from byte 39321600 to 47710207 of 67108864`).
 public typealias TransferTrace = TransitionTrace<TransferState, TransferEvent, TransferGuard>
