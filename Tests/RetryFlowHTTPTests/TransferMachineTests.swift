@@ -65,6 +65,12 @@ import Testing
         #expect(trace.steps.filter { $0.from == .verifying && $0.to == .requesting }.count == 2)
     }
 
+    @Test func aWindowNearIntMaxSaturates() throws {
+        let (_, actions, trace) = try Self.run([.attempt], bytesOnDisk: 50_000, window: .max, validator: "\"v1\"")
+        #expect(actions == [.askWindow(from: 50_000, through: .max, ifRange: "\"v1\"")])
+        #expect(trace.steps.first?.detail == "bytes=50000-\(Int.max) If-Range \"v1\"")
+    }
+
     /// The driver's sizer supplies each next window with the body end; only the size changes, and
     /// a transfer without windows stays without.
     @Test func anEndedWindowCarriesTheNextWindowsSize() throws {

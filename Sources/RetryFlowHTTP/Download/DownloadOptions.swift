@@ -28,6 +28,10 @@ public struct DownloadOptions: Hashable, Sendable {
     /// (1 GiB); 8 MiB or less gives fixed windows; `nil` (or not positive) asks for the whole rest.
     public var bytesPerRequest: Int?
 
+    /// Tests only: the backlog (bytes) every sample reports instead of the delegate queue's, so
+    /// that a window's growth or shrinking is deterministic. `nil` measures.
+    package var reportedBacklog: Int?
+
     /// 1 GiB: on a real link windows grow to this, one round trip per GiB; on loopback they stay
     /// near 8 MiB, with peak memory growth well under 32 MiB (docs/benchmarks.md).
     public static let defaultBytesPerRequest = 1 << 30
