@@ -115,7 +115,8 @@ enum DownloadBenchmark {
                 name: "download-resume bytes", value: sent, unit: "bytes", baseline: "the file's size",
                 baselineValue: Double(size), ratio: sentRatio, goal: "ratio <= 1.02",
                 met: complete && sentRatio <= 1.02,
-                note: "\(sizeNote); \(attempts) attempts, \(requests) requests, \(complete ? "complete" : "INCOMPLETE")"),
+                note: "\(sizeNote); \(attempts) attempts, \(requests) requests, \(complete ? "complete" : "INCOMPLETE")"
+            ),
             BenchmarkResult(
                 name: "download-resume wall", value: Measure.median(resumedTimes), unit: "s",
                 baseline: "the same download uninterrupted", baselineValue: wholeSeconds, ratio: wallRatio,
@@ -126,7 +127,8 @@ enum DownloadBenchmark {
                 baselineValue: 32, ratio: growth / 1_048_576 / 32, goal: "peak RSS growth <= 32 MiB",
                 met: growth <= 32 * 1_048_576,
                 note: "peak RSS during the resumed download minus RSS before it; "
-                    + "adaptive windows (8 MiB first, up to \(ByteCount.describe(DownloadOptions.defaultBytesPerRequest)))"),
+                    + "adaptive windows (8 MiB first, up to \(ByteCount.describe(DownloadOptions.defaultBytesPerRequest)))"
+            ),
         ]
     }
 

@@ -283,8 +283,9 @@ final class DownloadBook: @unchecked Sendable {
         let failed: (CheckedContinuation<HTTPResponse, any Error>?, any Error)? = withLock {
             guard var attempt = current, attempt.task === task else { return nil }
             attempt.received += data.count
-            // The backlog is sampled once per MiB received: counting the queue walks its list.
-            sample = sizer != nil && attempt.received >> 20 != (attempt.received - data.count) >> 20
+            // The backlog is sampled once per 256 KiB received (counting the queue walks its list),
+            // often enough to see a window's peak.
+            sample = sizer != nil && attempt.received >> 18 != (attempt.received - data.count) >> 18
             if attempt.writes {
                 if let maxBytes, file.size + data.count > maxBytes {
                     return fail(attempt, DownloadProblem.tooLarge(bytes: file.size + data.count, limit: maxBytes))

@@ -30,13 +30,14 @@ package struct WindowSizer: Hashable, Sendable {
 
     /// A sizer for windows of at most `largest` bytes (positive), starting at `first`. The marks
     /// scale with the first window: a backlog above one first window shrinks the next, and one
-    /// under a quarter of it grows the next, so memory growth stays within about two first windows.
+    /// under an eighth of it (1 MiB: on a real link the backlog is a few 16 KiB chunks) grows the
+    /// next, so a window grows only where the delegate clearly keeps up.
     package init(largest: Int, first: Int = WindowSizer.first) {
         self.largest = max(1, largest)
         size = min(max(1, first), self.largest)
         smallest = min(Self.smallest, size)
         highMark = size
-        lowMark = size / 4
+        lowMark = size / 8
     }
 
     /// Records one sample of the backlog (bytes handed to the delegate queue, not yet written).
