@@ -12,20 +12,26 @@ import RetryFlowTesting
 /// in the same run; curl `--retry` without and with `-C -` for reference, side by side.
 enum DownloadBenchmark {
     /// FlakyServer cuts a response after N bytes *of that response*, and the client's windows adapt
-    /// to how fast it writes, so no script can place cuts at fixed file offsets: every response is
-    /// cut after `cut` bytes instead (the last step repeats), which cuts only the windows (or whole
-    /// rests) larger than `cut`, each attempt then resuming where the last stopped.
-    static func steps(cut: Int) -> [FlakyServer.DownloadStep] { [.cut(after: cut)] }
+    /// to how fast it writes, so no script can place cuts at fixed file offsets. Instead every second
+    /// response is cut after 5 MB (decimal: inside any window of 8 MiB or more, not on its edge,
+    /// where a drop would cost nothing), `cuts` times; the rest are served whole. A window shrunk
+    /// below 5 MB is served whole by its cut step, so the attempts are counted, not assumed.
+    static func steps(cuts: Int) -> [FlakyServer.DownloadStep] {
+        Array(repeating: [.serve, .cut(after: cutBytes)], count: cuts).flatMap { $0 } + [.serve]
+    }
+
+    /// Where a cut response stops: 5 MB.
+    static let cutBytes = 5_000_000
 
     static func run(quick: Bool) async throws -> [BenchmarkResult] {
         let size = quick ? 64 << 20 : 256 << 20
         // Decimal MB: cuts fall inside 8 MiB windows, not on their edges (where a drop costs nothing).
         let cut = quick ? 8_000_000 : 32_000_000
-        let cuts = (size - 1) / cut // at most: windows smaller than `cut` are never cut
+        let cuts = (size - 1) / cut
         let resource = FlakyServer.Resource(size: size, etag: "\"bench\"")
         let server = try FlakyServer()
         defer { server.stop() }
-        let script = steps(cut: cut)
+        let script = steps(cuts: cuts)
         for path in ["/whole", "/curl-whole"] { try server.serveDownload(resource, at: path) }
         try server.serveDownload(resource, at: "/cut", steps: script)
         for path in ["/curl-restart", "/curl-continue"] {
@@ -108,7 +114,7 @@ enum DownloadBenchmark {
             curlNote = "curl uninterrupted: \(plain); curl --retry: \(restart); curl --retry -C -: \(resume)"
         }
 
-        let sizeNote = "\(ByteCount.describe(size)), each response cut after \(ByteCount.describe(cut))"
+        let sizeNote = "\(ByteCount.describe(size)), every second response cut after 5 MB, \(cuts) times"
         let sentRatio = sent / Double(size)
         return [
             BenchmarkResult(
@@ -133,8 +139,8 @@ enum DownloadBenchmark {
     }
 
     /// `download-resume-large` (not in --quick; `--size MIB`, default 1024): a body of `size` bytes
-    /// cut every 128 MB, downloaded with the default window per request and asking for the whole
-    /// rest, each in a fresh process (heap pages another run left behind would blur the figure),
+    /// cut once per 128 MB of file, downloaded with adaptive windows (every second window cut after
+    /// 5 MB, `size / 128 MB` times) and asking for the whole rest (each response cut after 128 MB), each in a fresh process (heap pages another run left behind would blur the figure),
     /// interleaved, `repetitions` times; the figure is the windowed median, the other for reference.
     /// `--quick` runs it once at 32 MiB cut every 10 MB, to check that it still runs.
     static func runLarge(size: Int, quick: Bool) async throws -> [BenchmarkResult] {
@@ -172,15 +178,15 @@ enum DownloadBenchmark {
                 name: "download-resume-large memory", value: median, unit: "MiB", baseline: "32 MiB",
                 baselineValue: 32, ratio: median / 32, goal: "peak RSS growth <= 32 MiB (every run)",
                 met: complete && worst <= 32,
-                note: "\(ByteCount.describe(size)) cut every \(ByteCount.describe(cut)), "
+                note: "\(ByteCount.describe(size)), \(size / cut) cuts, "
                     + "\(complete ? "every file complete, sha256 matches" : "INCOMPLETE"); "
                     + "adaptive windows (8 MiB first, up to \(ByteCount.describe(DownloadOptions.defaultBytesPerRequest))): "
                     + "\(describe(windowed)); whole rest per request: \(describe(whole))")
         ]
     }
 
-    /// Where the large figure's responses are cut: after 128 MB (decimal, so a cut falls inside a
-    /// window rather than on its edge, where a drop would cost nothing).
+    /// One cut per 128 MB of the large figure's file (decimal, so the whole rest's cuts fall inside
+    /// a window rather than on its edge, where a drop would cost nothing).
     static let largeCut = 128_000_000
 
     /// One large download in this process (`__download-large WINDOW SIZE CUT`, 0 for no window),
@@ -202,7 +208,7 @@ enum DownloadBenchmark {
             for: URLRequest(url: server.url("/warm-up")), to: warmUp, retry: policy, options: options)
 
         try server.serveDownload(
-            resource, at: "/file", steps: steps(cut: cut))
+            resource, at: "/file", steps: window > 0 ? steps(cuts: size / cut) : [.cut(after: cut)])
         let file = folder.appendingPathComponent("file")
         let before = Measure.residentBytes()
         Measure.resetPeakResident()
