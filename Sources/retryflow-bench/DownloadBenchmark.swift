@@ -114,7 +114,7 @@ enum DownloadBenchmark {
             curlNote = "curl uninterrupted: \(plain); curl --retry: \(restart); curl --retry -C -: \(resume)"
         }
 
-        let sizeNote = "\(ByteCount.describe(size)), every second response cut after 5 MB, \(cuts) times"
+        let sizeNote = "\(ByteCount.describe(size)), every second response cut after 5 MB, up to \(cuts) times"
         let sentRatio = sent / Double(size)
         return [
             BenchmarkResult(
@@ -178,7 +178,7 @@ enum DownloadBenchmark {
                 name: "download-resume-large memory", value: median, unit: "MiB", baseline: "32 MiB",
                 baselineValue: 32, ratio: median / 32, goal: "peak RSS growth <= 32 MiB (every run)",
                 met: complete && worst <= 32,
-                note: "\(ByteCount.describe(size)), \(size / cut) cuts, "
+                note: "\(ByteCount.describe(size)), up to \(size / cut) cuts, "
                     + "\(complete ? "every file complete, sha256 matches" : "INCOMPLETE"); "
                     + "adaptive windows (8 MiB first, up to \(ByteCount.describe(DownloadOptions.defaultBytesPerRequest))): "
                     + "\(describe(windowed)); whole rest per request: \(describe(whole))")
