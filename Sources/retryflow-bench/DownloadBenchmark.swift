@@ -11,26 +11,17 @@ import RetryFlowTesting
 /// `URLSession.download(for:to:retry:)` (resuming), against the same body downloaded uninterrupted
 /// in the same run; curl `--retry` without and with `-C -` for reference, side by side.
 enum DownloadBenchmark {
-    /// FlakyServer cuts a response after N bytes *of that response*; a client asking one window per
-    /// request would never reach a cut larger than its window. This script cuts wherever the file's
-    /// offset crosses a multiple of `cut`, whatever each request asks for (`window`: the client's
-    /// bytes per request, `nil` for the whole rest), so every run sees the same cuts.
-    static func steps(size: Int, cut: Int, window: Int?) -> [FlakyServer.DownloadStep] {
-        var steps: [FlakyServer.DownloadStep] = []
-        var offset = 0
-        while offset < size {
-            let end = window.map { min(size, offset + $0) } ?? size
-            let nextCut = (offset / cut + 1) * cut
-            if nextCut < end {
-                steps.append(.cut(after: nextCut - offset))
-                offset = nextCut
-            } else {
-                steps.append(.serve)
-                offset = end
-            }
-        }
-        return steps + [.serve]
+    /// FlakyServer cuts a response after N bytes *of that response*, and the client's windows adapt
+    /// to how fast it writes, so no script can place cuts at fixed file offsets. Instead every second
+    /// response is cut after 5 MB (decimal: inside any window of 8 MiB or more, not on its edge,
+    /// where a drop would cost nothing), `cuts` times; the rest are served whole. A window shrunk
+    /// below 5 MB is served whole by its cut step, so the attempts are counted, not assumed.
+    static func steps(cuts: Int) -> [FlakyServer.DownloadStep] {
+        Array(repeating: [.serve, .cut(after: cutBytes)], count: cuts).flatMap { $0 } + [.serve]
     }
+
+    /// Where a cut response stops: 5 MB.
+    static let cutBytes = 5_000_000
 
     static func run(quick: Bool) async throws -> [BenchmarkResult] {
         let size = quick ? 64 << 20 : 256 << 20
@@ -40,7 +31,7 @@ enum DownloadBenchmark {
         let resource = FlakyServer.Resource(size: size, etag: "\"bench\"")
         let server = try FlakyServer()
         defer { server.stop() }
-        let script = steps(size: size, cut: cut, window: DownloadOptions.defaultBytesPerRequest)
+        let script = steps(cuts: cuts)
         for path in ["/whole", "/curl-whole"] { try server.serveDownload(resource, at: path) }
         try server.serveDownload(resource, at: "/cut", steps: script)
         for path in ["/curl-restart", "/curl-continue"] {
@@ -71,6 +62,7 @@ enum DownloadBenchmark {
         }
         let growth = Measure.peakResidentBytes() - residentBefore
         let sent = Double(server.bodyBytesSent(to: "/cut"))
+        let requests = server.requests(to: "/cut").count
         let attempts = outcome?.retry.attempts.count ?? 0
         let complete = outcome?.succeeded == true && outcome?.bytesOnDisk == size
         try? FileManager.default.removeItem(at: resumed)
@@ -122,14 +114,15 @@ enum DownloadBenchmark {
             curlNote = "curl uninterrupted: \(plain); curl --retry: \(restart); curl --retry -C -: \(resume)"
         }
 
-        let sizeNote = "\(ByteCount.describe(size)) cut every \(ByteCount.describe(cut)) (\(cuts) cuts)"
+        let sizeNote = "\(ByteCount.describe(size)), every second response cut after 5 MB, up to \(cuts) times"
         let sentRatio = sent / Double(size)
         return [
             BenchmarkResult(
                 name: "download-resume bytes", value: sent, unit: "bytes", baseline: "the file's size",
                 baselineValue: Double(size), ratio: sentRatio, goal: "ratio <= 1.02",
                 met: complete && sentRatio <= 1.02,
-                note: "\(sizeNote); \(attempts) attempts, \(complete ? "complete" : "INCOMPLETE")"),
+                note: "\(sizeNote); \(attempts) attempts, \(requests) requests, \(complete ? "complete" : "INCOMPLETE")"
+            ),
             BenchmarkResult(
                 name: "download-resume wall", value: Measure.median(resumedTimes), unit: "s",
                 baseline: "the same download uninterrupted", baselineValue: wholeSeconds, ratio: wallRatio,
@@ -140,13 +133,14 @@ enum DownloadBenchmark {
                 baselineValue: 32, ratio: growth / 1_048_576 / 32, goal: "peak RSS growth <= 32 MiB",
                 met: growth <= 32 * 1_048_576,
                 note: "peak RSS during the resumed download minus RSS before it; "
-                    + "\(ByteCount.describe(DownloadOptions.defaultBytesPerRequest)) per request"),
+                    + "adaptive windows (8 MiB first, up to \(ByteCount.describe(DownloadOptions.defaultBytesPerRequest)))"
+            ),
         ]
     }
 
     /// `download-resume-large` (not in --quick; `--size MIB`, default 1024): a body of `size` bytes
-    /// cut every 128 MB, downloaded with the default window per request and asking for the whole
-    /// rest, each in a fresh process (heap pages another run left behind would blur the figure),
+    /// cut once per 128 MB of file, downloaded with adaptive windows (every second window cut after
+    /// 5 MB, `size / 128 MB` times) and asking for the whole rest (each response cut after 128 MB), each in a fresh process (heap pages another run left behind would blur the figure),
     /// interleaved, `repetitions` times; the figure is the windowed median, the other for reference.
     /// `--quick` runs it once at 32 MiB cut every 10 MB, to check that it still runs.
     static func runLarge(size: Int, quick: Bool) async throws -> [BenchmarkResult] {
@@ -170,7 +164,8 @@ enum DownloadBenchmark {
         func describe(_ all: [LargeRun]) -> String {
             let growth = all.map { String(format: "%.1f", $0.growth) }.joined(separator: ", ")
             let seconds = all.map { String(format: "%.2f", $0.seconds) }.joined(separator: ", ")
-            return "growth \(growth) MiB; \(seconds) s; \(all[0].attempts) attempts; sent "
+            let requests = all.map { String($0.requests) }.joined(separator: ", ")
+            return "growth \(growth) MiB; \(seconds) s; \(all[0].attempts) attempts; \(requests) requests; sent "
                 + String(format: "%.3f", all.map(\.sent).max() ?? 0) + " × file"
         }
         let windowed = runs[DownloadOptions.defaultBytesPerRequest] ?? []
@@ -183,19 +178,19 @@ enum DownloadBenchmark {
                 name: "download-resume-large memory", value: median, unit: "MiB", baseline: "32 MiB",
                 baselineValue: 32, ratio: median / 32, goal: "peak RSS growth <= 32 MiB (every run)",
                 met: complete && worst <= 32,
-                note: "\(ByteCount.describe(size)) cut every \(ByteCount.describe(cut)), "
+                note: "\(ByteCount.describe(size)), up to \(size / cut) cuts, "
                     + "\(complete ? "every file complete, sha256 matches" : "INCOMPLETE"); "
-                    + "\(ByteCount.describe(DownloadOptions.defaultBytesPerRequest)) per request: "
+                    + "adaptive windows (8 MiB first, up to \(ByteCount.describe(DownloadOptions.defaultBytesPerRequest))): "
                     + "\(describe(windowed)); whole rest per request: \(describe(whole))")
         ]
     }
 
-    /// Where the large figure's connection is cut: every 128 MB (decimal, so cuts fall inside
-    /// 8 MiB windows rather than on their edges, where a drop would cost nothing).
+    /// One cut per 128 MB of the large figure's file (decimal, so the whole rest's cuts fall inside
+    /// a window rather than on its edge, where a drop would cost nothing).
     static let largeCut = 128_000_000
 
     /// One large download in this process (`__download-large WINDOW SIZE CUT`, 0 for no window),
-    /// printed as `growth-MiB seconds attempts complete sent-ratio`.
+    /// printed as `growth-MiB seconds attempts complete sent-ratio requests`.
     static func largeRun(window: Int, size: Int, cut: Int) async throws -> String {
         let resource = FlakyServer.Resource(size: size, etag: "\"bench\"")
         let server = try FlakyServer()
@@ -213,7 +208,7 @@ enum DownloadBenchmark {
             for: URLRequest(url: server.url("/warm-up")), to: warmUp, retry: policy, options: options)
 
         try server.serveDownload(
-            resource, at: "/file", steps: steps(size: size, cut: cut, window: options.bytesPerRequest))
+            resource, at: "/file", steps: window > 0 ? steps(cuts: size / cut) : [.cut(after: cut)])
         let file = folder.appendingPathComponent("file")
         let before = Measure.residentBytes()
         Measure.resetPeakResident()
@@ -229,7 +224,8 @@ enum DownloadBenchmark {
             && (try? FlakyServer.Resource.sha256(ofFileAt: file)) == resource.sha256
         let sent = Double(server.bodyBytesSent(to: "/file")) / Double(size)
         return String(
-            format: "%.2f %.3f %d %d %.4f", growth, seconds, outcome?.retry.attempts.count ?? 0, complete ? 1 : 0, sent)
+            format: "%.2f %.3f %d %d %.4f %d", growth, seconds, outcome?.retry.attempts.count ?? 0, complete ? 1 : 0,
+            sent, server.requests(to: "/file").count)
     }
 
     /// What `__download-large` printed.
@@ -239,14 +235,15 @@ enum DownloadBenchmark {
         var attempts: Int
         var complete: Bool
         var sent: Double
+        var requests: Int
 
         init?(_ text: String) {
             let fields = text.split(whereSeparator: \.isWhitespace)
-            guard fields.count == 5, let growth = Double(fields[0]), let seconds = Double(fields[1]),
-                let attempts = Int(fields[2]), let sent = Double(fields[4])
+            guard fields.count == 6, let growth = Double(fields[0]), let seconds = Double(fields[1]),
+                let attempts = Int(fields[2]), let sent = Double(fields[4]), let requests = Int(fields[5])
             else { return nil }
-            (self.growth, self.seconds, self.attempts, complete, self.sent) =
-                (growth, seconds, attempts, fields[3] == "1", sent)
+            (self.growth, self.seconds, self.attempts, complete, self.sent, self.requests) =
+                (growth, seconds, attempts, fields[3] == "1", sent, requests)
         }
     }
 }

@@ -488,7 +488,7 @@ enum TableStepBenchmarks {
                 default:
                     state = .cut
                 }
-            case .bodyEnded(let bytes, let sha):
+            case .bodyEnded(let bytes, let sha, _):
                 bytesOnDisk = bytes
                 sha256 = sha
                 if total == nil, answer?.status == 200 { total = bytes }

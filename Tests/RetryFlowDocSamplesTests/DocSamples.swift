@@ -128,7 +128,7 @@ private func sample7() async throws {
     options.resumeExisting = true                                              // continue big.iso.part (or big.iso)
     options.expectedSHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     options.speedLimit = .init(bytesPerSecond: 1_000, window: .seconds(30))    // a stall is retried, resuming
-    options.bytesPerRequest = 64 << 20                                         // fewer round trips, more memory
+    options.bytesPerRequest = 8 << 20                                          // fixed 8 MiB windows: bounded anywhere
 
     let (updates, progress) = AsyncStream<DownloadProgress>.makeStream(bufferingPolicy: .bufferingNewest(1))
     Task {

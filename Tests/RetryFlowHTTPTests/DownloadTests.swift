@@ -24,9 +24,9 @@ import Testing
 
     static func sha(_ url: URL) throws -> String { try FlakyServer.Resource.sha256(ofFileAt: url) }
 
-    /// The `Range` a request starting at byte `from` sends: one window of the default size.
+    /// The `Range` a request starting at byte `from` sends: one first window (these files are smaller).
     static func window(from: Int) -> String {
-        "bytes=\(from)-\(from + DownloadOptions.defaultBytesPerRequest - 1)"
+        "bytes=\(from)-\(from + WindowSizer.first - 1)"
     }
 
     /// Runs a download of `resource` served by `steps`; returns the outcome, the server and the folder.

@@ -116,6 +116,8 @@ import Testing
     }
 
     @Test func aWindowNearIntMaxDoesNotTrap() async throws {
+        // The first window is 8 MiB whatever the largest (WindowSizer); the machine saturates a
+        // window that reaches Int.max (TransferMachineTests.aWindowNearIntMaxSaturates).
         let resource = FlakyServer.Resource(size: 200_000, etag: "\"v1\"")
         let (outcome, server, destination) = try await DownloadTests.run(
             resource, steps: [.cut(after: 50_000), .serve], options: Self.options(window: .max))
@@ -124,7 +126,43 @@ import Testing
         #expect(try DownloadTests.sha(destination) == resource.sha256)
         #expect(
             server.requests(to: "/file").map { $0.header("Range") } == [
-                "bytes=0-\(Int.max - 1)", "bytes=50000-\(Int.max)",
+                "bytes=0-\((8 << 20) - 1)", "bytes=50000-\(50_000 + (8 << 20) - 1)",
             ])
+    }
+
+    /// Windows grow while the delegate keeps up: a backlog reported empty doubles each window after
+    /// the first (8, 16, 32 MiB), so 40 MiB take 3 requests instead of 5 fixed 8 MiB ones.
+    @Test func windowsGrowWhileTheDelegateKeepsUp() async throws {
+        let resource = FlakyServer.Resource(size: 40 << 20, etag: "\"v1\"")
+        var options = DownloadOptions()
+        options.reportedBacklog = 0
+        let (outcome, server, destination) = try await DownloadTests.run(resource, steps: [.serve], options: options)
+        defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
+        #expect(outcome.succeeded)
+        #expect(try DownloadTests.sha(destination) == resource.sha256)
+        let mib = 1 << 20
+        #expect(
+            server.requests(to: "/file").map { $0.header("Range") } == [
+                "bytes=0-\(8 * mib - 1)", "bytes=\(8 * mib)-\(24 * mib - 1)", "bytes=\(24 * mib)-\(56 * mib - 1)",
+            ])
+        #expect(outcome.retry.attempts.count == 1 && server.bodyBytesSent(to: "/file") == resource.size)
+    }
+
+    /// Windows shrink when bytes pile up on the delegate queue: a backlog reported above one first
+    /// window halves each window (8, 4, 2, 1 MiB, then 1 MiB on), whatever the largest allows.
+    @Test func windowsShrinkWhenTheBacklogPilesUp() async throws {
+        let resource = FlakyServer.Resource(size: 18 << 20, etag: "\"v1\"")
+        var options = DownloadOptions()
+        options.reportedBacklog = 9 << 20
+        let (outcome, server, destination) = try await DownloadTests.run(resource, steps: [.serve], options: options)
+        defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
+        #expect(outcome.succeeded)
+        #expect(try DownloadTests.sha(destination) == resource.sha256)
+        let mib = 1 << 20
+        let starts = [0, 8, 12, 14, 15, 16, 17].map { $0 * mib }
+        let ends = [8, 12, 14, 15, 16, 17, 18].map { $0 * mib - 1 }
+        #expect(
+            server.requests(to: "/file").map { $0.header("Range") }
+                == zip(starts, ends).map { "bytes=\($0)-\($1)" })
     }
 }

@@ -65,6 +65,34 @@ import Testing
         #expect(trace.steps.filter { $0.from == .verifying && $0.to == .requesting }.count == 2)
     }
 
+    @Test func aWindowNearIntMaxSaturates() throws {
+        let (_, actions, trace) = try Self.run([.attempt], bytesOnDisk: 50_000, window: .max, validator: "\"v1\"")
+        #expect(actions == [.askWindow(from: 50_000, through: .max, ifRange: "\"v1\"")])
+        #expect(trace.steps.first?.detail == "bytes=50000-\(Int.max) If-Range \"v1\"")
+    }
+
+    /// The driver's sizer supplies each next window with the body end; only the size changes, and
+    /// a transfer without windows stays without.
+    @Test func anEndedWindowCarriesTheNextWindowsSize() throws {
+        let (machine, actions, _) = try Self.run(
+            [
+                .attempt, Self.window(0, 99), .bodyEnded(bytesOnDisk: 100, sha256: nil, nextWindow: 200),
+                Self.window(100, 299), .bodyEnded(bytesOnDisk: 300, sha256: nil, nextWindow: 50),
+                Self.window(300, 349), .interrupted(bytesOnDisk: 320), .attempt,
+            ], window: 100)
+        #expect(machine.rules.window == 50)
+        #expect(
+            actions == [
+                .askWindow(from: 0, through: 99, ifRange: nil), .append(at: 0),
+                .askWindow(from: 100, through: 299, ifRange: "\"v1\""), .append(at: 100),
+                .askWindow(from: 300, through: 349, ifRange: "\"v1\""), .append(at: 300),
+                .askWindow(from: 320, through: 369, ifRange: "\"v1\""),
+            ])
+        let (unwindowed, _, _) = try Self.run(
+            [.attempt, .answered(Self.whole), .bodyEnded(bytesOnDisk: 1000, sha256: nil, nextWindow: 400)])
+        #expect(unwindowed.rules.window == nil && unwindowed.state == .complete)
+    }
+
     /// Only a body that ended exactly at its range's end, having written a byte, asks for the next
     /// window: anything else is a cut (the retry machine decides), so a server cannot loop it.
     @Test(arguments: [

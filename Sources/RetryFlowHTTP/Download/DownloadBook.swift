@@ -51,20 +51,30 @@ final class DownloadBook: @unchecked Sendable {
     private weak var session: URLSession?
     /// Set by `close()` once the run is over.
     private var closed = false
+    /// Picks each window's size from the backlog the last one left; `nil` without windows.
+    private var sizer: WindowSizer?
+    /// Measures the delegate queue's backlog in bytes, given the size of the chunk in hand.
+    private let backlog: @Sendable (_ chunk: Int) -> Int
 
     init(
         file: PartialFile, expectedSHA256: String?, window: Int? = nil, maxBytes: Int? = nil,
         progress: AsyncStream<DownloadProgress>.Continuation?, delegateQueue: OperationQueue,
-        now: @escaping @Sendable () -> Duration
+        now: @escaping @Sendable () -> Duration,
+        backlog: (@Sendable (_ chunk: Int) -> Int)? = nil
     ) {
         self.file = file
         self.delegateQueue = delegateQueue
+        let sizer = window.flatMap { $0 > 0 ? WindowSizer(largest: $0) : nil }
+        self.sizer = sizer
+        // The operations queued behind the chunk in hand are (nearly all) chunks of the same size:
+        // URLSession queues one per libcurl write (at most CURL_MAX_WRITE_SIZE, 16 KiB).
+        self.backlog = backlog ?? { [delegateQueue] chunk in max(0, delegateQueue.operationCount - 1) * chunk }
         self.maxBytes = maxBytes
         self.progress = progress
         self.now = now
         machine = TransferMachine(
             rules: TransferRules(
-                bytesOnDisk: file.size, expectedSHA256: expectedSHA256, window: window,
+                bytesOnDisk: file.size, expectedSHA256: expectedSHA256, window: sizer?.size,
                 validator: file.meta?.validator, total: file.meta?.total))
     }
 
@@ -269,9 +279,13 @@ final class DownloadBook: @unchecked Sendable {
     }
 
     func received(_ data: Data, from task: URLSessionDataTask) {
+        var sample = false
         let failed: (CheckedContinuation<HTTPResponse, any Error>?, any Error)? = withLock {
             guard var attempt = current, attempt.task === task else { return nil }
             attempt.received += data.count
+            // The backlog is sampled once per 256 KiB received (counting the queue walks its list),
+            // often enough to see a window's peak.
+            sample = sizer != nil && attempt.received >> 18 != (attempt.received - data.count) >> 18
             if attempt.writes {
                 if let maxBytes, file.size + data.count > maxBytes {
                     return fail(attempt, DownloadProblem.tooLarge(bytes: file.size + data.count, limit: maxBytes))
@@ -293,6 +307,9 @@ final class DownloadBook: @unchecked Sendable {
         if let (continuation, error) = failed {
             task.cancel()
             continuation?.resume(throwing: error)
+        } else if sample {
+            let bytes = backlog(data.count) // outside the lock: it takes the queue's own
+            withLock { sizer?.observe(backlog: bytes) }
         }
     }
 
@@ -321,7 +338,10 @@ final class DownloadBook: @unchecked Sendable {
                         sha = try file.sha256()
                         if sha != expected { mismatch = (expected, sha ?? "") }
                     }
-                    guard let actions = deliver(.bodyEnded(bytesOnDisk: file.size, sha256: sha)) else {
+                    // The window ended cleanly: the sizer picks the next one from its backlog.
+                    let nextWindow = sizer?.windowEnded()
+                    guard let actions = deliver(.bodyEnded(bytesOnDisk: file.size, sha256: sha, nextWindow: nextWindow))
+                    else {
                         return (attempt.continuation, .failure(DownloadProblem.rejected("body end has no row")))
                     }
                     for action in actions {

@@ -20,13 +20,21 @@ public struct DownloadOptions: Hashable, Sendable {
     public var speedLimit: SpeedLimit?
     /// The most bytes one request asks for (`Range: bytes=N-M`); the next window is asked for as
     /// soon as one ends, within the same attempt. URLSession on Linux queues every chunk for the
-    /// delegate without pausing the transfer, so this bounds memory whatever the file's size
-    /// (docs/benchmarks.md). A server that ignores ranges answers `200` and the body streams whole.
-    /// Default ``defaultBytesPerRequest`` (8 MiB); `nil` (or not positive) asks for the whole rest.
+    /// delegate without pausing the transfer, so windows bound memory whatever the file's size.
+    /// Windows start at 8 MiB (or this, if smaller) and adapt (``WindowSizer``): they double while
+    /// the delegate keeps up with the network (every ordinary link) and halve when body bytes pile
+    /// up on its queue (loopback, very fast links), up to this; docs/downloads.md. A server that
+    /// ignores ranges answers `200` and the body streams whole. Default ``defaultBytesPerRequest``
+    /// (1 GiB); 8 MiB or less gives fixed windows; `nil` (or not positive) asks for the whole rest.
     public var bytesPerRequest: Int?
 
-    /// 8 MiB: one round trip per 8 MiB, peak memory growth well under 32 MiB on loopback.
-    public static let defaultBytesPerRequest = 8 << 20
+    /// Tests only: the backlog (bytes) every sample reports instead of the delegate queue's, so
+    /// that a window's growth or shrinking is deterministic. `nil` measures.
+    package var reportedBacklog: Int?
+
+    /// 1 GiB: on a real link windows grow to this, one round trip per GiB; on loopback they stay
+    /// near 8 MiB, with peak memory growth well under 32 MiB (docs/benchmarks.md).
+    public static let defaultBytesPerRequest = 1 << 30
 
     /// Options; every argument has its default.
     public init(

@@ -33,10 +33,12 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
         let file = try PartialFile(destination: destination, resume: options.resumeExisting)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
+        var reported: (@Sendable (Int) -> Int)?
+        if let bytes = options.reportedBacklog { reported = { _ in bytes } }
         let book = DownloadBook(
             file: file, expectedSHA256: options.expectedSHA256, window: options.bytesPerRequest,
             maxBytes: rules.maxBodyBytes, progress: progress, delegateQueue: queue,
-            now: { start.duration(to: clock.now) })
+            now: { start.duration(to: clock.now) }, backlog: reported)
         let delegate = DownloadDelegate(book: book)
         // No URLCache: a file streamed to disk is not cached, and with a cache a cancelled data task
         // can trap however it is cancelled (docs/reliability.md window 2); without one, an ended

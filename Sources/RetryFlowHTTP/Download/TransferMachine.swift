@@ -50,8 +50,10 @@ public enum TransferInput: Hashable, Sendable, MachineInput {
     /// The server answered (status and headers).
     case answered(TransferAnswer)
     /// The body ended where its length said; the file holds `bytesOnDisk` bytes, whose SHA-256
-    /// the driver computed when they were as many as the total (else `nil`).
-    case bodyEnded(bytesOnDisk: Int, sha256: String?)
+    /// the driver computed when they were as many as the total (else `nil`). `nextWindow`, when
+    /// positive and the transfer is windowed, is the size the driver picked for the next window
+    /// (``WindowSizer``); `nil` keeps the window.
+    case bodyEnded(bytesOnDisk: Int, sha256: String?, nextWindow: Int? = nil)
     /// The attempt ended early with `bytesOnDisk` bytes in the file.
     case interrupted(bytesOnDisk: Int)
     /// The retry machine gave up.
@@ -114,9 +116,10 @@ public struct TransferRules: MachineRules {
 
     /// The SHA-256 the finished file must have (lowercase hex), if any.
     public let expectedSHA256: String?
-    /// The most bytes one request asks for (``DownloadOptions/bytesPerRequest``); `nil` asks for
-    /// the whole rest.
-    public let window: Int?
+    /// The bytes the next request asks for (the first window, then what the driver supplies with
+    /// each ended window: ``TransferInput/bodyEnded(bytesOnDisk:sha256:nextWindow:)``); `nil` asks
+    /// for the whole rest.
+    public private(set) var window: Int?
     /// Bytes in the partial file.
     public private(set) var bytesOnDisk: Int
     /// The complete length, once a server announced it.
@@ -151,9 +154,11 @@ public struct TransferRules: MachineRules {
         case .answered(let answer):
             self.answer = answer
             if answer.status == 416 { sha256 = answer.fileSHA256 }
-        case .bodyEnded(let bytes, let sha):
+        case .bodyEnded(let bytes, let sha, let nextWindow):
             bytesOnDisk = bytes
             sha256 = sha
+            // Only a size: whether the transfer is windowed (the `windowed` guard) never changes.
+            if window != nil, let nextWindow, nextWindow > 0 { window = nextWindow }
             // A 200 without Content-Length (chunked) is complete where its body ends.
             if total == nil, answer?.status == 200 { total = bytes }
         case .interrupted(let bytes):
@@ -302,7 +307,7 @@ public struct TransferMachine: Sendable {
             if let end = answer.rangeEnd { text += " to \(end)" }
             if let announced = answer.rangeTotal ?? answer.contentLength { text += " of \(announced)" }
             return text
-        case .bodyEnded(let bytes, _), .interrupted(let bytes):
+        case .bodyEnded(let bytes, _, _), .interrupted(let bytes):
             return "\(bytes) bytes on disk"
         case .gaveUp, .cancelled:
             return "\(facts.bytesOnDisk) bytes on disk"

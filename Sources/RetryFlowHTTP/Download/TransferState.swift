@@ -63,7 +63,8 @@ public enum TransferGuard: String, TableSymbol {
     /// No expected SHA-256 was given, or the file's matches it.
     case checksumMatches = "checksum matches"
     /// Requests ask for a bounded window of bytes (`Range: bytes=N-M`), so that what URLSession
-    /// queues for the delegate never exceeds one window (``DownloadOptions/bytesPerRequest``).
+    /// queues for the delegate never exceeds one window (``DownloadOptions/bytesPerRequest``; the
+    /// driver adapts each window's size, `WindowSizer`).
     case windowed
     /// A `206` body ended cleanly at its `Content-Range` end, short of the total: the next window
     /// is asked for at once, within the same attempt.
