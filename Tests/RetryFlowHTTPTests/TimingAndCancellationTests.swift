@@ -97,8 +97,9 @@ import Testing
         // 0 + 2.5 s fits, 2.5 s + 2.5 s does not: two requests unless the first took 1.5 s or more.
         #expect((1...2).contains(server.requests(to: "/d").count))
         // The trace above proves no wait crossed the deadline; the wall clock only shows the run did
-        // not sleep a whole backoff past it (timers run late under ThreadSanitizer on 2 loaded cores).
-        #expect(run.outcome.duration < deadline + .seconds(2), "gave up near the deadline, not a wait past it")
+        // not go on for long after it. Generous: timers ran 3 s late once with every suite at once on 2
+        // loaded cores (and run late under ThreadSanitizer); how late they run is wait-precision's figure.
+        #expect(run.outcome.duration < deadline + .seconds(5), "gave up near the deadline, not long after it")
         expectConsistent(trace)
     }
 
