@@ -134,7 +134,9 @@ import Testing
         // Ended by the transport the moment it was cancelled, not by URLSession's -999 callback
         // (~200 ms later) nor the hang (the session's 30 s timeout). How fast: retryflow-bench.
         #expect(outcome.attempts.last?.error is CancellationError, "\(outcome.attempts)")
-        #expect(took < .seconds(5), "cancellation seen after \(took.shortDescription)")
+        // 15 s, not less: with every suite at once on 2 cores, Dispatch's pool once stalled every
+        // in-flight test for 5.5 s; the 30 s timeout is still far (the error above is the mechanism).
+        #expect(took < .seconds(15), "cancellation seen after \(took.shortDescription)")
         #expect(server.requests(to: "/h").count == 1, "never retried")
         expectConsistent(outcome.trace)
         let thrower = Task { try await session.data(for: request, retry: Self.policy) }
@@ -181,8 +183,9 @@ import Testing
         _ = await done.next()
         let took = cancelledAt.duration(to: .now)
         await Runner.settle(session)
-        // Not the 30 s wait nor the hang; how fast is measured in retryflow-bench, not here.
-        #expect(took < .seconds(5), "completion \(took.shortDescription) after cancel")
+        // Not the 30 s wait nor the hang (15 s: see cancellingTheSwiftTaskInFlight); how fast is
+        // measured in retryflow-bench, not here.
+        #expect(took < .seconds(15), "completion \(took.shortDescription) after cancel")
         let outcome = try #require(task.outcome)
         if path == "/hang" { #expect(outcome.attempts.last?.error is CancellationError, "\(outcome.attempts)") }
         #expect(outcome.finalState == .cancelled)
