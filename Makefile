@@ -17,10 +17,11 @@ build: deps
 run: deps
 	$(SWIFT) run retryflow demo
 
-# scripts/swift-test.sh runs `swift test` once more only if the process died in libdispatch's event
-# loop (an upstream crash, docs/reliability.md). Parallel, as `swift test` runs by default: the library never blocks Swift's cooperative pool
+# Parallel, as `swift test` runs by default: the library never blocks Swift's cooperative pool
 # (URLSession's blocking calls run on a Dispatch queue, FlakyServer.stop() returns at once), and
 # timing expectations keep margins a loaded 2-core machine holds (speed lives in retryflow-bench).
+# scripts/swift-test.sh runs `swift test` once more only if the process died in libdispatch's event
+# loop with nothing failed before it (a libdispatch race, docs/reliability.md).
 test: deps-browser lint
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) scripts/swift-test.sh --skip-build

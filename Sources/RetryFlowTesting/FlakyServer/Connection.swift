@@ -179,17 +179,6 @@ final class Connection: @unchecked Sendable { // confined to the server's queue
     /// cancel handler closes it.
     private func sourceCancelled(_ fd: Int32) {
         openSources -= 1
-        if openSources == 0 { _ = closeDescriptor(fd) }
+        if openSources == 0 { _ = FlakyServer.closeSocket(fd) }
     }
-}
-
-@inline(__always)
-private func closeDescriptor(_ fd: Int32) -> Int32 {
-    #if canImport(Darwin)
-        return Darwin.close(fd)
-    #elseif canImport(Musl)
-        return Musl.close(fd)
-    #else
-        return Glibc.close(fd)
-    #endif
 }

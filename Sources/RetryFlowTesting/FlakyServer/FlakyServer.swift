@@ -109,15 +109,15 @@ public final class FlakyServer: @unchecked Sendable {
                 return !state.stopping
             })
         else { return }
-        // A syscall, safe from any thread: the port refuses connections from here on; the
+        // Syscalls, safe from any thread: the port refuses connections from here on; the
         // listener's descriptor is closed by the accept source's cancel handler.
-        shutdown(listener, Int32(SHUT_RDWR))
+        Self.refuseConnections(on: listener)
         queue.async { [self] in closeEverything() }
     }
 
     deinit {
         // Nothing else holds the server now; the queue may still run a closure that found it gone.
-        if state.withLock({ !$0.stopping }) { shutdown(listener, Int32(SHUT_RDWR)) }
+        if state.withLock({ !$0.stopping }) { Self.refuseConnections(on: listener) }
         acceptSource?.cancel() // thread-safe; its cancel handler closes the listener
         let open = Array(connections.values)
         queue.async {
@@ -319,6 +319,34 @@ public final class FlakyServer: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// Closes the listening socket at once while its descriptor stays valid for the accept source.
+    /// On Linux a fresh unbound socket takes the descriptor's number (`dup2`), which releases the
+    /// listener without an event: `shutdown` would raise EPOLLHUP on the live source, and libdispatch
+    /// acknowledges a hang-up off its manager thread, racing the event loop (a crash in
+    /// `_dispatch_event_loop_drain`, docs/reliability.md). kqueue has no such path: `shutdown` there.
+    static func refuseConnections(on listener: Int32) {
+        #if os(Linux)
+            let placeholder = socket(AF_INET, streamType, 0)
+            if placeholder >= 0 {
+                _ = dup2(placeholder, listener)
+                _ = closeSocket(placeholder)
+                return
+            }
+        #endif
+        shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    /// `close(2)`, callable where a type's own `close` method hides the C function.
+    static func closeSocket(_ fd: Int32) -> Int32 {
+        #if canImport(Glibc)
+            return Glibc.close(fd)
+        #elseif canImport(Musl)
+            return Musl.close(fd)
+        #else
+            return Darwin.close(fd)
+        #endif
     }
 
     static func setNonBlocking(_ fd: Int32) {
