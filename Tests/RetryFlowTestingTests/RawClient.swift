@@ -11,26 +11,34 @@ final class RawClient {
     let fd: Int32
 
     init(port: Int) throws {
-        #if canImport(Darwin)
-            fd = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        fd = Self.tcpSocket()
+        let result = Self.withLoopback(port: port) { connect(fd, $0, $1) }
         guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { close(fd) }
+
+    /// A TCP socket (the type's spelling differs between Glibc and Darwin).
+    static func tcpSocket() -> Int32 {
+        #if canImport(Darwin)
+            return socket(AF_INET, SOCK_STREAM, 0)
+        #else
+            return socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #endif
+    }
+
+    /// Calls `body` with the address 127.0.0.1:`port` and its length.
+    static func withLoopback<R>(port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
 
     func send(_ text: String) throws {
         let bytes = Array(text.utf8)
@@ -74,23 +82,11 @@ extension FlakyServerTests {
     /// Whether a server socket (with SO_REUSEADDR, as servers ask) can bind and listen on `port`
     /// of 127.0.0.1 now. It closes the socket again before returning.
     static func canListen(on port: Int) -> Bool {
-        #if canImport(Darwin)
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
+        let fd = RawClient.tcpSocket()
         defer { close(fd) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let bound = RawClient.withLoopback(port: port) { bind(fd, $0, $1) }
         return bound == 0 && listen(fd, 1) == 0
     }
 }
