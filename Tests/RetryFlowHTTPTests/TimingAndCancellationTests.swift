@@ -10,6 +10,12 @@ import Testing
 
 /// Retry-After, deadlines and cancellation against FlakyServer, on the real clock with short values.
 @Suite(.timeLimit(.minutes(2))) struct TimingAndCancellationTests {
+    /// The wall-clock bound of these tests: it rules out only the long waits they are about (30 s
+    /// timeouts, an hour of Retry-After); the rows and errors asserted are the mechanism. Not less:
+    /// with every suite at once on 2 cores, the whole test process was seen stalled for ~10 s
+    /// (trivial suites "passed after 10 s"). How fast things are is measured in retryflow-bench.
+    static let farBelowTimeouts = Duration.seconds(25)
+
     static let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(20)), jitter: .none)
 
     @Test(arguments: [Surface.async, .completionHandler, .synchronous])
@@ -67,7 +73,7 @@ import Testing
         #expect(outcome.finalState == .failure)
         #expect(outcome.reason == .retryAfterBeyondCap)
         #expect(server.requests(to: "/cap").count == 1)
-        #expect(outcome.duration < .seconds(10), "did not wait the hour it was asked for")
+        #expect(outcome.duration < Self.farBelowTimeouts, "did not wait the hour it was asked for")
         expectConsistent(outcome.trace)
     }
 
@@ -97,9 +103,8 @@ import Testing
         // 0 + 2.5 s fits, 2.5 s + 2.5 s does not: two requests unless the first took 1.5 s or more.
         #expect((1...2).contains(server.requests(to: "/d").count))
         // The trace above proves no wait crossed the deadline; the wall clock only shows the run did
-        // not go on for long after it. Generous: timers ran 3 s late once with every suite at once on 2
-        // loaded cores (and run late under ThreadSanitizer); how late they run is wait-precision's figure.
-        #expect(run.outcome.duration < deadline + .seconds(5), "gave up near the deadline, not long after it")
+        // not hang on (how late timers run is wait-precision's figure, in retryflow-bench).
+        #expect(run.outcome.duration < Self.farBelowTimeouts, "gave up at the deadline, not at a timeout")
         expectConsistent(trace)
     }
 
@@ -113,7 +118,7 @@ import Testing
         #expect(outcome.trace.steps.last?.event == .deadlineExceeded)
         #expect(outcome.attempts.first?.error is DeadlineExceeded)
         #expect(outcome.duration >= .milliseconds(300))
-        #expect(outcome.duration < .seconds(10), "not the session's own 30 s timeout")
+        #expect(outcome.duration < Self.farBelowTimeouts, "not the session's own 30 s timeout")
         expectConsistent(outcome.trace)
     }
 
@@ -134,9 +139,7 @@ import Testing
         // Ended by the transport the moment it was cancelled, not by URLSession's -999 callback
         // (~200 ms later) nor the hang (the session's 30 s timeout). How fast: retryflow-bench.
         #expect(outcome.attempts.last?.error is CancellationError, "\(outcome.attempts)")
-        // 15 s, not less: with every suite at once on 2 cores, Dispatch's pool once stalled every
-        // in-flight test for 5.5 s; the 30 s timeout is still far (the error above is the mechanism).
-        #expect(took < .seconds(15), "cancellation seen after \(took.shortDescription)")
+        #expect(took < Self.farBelowTimeouts, "cancellation seen after \(took.shortDescription)")
         #expect(server.requests(to: "/h").count == 1, "never retried")
         expectConsistent(outcome.trace)
         let thrower = Task { try await session.data(for: request, retry: Self.policy) }
@@ -183,9 +186,8 @@ import Testing
         _ = await done.next()
         let took = cancelledAt.duration(to: .now)
         await Runner.settle(session)
-        // Not the 30 s wait nor the hang (15 s: see cancellingTheSwiftTaskInFlight); how fast is
-        // measured in retryflow-bench, not here.
-        #expect(took < .seconds(15), "completion \(took.shortDescription) after cancel")
+        // Not the 30 s wait nor the hang; how fast is measured in retryflow-bench, not here.
+        #expect(took < Self.farBelowTimeouts, "completion \(took.shortDescription) after cancel")
         let outcome = try #require(task.outcome)
         if path == "/hang" { #expect(outcome.attempts.last?.error is CancellationError, "\(outcome.attempts)") }
         #expect(outcome.finalState == .cancelled)
