@@ -21,7 +21,7 @@ public struct DownloadOptions: Hashable, Sendable {
     /// The most bytes one request asks for (`Range: bytes=N-M`); the next window is asked for as
     /// soon as one ends, within the same attempt. URLSession on Linux queues every chunk for the
     /// delegate without pausing the transfer, so windows bound memory whatever the file's size.
-    /// Windows start at 8 MiB (or this, if smaller) and adapt (``WindowSizer``): they double while
+    /// Windows start at 8 MiB (or this, if smaller) and adapt: they double while
     /// the delegate keeps up with the network (every ordinary link) and halve when body bytes pile
     /// up on its queue (loopback, very fast links), up to this; docs/downloads.md. A server that
     /// ignores ranges answers `200` and the body streams whole. Default ``defaultBytesPerRequest``

@@ -52,7 +52,7 @@ public enum TransferInput: Hashable, Sendable, MachineInput {
     /// The body ended where its length said; the file holds `bytesOnDisk` bytes, whose SHA-256
     /// the driver computed when they were as many as the total (else `nil`). `nextWindow`, when
     /// positive and the transfer is windowed, is the size the driver picked for the next window
-    /// (``WindowSizer``); `nil` keeps the window.
+    /// (from how far its delegate fell behind); `nil` keeps the window.
     case bodyEnded(bytesOnDisk: Int, sha256: String?, nextWindow: Int? = nil)
     /// The attempt ended early with `bytesOnDisk` bytes in the file.
     case interrupted(bytesOnDisk: Int)
