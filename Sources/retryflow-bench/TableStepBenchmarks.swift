@@ -63,16 +63,36 @@ enum TableStepBenchmarks {
         let size = kind.size(quick: quick)
         var machineTimes: [Double] = []
         var handTimes: [Double] = []
+        var floorTimes: [Double] = []
         var outcome = Outcome()
         for _ in 0..<(quick ? 3 : 11) {
             var hand = Outcome()
             handTimes.append(Measure.blockingSeconds { hand = handWritten(kind, size) })
             machineTimes.append(Measure.blockingSeconds { outcome = machine(kind, size) })
             precondition(hand.checksum == outcome.checksum, "\(kind.name): the hand-written baseline decided otherwise")
+            var floor: Outcome?
+            let seconds = Measure.blockingSeconds { floor = interpreter(kind, size) }
+            if let floor {
+                floorTimes.append(seconds)
+                precondition(floor == outcome, "\(kind.name): the interpreter floor decided otherwise")
+            }
         }
         let perStep = Measure.median(machineTimes) / Double(outcome.steps) * 1e9
         let handPerStep = Measure.median(handTimes) / Double(outcome.steps) * 1e9
         let ratio = perStep / handPerStep
+        // The least any executor of the table as data could cost (`TableInterpreterFloor`): a report.
+        let floor =
+            floorTimes.isEmpty
+            ? []
+            : [
+                BenchmarkResult(
+                    name: "\(kind.name)-interpreter-floor",
+                    value: Measure.median(floorTimes) / Double(outcome.steps) * 1e9,
+                    unit: "ns/step", baseline: kind.baseline, baselineValue: handPerStep,
+                    ratio: Measure.median(floorTimes) / Double(outcome.steps) * 1e9 / handPerStep, goal: "report",
+                    met: nil,
+                    note: "a minimal interpreter of the same table: dense (state, event) cells, no row recorded")
+            ]
         return [
             BenchmarkResult(
                 name: kind.name, value: perStep, unit: "ns/step", baseline: kind.baseline, baselineValue: handPerStep,
@@ -83,7 +103,7 @@ enum TableStepBenchmarks {
             await MachineStepBenchmark.allocations(
                 name: "\(kind.name)-allocations", arguments: ["__table-steps", kind.rawValue], small: size / 20,
                 large: size / 20 * 11, steps: { machine(kind, $0).steps }),
-        ]
+        ] + floor
     }
 
     // MARK: budget

@@ -20,9 +20,22 @@ if arguments.first == "__table-steps", (3...4).contains(arguments.count),
     let kind = TableStepBenchmarks.Kind(rawValue: arguments[1]), let size = Int(arguments[2])
 {
     // Run under valgrind by the budget-, breaker- and transfer-step benchmarks to count allocations;
-    // with `hand`, the hand-written equivalent (to compare instruction counts under callgrind).
-    let hand = arguments.count == 4 && arguments[3] == "hand"
-    print((hand ? TableStepBenchmarks.handWritten(kind, size) : TableStepBenchmarks.machine(kind, size)).steps)
+    // with `hand`, the hand-written equivalent, with `interpreter`, the table-interpreter floor (to
+    // compare instruction counts under callgrind).
+    let variant = arguments.count == 4 ? arguments[3] : ""
+    switch variant {
+    case "": print(TableStepBenchmarks.machine(kind, size).steps)
+    case "hand": print(TableStepBenchmarks.handWritten(kind, size).steps)
+    case "interpreter":
+        guard let outcome = TableStepBenchmarks.interpreter(kind, size) else {
+            FileHandle.standardError.write(Data("no interpreter floor for \(kind.rawValue)\n".utf8))
+            exit(2)
+        }
+        print(outcome.steps)
+    default:
+        FileHandle.standardError.write(Data("unknown variant \(variant): hand or interpreter\n".utf8))
+        exit(2)
+    }
     exit(0)
 }
 if arguments.first == "__park", arguments.count == 3, let kind = ParkedMemory.Kind(rawValue: arguments[1]),
