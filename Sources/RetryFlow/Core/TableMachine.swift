@@ -31,8 +31,9 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     // Its helpers are inlined into it: called, each took a copy of the whole machine (memcpy).
     @usableFromInline var current: Rules.State
     @usableFromInline var facts: Rules
-    /// Where the machine stands in ``TransitionTable/lookup``: 0 before any row, `1 + i` after row `i`.
-    @usableFromInline var slot = 0
+    /// Where the machine stands in ``TransitionTable/lookup``: the start of its slot's bounds in the
+    /// lookup's storage (slot 0 before any row, `1 + i` after row `i`).
+    @usableFromInline var entry = RowLookup.entry(ofSlot: 0)
 
     /// A machine in the table's initial state.
     public init(table: Rules.Table, rules: Rules) {
@@ -69,7 +70,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     @inlinable @inline(__always)
     func firstRow(on event: Rules.Event) -> Int? {
         // Fields read in place: binding the whole row would retain its effects array per row scanned.
-        for position in table.lookup.eventRows(at: slot) {
+        for position in table.lookup.eventRows(at: entry) {
             let index = table.lookup.storage[position]
             if table.rows[index].event == event && holds(table.rows[index].condition) { return index }
         }
@@ -79,7 +80,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     /// After the row just taken, the first completion row of the state it entered whose guard holds.
     @inlinable @inline(__always)
     func firstCompletionRow() -> Int? {
-        for position in table.lookup.completionRows(at: slot) {
+        for position in table.lookup.completionRows(at: entry) {
             let index = table.lookup.storage[position]
             if holds(table.rows[index].condition) { return index }
         }
@@ -99,7 +100,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     mutating func take(_ index: Int, into step: inout Step) {
         var noted = StepNotes()
         current = table.rows[index].to
-        slot = 1 + index
+        entry = RowLookup.entry(ofSlot: index &+ 1) // `&+`: a row's index is below the row count
         // By position, not `for effect in`: an iterator holds the effects array, a retain and a
         // release (atomic) per row taken.
         for position in 0..<table.rows[index].effects.count {

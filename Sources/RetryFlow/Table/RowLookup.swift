@@ -32,11 +32,26 @@ package struct RowLookup: Sendable {
         self.storage = storage
     }
 
-    /// Positions in ``storage`` of the event rows leaving the state at `slot`.
+    /// Where slot `slot`'s four bounds start in ``storage``: what a machine keeps between steps, so a
+    /// lookup multiplies nothing.
     @inlinable
-    package func eventRows(at slot: Int) -> Range<Int> { storage[4 * slot]..<storage[4 * slot + 1] }
+    package static func entry(ofSlot slot: Int) -> Int {
+        // `&*`: a slot is at most the row count, and `storage` already holds four integers per slot.
+        4 &* slot
+    }
 
-    /// Positions in ``storage`` of the completion rows to follow at `slot` (empty unless a row entered a decision).
+    /// Positions in ``storage`` of the event rows leaving the state whose slot starts at `entry`.
     @inlinable
-    package func completionRows(at slot: Int) -> Range<Int> { storage[4 * slot + 2]..<storage[4 * slot + 3] }
+    package func eventRows(at entry: Int) -> Range<Int> {
+        // Unchecked bounds: `init` wrote each start before its end. `&+`: `entry` is a slot's start,
+        // so `entry + 3` is within `storage` (the subscript still checks).
+        Range(uncheckedBounds: (storage[entry], storage[entry &+ 1]))
+    }
+
+    /// Positions in ``storage`` of the completion rows to follow at `entry` (empty unless a row
+    /// entered a decision).
+    @inlinable
+    package func completionRows(at entry: Int) -> Range<Int> {
+        Range(uncheckedBounds: (storage[entry &+ 2], storage[entry &+ 3]))
+    }
 }
