@@ -147,6 +147,7 @@ public struct TransferRules: MachineRules {
     }
 
     /// Records what an input tells, as its row is taken.
+    @inline(__always)
     public mutating func receive(_ input: TransferInput, at time: Duration) {
         switch input {
         case .attempt:
@@ -169,6 +170,9 @@ public struct TransferRules: MachineRules {
     }
 
     /// Whether `guardSymbol` holds, from the facts received.
+    // `receive`, `holds` and `perform` are inlined into the core's step: called, each took a copy of
+    // these facts (216 bytes, with retains of their strings) for its `self` (docs/benchmarks.md).
+    @inline(__always)
     public func holds(_ guardSymbol: TransferGuard) -> Bool {
         switch guardSymbol {
         case .partialOnDisk:
@@ -196,6 +200,7 @@ public struct TransferRules: MachineRules {
     }
 
     /// Performs `effect` on the facts and names the driver's work.
+    @inline(__always)
     public mutating func perform(_ effect: TransferEffect, of row: Row, notes: inout StepNotes) -> TransferAction? {
         switch effect {
         case .askWhole:
