@@ -10,7 +10,8 @@ public struct RetryMachine: Sendable {
     /// What one call to ``handle(_:at:)`` did: the rows taken and the actions to perform.
     public typealias Step = MachineStep<RetryState, RetryEvent, RetryGuard, RetryAction>
 
-    private var core: TableMachine<RetryRules>
+    // `@usableFromInline` for the inlinable `handle`, as are the retry rules.
+    @usableFromInline var core: TableMachine<RetryRules>
 
     /// A machine in the table's initial state. `random` drives jitter; pass a ``SeededRandom`` to
     /// replay. A run refused by an open circuit waits out the break (`waitsOutBreak`) or fails.
@@ -39,6 +40,9 @@ public struct RetryMachine: Sendable {
     ///
     /// - Throws: ``InvalidTransition`` when the table has no row for the input's event in the
     ///   current state; the machine is left unchanged.
+    // Inlinable so the core's step writes straight into the caller's step: called, the ~300-byte step
+    // was built in a temporary and copied out (memcpy, ≈ 50 instructions a step; docs/benchmarks.md).
+    @inlinable
     public mutating func handle(_ input: RetryInput, at time: Duration) throws(InvalidTransition) -> Step {
         try core.handle(input, at: time)
     }

@@ -1,13 +1,14 @@
 /// The retry machine's specialisation of ``TableMachine``: the facts its guards read and what its
 /// effects mean. The table decides every transition; this only answers its questions.
+@usableFromInline
 struct RetryRules: MachineRules {
-    typealias State = RetryState
-    typealias Event = RetryEvent
-    typealias Guard = RetryGuard
-    typealias Effect = RetryEffect
-    typealias Reason = StopReason
-    typealias Input = RetryInput
-    typealias Action = RetryAction
+    @usableFromInline typealias State = RetryState
+    @usableFromInline typealias Event = RetryEvent
+    @usableFromInline typealias Guard = RetryGuard
+    @usableFromInline typealias Effect = RetryEffect
+    @usableFromInline typealias Reason = StopReason
+    @usableFromInline typealias Input = RetryInput
+    @usableFromInline typealias Action = RetryAction
 
     let policy: RetryPolicy
     var random: AnyRandom
@@ -34,7 +35,7 @@ struct RetryRules: MachineRules {
         self.waitsOutBreak = waitsOutBreak
     }
 
-    mutating func receive(_ input: RetryInput, at time: Duration) {
+    @usableFromInline mutating func receive(_ input: RetryInput, at time: Duration) {
         now = time
         switch input {
         case .budgetAnswered(let granted, _):
@@ -49,7 +50,7 @@ struct RetryRules: MachineRules {
         }
     }
 
-    func holds(_ guardSymbol: RetryGuard) -> Bool {
+    @usableFromInline func holds(_ guardSymbol: RetryGuard) -> Bool {
         switch guardSymbol {
         case .retryable: return decision.isRetryable
         case .attemptsLeft: return attempt < policy.maxAttempts
@@ -63,7 +64,8 @@ struct RetryRules: MachineRules {
         }
     }
 
-    mutating func perform(_ effect: RetryEffect, of row: Row, notes: inout StepNotes) -> RetryAction? {
+    @usableFromInline mutating func perform(_ effect: RetryEffect, of row: Row, notes: inout StepNotes) -> RetryAction?
+    {
         switch effect {
         case .startAttempt:
             attempt += 1
@@ -96,7 +98,7 @@ struct RetryRules: MachineRules {
         }
     }
 
-    func annotate(_ notes: inout StepNotes) {
+    @usableFromInline func annotate(_ notes: inout StepNotes) {
         notes.attempt = attempt
     }
 }
