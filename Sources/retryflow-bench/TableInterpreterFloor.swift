@@ -7,8 +7,9 @@ import RetryFlowHTTP
 /// Written for the cheapest lookup, with none of the core's generality: the rows of each (state,
 /// event) pair, and each decision's completion rows, are contiguous in one array indexed by a dense
 /// cell number; states are integers; the caller maps its input to an event number with a `switch`;
-/// guards and effects are the machine's own rules (their `switch`es, inlined); no row is recorded
-/// and actions go straight to a closure. What it still does, as any table executor must: read the
+/// guards and effects are the machine's own rules (their `switch`es: inlined for the budget, whose
+/// rules are copied here, called for the transfer, whose rules are not inlinable from this module, so
+/// its figure is an upper bound of the floor); no row is recorded and actions go straight to a closure. What it still does, as any table executor must: read the
 /// candidate rows' bounds, each row's condition and target, and its effects, from memory.
 struct TableInterpreterFloor<Rules: MachineRules> {
     /// One row, as the interpreter reads it.
