@@ -26,6 +26,39 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     func outcome(
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
+        try await Self.run(prepared(), transitions: transitions)
+    }
+
+    /// Runs what ``prepared()`` built. Its own function, awaited with one reference: a parked retry's
+    /// task keeps the largest its async frames ever were (the task allocator keeps its slabs), so
+    /// the engine, rules and closures live on the heap, not in this frame (docs/benchmarks.md).
+    @inline(never)
+    private static func run(
+        _ prepared: PreparedRun, transitions: AsyncStream<RetryTrace.Step>.Continuation?
+    ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
+        try await prepared.engine.outcome(
+            classifyResult: prepared.classify, transitions: transitions, prepared.operation)
+    }
+
+    /// The engine configured with the HTTP rules, its result classifier and the attempt: built
+    /// synchronously, so none of the values it takes lands in an async frame.
+    private final class PreparedRun: Sendable {
+        let engine: Retry<C>
+        let classify: @Sendable (HTTPResponse) -> RetryVerdict?
+        let operation: @Sendable (RetryAttempt) async throws -> HTTPResponse
+
+        init(
+            engine: Retry<C>, classify: @escaping @Sendable (HTTPResponse) -> RetryVerdict?,
+            operation: @escaping @Sendable (RetryAttempt) async throws -> HTTPResponse
+        ) {
+            self.engine = engine
+            self.classify = classify
+            self.operation = operation
+        }
+    }
+
+    @inline(never)
+    private func prepared() -> PreparedRun {
         var policy = self.policy
         let rules = self.rules
         let request = self.request
@@ -47,9 +80,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
             runsAttemptsInline: transportEndsOnCancel, guards: guards)
         engine.interruptsInlineAttempts = transportEndsOnCancel // `send` listens to AttemptInterrupt
         engine.random = random // an existential here: set as a property
-        return try await engine.outcome(
-            classifyResult: { rules.verdict(for: $0, request: request, now: Date()) },
-            transitions: transitions
+        return PreparedRun(
+            engine: engine, classify: { rules.verdict(for: $0, request: request, now: Date()) }
         ) { attempt in
             guard let header = rules.attemptHeader, let value = header.value(forAttempt: attempt.number) else {
                 return try await transport(wire)

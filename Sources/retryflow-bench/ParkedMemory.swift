@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowHTTP
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -25,6 +26,9 @@ enum ParkedMemory {
         /// The floor of an event-driven engine (``EventParking``): the caller awaits one continuation,
         /// the attempt ran in a short-lived task, the run's state waits on one shared timer.
         case event
+        /// A RetryFlow HTTP run (``HTTPRetryRun``, the path `URLSession.data(for:retry:)` takes) whose
+        /// transport fails at once with a lost connection: what the HTTP layer's frames add.
+        case http
     }
 
     /// Resident bytes per parked task: N tasks started, measured once all of them have parked.
@@ -70,6 +74,13 @@ enum ParkedMemory {
                 }
             case .event:
                 Task { await EventParking.parkedRun(policy: policy, clock: clock, didPark: didPark) }
+            case .http:
+                Task {
+                    _ = try? await HTTPRetryRun.outcome(
+                        for: URLRequest(url: URL(string: "http://127.0.0.1:9/park")!), retry: policy, clock: clock,
+                        onRetry: { _ in didPark() }
+                    ) { _ in throw URLError(.networkConnectionLost) }
+                }
             case .run, .runInline:
                 Task { [engine] in
                     _ = try? await engine.outcome { _ -> Int in throw URLError(.networkConnectionLost) }
