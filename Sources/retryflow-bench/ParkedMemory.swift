@@ -44,11 +44,7 @@ enum ParkedMemory {
         var engine = Retry(policy, runsAttemptsInline: kind == .runInline)
         engine.onRetry = { _ in didPark() }
         let clock = ContinuousClock()
-        typealias Snap = @convention(c) () -> Void
-        typealias Dump = @convention(c) (Int) -> Void
-        let snapF = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "shim_snap").map { unsafeBitCast($0, to: Snap.self) }
-        let dumpF = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "shim_dump").map { unsafeBitCast($0, to: Dump.self) }
-        snapF?()
+        LiveHeap.snapshot()
         let before = Measure.residentBytes()
         // One closure per kind: a task's first frame is its closure's, sized for everything the closure
         // holds across an await, so a closure switching over every kind would give the bare task the
@@ -90,10 +86,8 @@ enum ParkedMemory {
         var iterator = allParked.makeAsyncIterator()
         _ = await iterator.next()
         try await Task.sleep(for: .milliseconds(200)) // let the last tasks reach their sleep
-        if ProcessInfo.processInfo.environment["PARK_TRIM"] != nil { typealias Trim = @convention(c) (Int) -> Int32
-            let f = unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim")!, to: Trim.self); _ = f(0) }
         let after = Measure.residentBytes()
-        dumpF?(count)
+        LiveHeap.report(tasks: count)
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         return (after - before) / Double(count)
