@@ -93,11 +93,21 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         _ operation: @escaping @Sendable (RetryAttempt) async throws -> Value
     ) async throws(RetryPolicyError) -> RetryOutcome<Value> {
         defer { transitions?.finish() }
+        return await Self.drive(
+            try book(transitions: transitions, classifyResult: classifyResult, operation: operation), clock: clock)
+    }
+
+    /// A run's book, made synchronously: what it copies from this engine (the policy, the hooks) is
+    /// copied on the thread's stack, not into the awaiting async frame, which a parked run keeps.
+    @inline(never)
+    private func book<Value: Sendable>(
+        transitions: AsyncStream<RetryTrace.Step>.Continuation?, classifyResult: (@Sendable (Value) -> RetryVerdict?)?,
+        operation: @escaping @Sendable (RetryAttempt) async throws -> Value
+    ) throws(RetryPolicyError) -> RunBook<Value> {
         try policy.validate()
-        let book = RunBook<Value>(
+        return RunBook<Value>(
             engine: self, transitions: transitions, classifyResult: classifyResult, operation: operation,
             cancelled: Task.isCancelled)
-        return await Self.drive(book, clock: clock)
     }
 }
 
