@@ -424,6 +424,10 @@ private final class RunBook<Value: Sendable> {
     private func deliver(at now: Duration) -> RetryActions? {
         do {
             let step = try machine.handle(pending, at: now)
+            // Room for the whole step at once, doubling as `append` would: a run parked at its first
+            // wait then holds its 5 trace steps in a buffer of 5, not of 8 (−200 B a parked run).
+            let needed = trace.steps.count + step.rows.count
+            if trace.steps.capacity < needed { trace.steps.reserveCapacity(max(needed, 2 * trace.steps.capacity)) }
             for index in step.rows.indices {
                 record(step.traceStep(index, detail: index == 0 ? pending.detail : nil))
             }
