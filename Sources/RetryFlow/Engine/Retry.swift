@@ -223,7 +223,13 @@ extension Retry {
         while true {
             switch book.advance(now: start.duration(to: clock.now)) {
             case .attempt(let number):
-                await attempt(number, book: book, clock: clock, start: start)
+                // Each way of running an attempt is a function of its own, called from here: a parked
+                // run's task keeps the task-allocator slabs its deepest chain of async frames took.
+                if book.beginAttempt(number, at: start.duration(to: clock.now)) {
+                    await inlineAttempt(book, clock: clock, start: start)
+                } else {
+                    await racedAttempt(book, clock: clock, start: start)
+                }
             case .sleep(let until):
                 // Anchored at the decision, not started after the hooks: a wait the machine
                 // planned to end before the deadline ends before it, whatever the hooks cost.
@@ -239,33 +245,33 @@ extension Retry {
         }
     }
 
-    /// Runs attempt `number` and hands how it ended to the book. Not inlined: its locals (the
-    /// attempt's end, the race) live only while the attempt does, not through the waits.
+    /// The attempt the book began, in this task: untimed, or ended by its timer through
+    /// ``AttemptInterrupt``. Not inlined: its locals live only while the attempt does.
     @inline(never)
-    private static func attempt<Value: Sendable>(_ number: Int, book: RunBook<Value>, clock: C, start: C.Instant) async
-    {
-        let attemptStart = start.duration(to: clock.now)
-        let timer = book.attemptTimer(startingAt: attemptStart)
+    private static func inlineAttempt<Value: Sendable>(_ book: RunBook<Value>, clock: C, start: C.Instant) async {
         let end: AttemptEnd<Value>
-        if book.runsAttemptsInline && timer == nil {
+        if let timer = book.attempt.timer {
+            end = await interruptibleAttempt(
+                book.operation, book.attemptInfo(), clock: clock, timerAt: start.advanced(by: timer.at))
+        } else {
             do {
-                end = .returned(try await book.operation(book.attemptInfo(number)))
+                end = .returned(try await book.operation(book.attemptInfo()))
             } catch {
                 end = .threw(error)
             }
-        } else if book.runsAttemptsInline && book.interruptsInlineAttempts, let timer {
-            end = await inlineAttempt(
-                book.operation, book.attemptInfo(number), clock: clock, timerAt: start.advanced(by: timer.at))
-        } else {
-            let race: AttemptRace<Value>
-            (end, race) = await AttemptRace.run(
-                clock: clock, timerAt: timer.map { start.advanced(by: $0.at) }, attempt: book.attemptInfo(number),
-                operation: book.operation)
-            book.inFlight = race
         }
-        book.attemptEnded(
-            number, end: end, timer: timer, started: attemptStart, now: start.duration(to: clock.now),
-            cancelled: Task.isCancelled)
+        book.attemptEnded(end, now: start.duration(to: clock.now), cancelled: Task.isCancelled)
+    }
+
+    /// The attempt the book began, in a task of its own, raced against its timer and the run's
+    /// cancellation.
+    @inline(never)
+    private static func racedAttempt<Value: Sendable>(_ book: RunBook<Value>, clock: C, start: C.Instant) async {
+        let race = AttemptRace.start(
+            clock: clock, timerAt: book.attempt.timer.map { start.advanced(by: $0.at) }, attempt: book.attemptInfo(),
+            operation: book.operation)
+        book.inFlight = race
+        book.attemptEnded(await race.end(), now: start.duration(to: clock.now), cancelled: Task.isCancelled)
     }
 }
 
@@ -283,7 +289,7 @@ extension Retry {
     /// Runs a timed attempt in this task: its timer ends it through ``AttemptInterrupt``, a
     /// cancellation of this task through the operation's own cancellation handler. Whichever ends
     /// the operation first decides, at that moment (an answer that arrived first is kept).
-    private static func inlineAttempt<Value: Sendable>(
+    private static func interruptibleAttempt<Value: Sendable>(
         _ operation: @Sendable (RetryAttempt) async throws -> Value, _ attempt: RetryAttempt, clock: C,
         timerAt: C.Instant
     ) async -> AttemptEnd<Value> {
@@ -444,21 +450,28 @@ private final class RunBook<Value: Sendable> {
         transitions?.yield(step)
     }
 
-    /// The timer of an attempt starting `start` after the run began. Synchronous, so the policy it
-    /// reads is copied onto the thread's stack, never into the attempt's async frame.
+    /// The attempt in flight, as ``beginAttempt(_:at:)`` set it: its number, its timer, its start.
+    private(set) var attempt = (number: 0, timer: AttemptTimer?.none, started: Duration.zero)
+
+    /// Begins attempt `number` at `now` (time since the run started); whether it runs in the run's
+    /// own task (inline: untimed, or interrupted by its timer) rather than in a task of its own.
+    /// Synchronous, so the policy it reads for the timer is copied on the thread's stack, never into
+    /// an async frame.
     @inline(never)
-    func attemptTimer(startingAt start: Duration) -> AttemptTimer? {
-        policy.attemptTimer(startingAt: start)
+    func beginAttempt(_ number: Int, at now: Duration) -> Bool {
+        let timer = policy.attemptTimer(startingAt: now)
+        attempt = (number, timer, now)
+        return runsAttemptsInline && (timer == nil || interruptsInlineAttempts)
     }
 
-    func attemptInfo(_ number: Int) -> RetryAttempt {
-        RetryAttempt(number: number, maxAttempts: policy.maxAttempts, previousError: lastError)
+    /// What the operation is told of the attempt in flight.
+    func attemptInfo() -> RetryAttempt {
+        RetryAttempt(number: attempt.number, maxAttempts: policy.maxAttempts, previousError: lastError)
     }
 
     /// Turns how the attempt ended into the next input and the attempt's record.
-    func attemptEnded(
-        _ number: Int, end: AttemptEnd<Value>, timer: AttemptTimer?, started: Duration, now: Duration, cancelled: Bool
-    ) {
+    func attemptEnded(_ end: AttemptEnd<Value>, now: Duration, cancelled: Bool) {
+        let (number, timer, started) = attempt
         let error: (any Error)?
         var decision = RetryDecision.fail
         var returned = false
