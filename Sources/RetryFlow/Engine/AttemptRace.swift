@@ -26,8 +26,8 @@ struct AttemptRace<Value: Sendable>: Sendable {
     /// Starts the attempt, and its timer when there is one; ``end()`` awaits whichever finishes first.
     /// Synchronous, apart from the wait: a parked run's task keeps the task-allocator slabs its
     /// deepest async frames took, so making the tasks stays out of the frames the wait needs.
-    static func start<C: Clock>(
-        clock: C, timerAt: C.Instant?, attempt: RetryAttempt,
+    static func start(
+        timerAt: Duration?, time: any RunTime, attempt: RetryAttempt,
         operation: @escaping @Sendable (RetryAttempt) async throws -> Value
     ) -> AttemptRace {
         var race = AttemptRace()
@@ -43,7 +43,7 @@ struct AttemptRace<Value: Sendable>: Sendable {
         race.timer = timerAt.map { instant in
             Task {
                 do {
-                    try await clock.sleep(until: instant, tolerance: nil)
+                    try await time.sleep(until: instant)
                     Self.offer(.timerFired, to: box)
                 } catch {}
             }

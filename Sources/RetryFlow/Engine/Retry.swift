@@ -168,8 +168,7 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         _ operation: @escaping @Sendable (RetryAttempt) async throws -> Value
     ) async throws(RetryPolicyError) -> RetryOutcome<Value> {
         defer { transitions?.finish() }
-        return await Self.drive(
-            try book(transitions: transitions, classifyResult: classifyResult, operation: operation), clock: clock)
+        return try await book(transitions: transitions, classifyResult: classifyResult, operation: operation).run()
     }
 
     /// A run's book, made synchronously: what it copies from this engine (the policy, the hooks) is
@@ -181,8 +180,8 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     ) throws(RetryPolicyError) -> RunBook<Value> {
         try policy.validate()
         return RunBook<Value>(
-            engine: self, transitions: transitions, classifyResult: classifyResult, operation: operation,
-            cancelled: Task.isCancelled)
+            engine: self, time: ClockTime(clock: clock, start: clock.now), transitions: transitions,
+            classifyResult: classifyResult, operation: operation, cancelled: Task.isCancelled)
     }
 }
 
@@ -213,68 +212,6 @@ extension Retry where C == ContinuousClock {
     }
 }
 
-extension Retry {
-    /// The loop: perform what the machine asks, one await at a time. Everything a run keeps lives in
-    /// its ``RunBook`` on the heap (machine, trace, records, the step's actions, the operation), and
-    /// an attempt runs in its own function, so the async frame kept through a wait holds only the
-    /// clock, the start instant and the book: 10,000 parked retries are 10,000 such frames.
-    private static func drive<Value: Sendable>(_ book: RunBook<Value>, clock: C) async -> RetryOutcome<Value> {
-        let start = clock.now
-        while true {
-            switch book.advance(now: start.duration(to: clock.now)) {
-            case .attempt(let number):
-                // Each way of running an attempt is a function of its own, called from here: a parked
-                // run's task keeps the task-allocator slabs its deepest chain of async frames took.
-                if book.beginAttempt(number, at: start.duration(to: clock.now)) {
-                    await inlineAttempt(book, clock: clock, start: start)
-                } else {
-                    await racedAttempt(book, clock: clock, start: start)
-                }
-            case .sleep(let until):
-                // Anchored at the decision, not started after the hooks: a wait the machine
-                // planned to end before the deadline ends before it, whatever the hooks cost.
-                do {
-                    try await clock.sleep(until: start.advanced(by: until), tolerance: nil)
-                    book.pending = .delayElapsed
-                } catch {
-                    book.pending = .cancelled(detail: nil)
-                }
-            case .finished(let state, let reason, let at):
-                return book.outcome(state: state, reason: reason, at: at)
-            }
-        }
-    }
-
-    /// The attempt the book began, in this task: untimed, or ended by its timer through
-    /// ``AttemptInterrupt``. Not inlined: its locals live only while the attempt does.
-    @inline(never)
-    private static func inlineAttempt<Value: Sendable>(_ book: RunBook<Value>, clock: C, start: C.Instant) async {
-        let end: AttemptEnd<Value>
-        if let timer = book.attempt.timer {
-            end = await interruptibleAttempt(
-                book.operation, book.attemptInfo(), clock: clock, timerAt: start.advanced(by: timer.at))
-        } else {
-            do {
-                end = .returned(try await book.operation(book.attemptInfo()))
-            } catch {
-                end = .threw(error)
-            }
-        }
-        book.attemptEnded(end, now: start.duration(to: clock.now), cancelled: Task.isCancelled)
-    }
-
-    /// The attempt the book began, in a task of its own, raced against its timer and the run's
-    /// cancellation.
-    @inline(never)
-    private static func racedAttempt<Value: Sendable>(_ book: RunBook<Value>, clock: C, start: C.Instant) async {
-        let race = AttemptRace.start(
-            clock: clock, timerAt: book.attempt.timer.map { start.advanced(by: $0.at) }, attempt: book.attemptInfo(),
-            operation: book.operation)
-        book.inFlight = race
-        book.attemptEnded(await race.end(), now: start.duration(to: clock.now), cancelled: Task.isCancelled)
-    }
-}
-
 /// What the driver awaits next, as ``RunBook/advance(now:)`` says.
 private enum RunNext {
     /// Run this attempt.
@@ -285,65 +222,12 @@ private enum RunNext {
     case finished(RetryState, StopReason, at: Duration)
 }
 
-extension Retry {
-    /// Runs a timed attempt in this task: its timer ends it through ``AttemptInterrupt``, a
-    /// cancellation of this task through the operation's own cancellation handler. Whichever ends
-    /// the operation first decides, at that moment (an answer that arrived first is kept).
-    private static func interruptibleAttempt<Value: Sendable>(
-        _ operation: @Sendable (RetryAttempt) async throws -> Value, _ attempt: RetryAttempt, clock: C,
-        timerAt: C.Instant
-    ) async -> AttemptEnd<Value> {
-        let interrupt = AttemptInterrupt(due: { clock.now >= timerAt })
-        let timer = ArmedTimer(clock: clock, at: timerAt) { interrupt.fire() }
-        defer { timer.disarm() }
-        let result: Result<Value, any Error>
-        do {
-            result = .success(try await AttemptInterrupt.$current.withValue(interrupt) { try await operation(attempt) })
-        } catch {
-            result = .failure(error)
-        }
-        if Task.isCancelled, case .failure = result { return .cancelled }
-        if interrupt.fired { return .timerFired }
-        switch result {
-        case .success(let value): return .returned(value)
-        case .failure(let error): return .threw(error)
-        }
-    }
-}
-
-/// An inline attempt's timer: on the real clock, an entry of the process's ``SharedTimer`` (no task
-/// per attempt); on any other clock (``ManualClock`` in tests), a task sleeping on it, so a test
-/// sees the timer as one more sleeper, as before.
-private enum ArmedTimer {
-    case shared(SharedTimer<ContinuousClock>.Token)
-    case task(Task<Void, Never>)
-
-    init<C: Clock<Duration>>(clock: C, at instant: C.Instant, fire: @escaping @Sendable () -> Void) {
-        if C.self == ContinuousClock.self, let instant = instant as? ContinuousClock.Instant {
-            self = .shared(SharedTimer.continuous.arm(at: instant, fire))
-        } else {
-            self = .task(
-                Task {
-                    do {
-                        try await clock.sleep(until: instant, tolerance: nil)
-                        fire()
-                    } catch {}
-                })
-        }
-    }
-
-    func disarm() {
-        switch self {
-        case .shared(let token): SharedTimer.continuous.disarm(token)
-        case .task(let task): task.cancel()
-        }
-    }
-}
-
 /// One run's bookkeeping: the machine, the trace, the attempt records and the next event. Used by
 /// one task only (the run's), never shared.
 private final class RunBook<Value: Sendable> {
     let engine: EngineHooks
+    /// The engine's clock as this run sees it: time since the start, waits, timers.
+    let time: any RunTime
     /// The policy, read from the machine (no second copy of its 176 bytes in every parked run).
     var policy: RetryPolicy { machine.policy }
     let transitions: AsyncStream<RetryTrace.Step>.Continuation?
@@ -372,12 +256,13 @@ private final class RunBook<Value: Sendable> {
     var lastRetryCost: Int?
 
     init<C: Clock<Duration>>(
-        engine: Retry<C>, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
+        engine: Retry<C>, time: any RunTime, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
         classifyResult: (@Sendable (Value) -> RetryVerdict?)?,
         operation: @escaping @Sendable (RetryAttempt) async throws -> Value, cancelled: Bool
     ) {
         self.engine = EngineHooks(
             onRetry: engine.onRetry, onTransition: engine.onTransition, describeError: engine.describeError)
+        self.time = time
         self.transitions = transitions
         self.operation = operation
         self.classifyResult = classifyResult
@@ -389,6 +274,86 @@ private final class RunBook<Value: Sendable> {
         self.guards = engine.guards
         self.pending = cancelled ? .cancelled(detail: nil) : .start
         // No reserve: a parked run should hold only the steps it took (10,000 parked runs add up).
+    }
+
+    /// The loop: perform what the machine asks, one await at a time. Everything a run keeps lives
+    /// here on the heap (machine, trace, records, the step's actions, the operation, the clock),
+    /// so the async frame kept through a wait holds only this book. A parked run also keeps the
+    /// task-allocator slabs its deepest chain of async frames ever took: so each way of running an
+    /// attempt is a function of its own called from here, and no frame holds the clock's generic
+    /// instants (``RunTime``).
+    func run() async -> RetryOutcome<Value> {
+        while true {
+            switch advance(now: time.elapsed()) {
+            case .attempt(let number):
+                if beginAttempt(number, at: time.elapsed()) {
+                    await inlineAttempt()
+                } else {
+                    await racedAttempt()
+                }
+            case .sleep(let until):
+                // Anchored at the decision, not started after the hooks: a wait the machine
+                // planned to end before the deadline ends before it, whatever the hooks cost.
+                do {
+                    try await time.sleep(until: until)
+                    pending = .delayElapsed
+                } catch {
+                    pending = .cancelled(detail: nil)
+                }
+            case .finished(let state, let reason, let at):
+                return outcome(state: state, reason: reason, at: at)
+            }
+        }
+    }
+
+    /// The attempt begun, in this task: untimed, or ended by its timer through ``AttemptInterrupt``.
+    /// Not inlined: its locals live only while the attempt does.
+    @inline(never)
+    private func inlineAttempt() async {
+        let end: AttemptEnd<Value>
+        if let timer = attempt.timer {
+            end = await interruptibleAttempt(timerAt: timer.at)
+        } else {
+            do {
+                end = .returned(try await operation(attemptInfo()))
+            } catch {
+                end = .threw(error)
+            }
+        }
+        attemptEnded(end, now: time.elapsed(), cancelled: Task.isCancelled)
+    }
+
+    /// The attempt begun, in a task of its own, raced against its timer and the run's cancellation.
+    @inline(never)
+    private func racedAttempt() async {
+        let race = AttemptRace.start(
+            timerAt: attempt.timer?.at, time: time, attempt: attemptInfo(), operation: operation)
+        inFlight = race
+        attemptEnded(await race.end(), now: time.elapsed(), cancelled: Task.isCancelled)
+    }
+
+    /// Runs a timed attempt in this task: its timer ends it through ``AttemptInterrupt``, a
+    /// cancellation of this task through the operation's own cancellation handler. Whichever ends
+    /// the operation first decides, at that moment (an answer that arrived first is kept).
+    private func interruptibleAttempt(timerAt: Duration) async -> AttemptEnd<Value> {
+        let time = self.time
+        let interrupt = AttemptInterrupt(due: { time.elapsed() >= timerAt })
+        let timer = time.arm(at: timerAt) { interrupt.fire() }
+        defer { timer.disarm() }
+        let operation = self.operation
+        let attempt = attemptInfo()
+        let result: Result<Value, any Error>
+        do {
+            result = .success(try await AttemptInterrupt.$current.withValue(interrupt) { try await operation(attempt) })
+        } catch {
+            result = .failure(error)
+        }
+        if Task.isCancelled, case .failure = result { return .cancelled }
+        if interrupt.fired { return .timerFired }
+        switch result {
+        case .success(let value): return .returned(value)
+        case .failure(let error): return .threw(error)
+        }
     }
 
     /// Performs the step's actions that need no waiting, delivering the pending input when none is
