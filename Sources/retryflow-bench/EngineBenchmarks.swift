@@ -144,7 +144,8 @@ enum EngineBenchmarks {
                 + "run \(range(.run)) KB, inline attempts \(String(format: "%.2f", kb(.runInline))) KB, "
                 + "minimal loop \(String(format: "%.2f", kb(.loop))) KB (\(String(format: "%.2f", kb(.loopDeep))) KB after "
                 + "8 async frames of 256 B), bare sleep \(range(.sleep)) KB; an HTTP run (HTTPRetryRun, transport "
-                + "failing at once) \(String(format: "%.2f", kb(.http))) KB; event-driven floor "
+                + "failing at once) \(String(format: "%.2f", kb(.http))) KB, URLSession.data(for:retry:) against a "
+                + "local 503 \(range(.session)) KB; event-driven floor "
                 + "\(range(.event)) KB (\(EventParking.layoutNote()))")
     }
 }

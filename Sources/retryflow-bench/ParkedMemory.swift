@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -29,6 +30,9 @@ enum ParkedMemory {
         /// A RetryFlow HTTP run (``HTTPRetryRun``, the path `URLSession.data(for:retry:)` takes) whose
         /// transport fails at once with a lost connection: what the HTTP layer's frames add.
         case http
+        /// `URLSession.data(for:retry:)` itself, against a local ``FlakyServer`` answering 503: the
+        /// whole HTTP path with the real transport (the session's own memory included).
+        case session
     }
 
     /// Resident bytes per parked task: N tasks started, measured once all of them have parked.
@@ -44,6 +48,11 @@ enum ParkedMemory {
         var engine = Retry(policy, runsAttemptsInline: kind == .runInline)
         engine.onRetry = { _ in didPark() }
         let clock = ContinuousClock()
+        let server = kind == .session ? try FlakyServer(scripts: ["/park": [.status(503)]]) : nil
+        defer { server?.stop() }
+        if let server { // the session's threads and first connection before the baseline
+            _ = try? await URLSession.shared.data(from: server.url("/park"))
+        }
         LiveHeap.snapshot()
         let before = Measure.residentBytes()
         // One closure per kind: a task's first frame is its closure's, sized for everything the closure
@@ -76,6 +85,11 @@ enum ParkedMemory {
                         for: URLRequest(url: URL(string: "http://127.0.0.1:9/park")!), retry: policy, clock: clock,
                         onRetry: { _ in didPark() }
                     ) { _ in throw URLError(.networkConnectionLost) }
+                }
+            case .session:
+                Task {
+                    _ = try? await URLSession.shared.data(
+                        for: URLRequest(url: server!.url("/park")), retry: policy, onRetry: { _ in didPark() })
                 }
             case .run, .runInline:
                 Task { [engine] in
