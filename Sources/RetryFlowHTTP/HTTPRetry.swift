@@ -26,6 +26,46 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     func outcome(
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
+        try await prepared().outcome(transitions: transitions)
+    }
+
+    /// The engine configured with the HTTP rules, its result classifier and the attempt, on the
+    /// heap. A parked retry's task keeps the largest its async frames ever were (the task allocator
+    /// keeps its slabs until the task ends), so callers build this synchronously and await it
+    /// through one reference, keeping the engine, rules and closures out of their async frames
+    /// (this type's `outcome` had a 1,888-byte frame before: docs/benchmarks.md).
+    final class Prepared: Sendable {
+        let engine: Retry<C>
+        let classify: @Sendable (HTTPResponse) -> RetryVerdict?
+        let operation: @Sendable (RetryAttempt) async throws -> HTTPResponse
+
+        init(
+            engine: Retry<C>, classify: @escaping @Sendable (HTTPResponse) -> RetryVerdict?,
+            operation: @escaping @Sendable (RetryAttempt) async throws -> HTTPResponse
+        ) {
+            self.engine = engine
+            self.classify = classify
+            self.operation = operation
+        }
+
+        /// Runs the request to its end.
+        func outcome(
+            transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
+        ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
+            try await engine.outcome(classifyResult: classify, transitions: transitions, operation)
+        }
+    }
+
+    /// The run `build` makes, prepared: what an async caller awaits, `try await HTTPRetry.prepared
+    /// { … }.outcome()`, so that the run's settings live in this synchronous call, not in the
+    /// caller's async frame (``Prepared``).
+    @inline(never)
+    static func prepared(_ build: () -> HTTPRetry) -> Prepared { build().prepared() }
+
+    /// This run, built for ``Prepared/outcome(transitions:)``. Synchronous and not inlined, so
+    /// what it takes stays off the caller's async frame.
+    @inline(never)
+    func prepared() -> Prepared {
         var policy = self.policy
         let rules = self.rules
         let request = self.request
@@ -47,9 +87,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
             runsAttemptsInline: transportEndsOnCancel, guards: guards)
         engine.interruptsInlineAttempts = transportEndsOnCancel // `send` listens to AttemptInterrupt
         engine.random = random // an existential here: set as a property
-        return try await engine.outcome(
-            classifyResult: { rules.verdict(for: $0, request: request, now: Date()) },
-            transitions: transitions
+        return Prepared(
+            engine: engine, classify: { rules.verdict(for: $0, request: request, now: Date()) }
         ) { attempt in
             guard let header = rules.attemptHeader, let value = header.value(forAttempt: attempt.number) else {
                 return try await transport(wire)
@@ -91,11 +130,13 @@ public enum HTTPRetryRun {
         onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
         transport: @escaping @Sendable (URLRequest) async throws -> HTTPResponse
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-        var run = HTTPRetry(
-            transport: transport, request: request, policy: policy, rules: rules, clock: clock, onRetry: onRetry)
-        run.onTransition = onTransition
-        run.random = random
-        return try await run.outcome()
+        try await HTTPRetry.prepared {
+            var run = HTTPRetry(
+                transport: transport, request: request, policy: policy, rules: rules, clock: clock, onRetry: onRetry)
+            run.onTransition = onTransition
+            run.random = random
+            return run
+        }.outcome()
     }
 
     /// The outcome of `request` sent through `transport` (the policy now has the `retry:` label).

@@ -31,10 +31,13 @@ extension URLSession {
         onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-        var run = HTTPRetry(
-            session: self, request: request, policy: resilience.policy, rules: rules, clock: clock, onRetry: onRetry)
-        run.guards = resilience.guards(forRequest: request)
-        return try await run.outcome(transitions: transitions)
+        try await HTTPRetry.prepared {
+            var run = HTTPRetry(
+                session: self, request: request, policy: resilience.policy, rules: rules, clock: clock,
+                onRetry: onRetry)
+            run.guards = resilience.guards(forRequest: request)
+            return run
+        }.outcome(transitions: transitions)
     }
 
     /// The whole ``RetryOutcome`` of `request` under `resilience`, on the real clock.
@@ -87,12 +90,14 @@ extension HTTPRetryRun {
         onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
         transport: @escaping @Sendable (URLRequest) async throws -> HTTPResponse
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-        var run = HTTPRetry(
-            transport: transport, request: request, policy: resilience.policy, rules: rules, clock: clock)
-        run.onTransition = onTransition
-        run.random = random
-        run.guards = resilience.guards(forRequest: request)
-        return try await run.outcome()
+        try await HTTPRetry.prepared {
+            var run = HTTPRetry(
+                transport: transport, request: request, policy: resilience.policy, rules: rules, clock: clock)
+            run.onTransition = onTransition
+            run.random = random
+            run.guards = resilience.guards(forRequest: request)
+            return run
+        }.outcome()
     }
 }
 

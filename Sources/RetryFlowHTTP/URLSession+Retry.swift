@@ -45,9 +45,11 @@ extension URLSession {
         onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-        var run = HTTPRetry(
-            session: self, request: request, policy: policy, rules: rules, clock: clock, onRetry: onRetry)
-        run.onTransition = onTransition
-        return try await run.outcome(transitions: transitions)
+        try await HTTPRetry.prepared {
+            var run = HTTPRetry(
+                session: self, request: request, policy: policy, rules: rules, clock: clock, onRetry: onRetry)
+            run.onTransition = onTransition
+            return run
+        }.outcome(transitions: transitions)
     }
 }

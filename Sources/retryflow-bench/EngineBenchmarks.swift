@@ -143,7 +143,9 @@ enum EngineBenchmarks {
                 "\(count) retries parked in a 60 s wait, each kind in a fresh process, median of \(values[.run]?.count ?? 0): "
                 + "run \(range(.run)) KB, inline attempts \(String(format: "%.2f", kb(.runInline))) KB, "
                 + "minimal loop \(String(format: "%.2f", kb(.loop))) KB (\(String(format: "%.2f", kb(.loopDeep))) KB after "
-                + "8 async frames of 256 B), bare sleep \(range(.sleep)) KB; event-driven floor "
+                + "8 async frames of 256 B), bare sleep \(range(.sleep)) KB; an HTTP run (HTTPRetryRun, transport "
+                + "failing at once) \(String(format: "%.2f", kb(.http))) KB, URLSession.data(for:retry:) against a "
+                + "local 503 \(range(.session)) KB; event-driven floor "
                 + "\(range(.event)) KB (\(EventParking.layoutNote()))")
     }
 }

@@ -20,7 +20,8 @@ enum EventParking {
         let onRetry: (@Sendable (RetryNotice) -> Void)?
         let onTransition: (@Sendable (RetryTrace.Step) -> Void)?
         let describeError: @Sendable (any Error) -> String
-        let policy: RetryPolicy
+        /// `any RunTime`: the clock and the run's start instant in one existential.
+        let time: any Sendable = (ContinuousClock(), ContinuousClock.now)
         let transitions: AsyncStream<RetryTrace.Step>.Continuation?
         var machine: RetryMachine
         var trace = RetryTrace()
@@ -42,6 +43,7 @@ enum EventParking {
         let guards = FleetGuards()
         var ticket: CircuitTicket?
         var lastRetryCost: Int?
+        var attempt = (number: 0, timer: AttemptTimer?.none, started: Duration.zero)
         // The event-driven engine's own: the continuation the caller awaits and the run's entry on
         // the shared timer (RetryFlow's own `SharedTimer`, as such an engine would use it).
         let lock = NSLock()
@@ -53,7 +55,6 @@ enum EventParking {
             onRetry = nil
             onTransition = nil
             describeError = { String(describing: $0) }
-            self.policy = policy
             transitions = nil
             machine = RetryMachine(policy: policy, random: SystemRandomNumberGenerator())
             pending = .start

@@ -1,5 +1,7 @@
 import Foundation
 import RetryFlow
+import RetryFlowHTTP
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -25,6 +27,12 @@ enum ParkedMemory {
         /// The floor of an event-driven engine (``EventParking``): the caller awaits one continuation,
         /// the attempt ran in a short-lived task, the run's state waits on one shared timer.
         case event
+        /// A RetryFlow HTTP run (``HTTPRetryRun``, the path `URLSession.data(for:retry:)` takes) whose
+        /// transport fails at once with a lost connection: what the HTTP layer's frames add.
+        case http
+        /// `URLSession.data(for:retry:)` itself, against a local ``FlakyServer`` answering 503: the
+        /// whole HTTP path with the real transport (the session's own memory included).
+        case session
     }
 
     /// Resident bytes per parked task: N tasks started, measured once all of them have parked.
@@ -40,24 +48,51 @@ enum ParkedMemory {
         var engine = Retry(policy, runsAttemptsInline: kind == .runInline)
         engine.onRetry = { _ in didPark() }
         let clock = ContinuousClock()
+        let server = kind == .session ? try FlakyServer(scripts: ["/park": [.status(503)]]) : nil
+        defer { server?.stop() }
+        if let server { // the session's threads and first connection before the baseline
+            _ = try? await URLSession.shared.data(from: server.url("/park"))
+        }
+        LiveHeap.snapshot()
         let before = Measure.residentBytes()
-        let tasks = (0..<count).map { _ in
-            Task { [engine] in
-                switch kind {
-                case .sleep:
+        // One closure per kind: a task's first frame is its closure's, sized for everything the closure
+        // holds across an await, so a closure switching over every kind would give the bare task the
+        // frame of the largest case (1.5 KB more per bare task, measured).
+        let tasks: [Task<Void, Never>] = (0..<count).map { _ in
+            switch kind {
+            case .sleep:
+                Task {
                     didPark()
                     try? await clock.sleep(until: clock.now.advanced(by: .seconds(60)), tolerance: nil)
-                case .loop:
+                }
+            case .loop:
+                Task {
                     _ = await minimalLoop(clock: clock, didPark: didPark) { () async throws -> Int in
                         throw URLError(.networkConnectionLost)
                     }
-                case .loopDeep:
+                }
+            case .loopDeep:
+                Task {
                     _ = await minimalLoop(clock: clock, didPark: didPark) { () async throws -> Int in
                         try await deepFrames(8)
                     }
-                case .event:
-                    await EventParking.parkedRun(policy: policy, clock: clock, didPark: didPark)
-                case .run, .runInline:
+                }
+            case .event:
+                Task { await EventParking.parkedRun(policy: policy, clock: clock, didPark: didPark) }
+            case .http:
+                Task {
+                    _ = try? await HTTPRetryRun.outcome(
+                        for: URLRequest(url: URL(string: "http://127.0.0.1:9/park")!), retry: policy, clock: clock,
+                        onRetry: { _ in didPark() }
+                    ) { _ in throw URLError(.networkConnectionLost) }
+                }
+            case .session:
+                Task {
+                    _ = try? await URLSession.shared.data(
+                        for: URLRequest(url: server!.url("/park")), retry: policy, onRetry: { _ in didPark() })
+                }
+            case .run, .runInline:
+                Task { [engine] in
                     _ = try? await engine.outcome { _ -> Int in throw URLError(.networkConnectionLost) }
                 }
             }
@@ -66,6 +101,7 @@ enum ParkedMemory {
         _ = await iterator.next()
         try await Task.sleep(for: .milliseconds(200)) // let the last tasks reach their sleep
         let after = Measure.residentBytes()
+        LiveHeap.report(tasks: count)
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         return (after - before) / Double(count)

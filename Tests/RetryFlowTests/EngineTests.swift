@@ -7,6 +7,29 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct EngineTests {
     let constant = RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(500)), jitter: .none)
 
+    /// The engine keeps its settings behind one reference (a parked run's frames stay small), and is
+    /// still a value: changing a copy leaves the original as it was, whichever setting it is.
+    @Test func anEngineIsAValueWhoseCopiesChangeAlone() async throws {
+        let clock = ManualClock()
+        let original = Retry(constant, clock: clock, runsAttemptsInline: true)
+        var copy = original
+        copy.policy = RetryPolicy(maxAttempts: 1, jitter: .none)
+        copy.runsAttemptsInline = false
+        copy.describeError = { _ in "changed" }
+        copy.onRetry = { _ in }
+        #expect(original.policy.maxAttempts == 3 && copy.policy.maxAttempts == 1)
+        #expect(original.runsAttemptsInline && !copy.runsAttemptsInline)
+        #expect(original.onRetry == nil && copy.onRetry != nil)
+        #expect(original.describeError(Boom(n: 1)) != "changed" && copy.describeError(Boom(n: 1)) == "changed")
+        // And runs by the original still follow its own policy: three attempts, not one.
+        let run = Task { try await original.outcome { _ -> Int in throw Boom(n: 1) } }
+        await clock.waitUntil { $0.count == 1 }
+        clock.advance(by: .milliseconds(500))
+        await clock.waitUntil { $0.count == 1 }
+        clock.advance(by: .milliseconds(500))
+        #expect(try await run.value.attempts.count == 3)
+    }
+
     @Test func failFailSucceedWaitsThePolicysDelays() async throws {
         let clock = ManualClock()
         let calls = Counter()

@@ -20,11 +20,16 @@ struct AttemptRace<Value: Sendable>: Sendable {
     private let box = Locked(Box())
     /// The task running the operation; cancelled by the `cancelAttempt` effect.
     private(set) var operationTask: Task<Void, Never>?
+    /// The task that offers `timerFired` when the attempt's timer is due; cancelled once it ended.
+    private var timer: Task<Void, Never>?
 
-    static func run<C: Clock>(
-        clock: C, timerAt: C.Instant?, attempt: RetryAttempt,
+    /// Starts the attempt, and its timer when there is one; ``end()`` awaits whichever finishes first.
+    /// Synchronous, apart from the wait: a parked run's task keeps the task-allocator slabs its
+    /// deepest async frames took, so making the tasks stays out of the frames the wait needs.
+    static func start(
+        timerAt: Duration?, time: any RunTime, attempt: RetryAttempt,
         operation: @escaping @Sendable (RetryAttempt) async throws -> Value
-    ) async -> (end: AttemptEnd<Value>, race: AttemptRace) {
+    ) -> AttemptRace {
         var race = AttemptRace()
         let box = race.box
         race.operationTask = Task {
@@ -35,14 +40,20 @@ struct AttemptRace<Value: Sendable>: Sendable {
                 Self.offer(.threw(error), to: box)
             }
         }
-        let timer: Task<Void, Never>? = timerAt.map { instant in
+        race.timer = timerAt.map { instant in
             Task {
                 do {
-                    try await clock.sleep(until: instant, tolerance: nil)
+                    try await time.sleep(until: instant)
                     Self.offer(.timerFired, to: box)
                 } catch {}
             }
         }
+        return race
+    }
+
+    /// How the attempt ended: its answer, its timer, or the caller's cancellation, whichever came first.
+    func end() async -> AttemptEnd<Value> {
+        let box = self.box
         let end = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<AttemptEnd<Value>, Never>) in
                 let ready: AttemptEnd<Value>? = box.withLock { state in
@@ -59,7 +70,7 @@ struct AttemptRace<Value: Sendable>: Sendable {
             Self.offer(.cancelled, to: box)
         }
         timer?.cancel()
-        return (end, race)
+        return end
     }
 
     private static func offer(_ end: AttemptEnd<Value>, to box: Locked<Box>) {

@@ -14,35 +14,115 @@
 /// property of the same name: it is a value, so copy it and change a field like a ``RetryPolicy``.
 public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     /// The policy for every run of this engine.
-    public var policy: RetryPolicy
+    public var policy: RetryPolicy {
+        get { settings.policy }
+        set { unique().policy = newValue }
+    }
     /// The clock all waits, timeouts and trace times use.
-    public var clock: C
+    public var clock: C {
+        get { settings.clock }
+        set { unique().clock = newValue }
+    }
     /// Seeds each run's jitter: run k draws from a generator seeded with this generator's k-th number,
     /// so concurrent runs differ and a ``SeededRandom`` replays every run.
     public var random: any RandomNumberGenerator & Sendable {
-        didSet { randomness = RunRandomness(random) }
+        get { settings.random }
+        set {
+            let settings = unique()
+            settings.random = newValue
+            settings.randomness = RunRandomness(newValue)
+        }
     }
     /// Hands each run its own generator; shared by copies of this engine (one run counter).
-    private(set) var randomness: RunRandomness
+    var randomness: RunRandomness { settings.randomness }
     /// Called before each retry with the failed attempt, its error and the coming delay.
-    public var onRetry: (@Sendable (RetryNotice) -> Void)?
+    public var onRetry: (@Sendable (RetryNotice) -> Void)? {
+        get { settings.onRetry }
+        set { unique().onRetry = newValue }
+    }
     /// Turns an attempt's error into the words kept in the trace (drivers redact secrets here).
-    public var describeError: @Sendable (any Error) -> String
+    public var describeError: @Sendable (any Error) -> String {
+        get { settings.describeError }
+        set { unique().describeError = newValue }
+    }
     /// Called with every transition as it is taken (the state of a task object, a live display).
-    public var onTransition: (@Sendable (RetryTrace.Step) -> Void)?
+    public var onTransition: (@Sendable (RetryTrace.Step) -> Void)? {
+        get { settings.onTransition }
+        set { unique().onTransition = newValue }
+    }
     /// Set when the operation ends at once on cancellation (throwing `CancellationError`): attempts
     /// with no timer (no per-attempt timeout, no deadline) then run in the engine's own task,
     /// saving a task and two thread hops per attempt. Otherwise each attempt runs in a child task
     /// raced against its timer and the caller's cancellation, so a slow-to-cancel operation (URLSession
     /// on Linux takes ~200 ms) never delays the caller. Default `false`.
-    public var runsAttemptsInline: Bool
+    public var runsAttemptsInline: Bool {
+        get { settings.runsAttemptsInline }
+        set { unique().runsAttemptsInline = newValue }
+    }
     /// Set (with `runsAttemptsInline`) when the operation also ends at once when
     /// ``AttemptInterrupt/current`` fires: then timed attempts run inline too, their timer ending
     /// them through it (the HTTP transport; see ``AttemptInterrupt`` for why).
-    package var interruptsInlineAttempts = false
+    package var interruptsInlineAttempts: Bool {
+        get { settings.interruptsInlineAttempts }
+        set { unique().interruptsInlineAttempts = newValue }
+    }
     /// The fleet's shared guards every run of this engine answers to (retry budget, circuit breaker);
     /// none by default.
-    public var guards: FleetGuards
+    public var guards: FleetGuards {
+        get { settings.guards }
+        set { unique().guards = newValue }
+    }
+
+    /// Every setting, in one reference: callers hold an engine across `await engine.run { … }`, and a
+    /// parked run's task keeps the task-allocator slabs its deepest async frames took, so the engine
+    /// is 8 bytes in those frames instead of ~300 (docs/benchmarks.md, waiting-memory). A value all
+    /// the same: copied on write, like an array.
+    private var settings: Settings
+
+    /// The settings, not shared with another engine, to change one.
+    private mutating func unique() -> Settings {
+        if !isKnownUniquelyReferenced(&settings) { settings = settings.copy() }
+        return settings
+    }
+
+    /// Never changed while shared (``unique()`` copies first), so sending it between tasks is safe.
+    private final class Settings: @unchecked Sendable {
+        var policy: RetryPolicy
+        var clock: C
+        var random: any RandomNumberGenerator & Sendable
+        var randomness: RunRandomness
+        var onRetry: (@Sendable (RetryNotice) -> Void)?
+        var describeError: @Sendable (any Error) -> String
+        var onTransition: (@Sendable (RetryTrace.Step) -> Void)?
+        var runsAttemptsInline: Bool
+        var interruptsInlineAttempts = false
+        var guards: FleetGuards
+
+        init(
+            policy: RetryPolicy, clock: C, random: any RandomNumberGenerator & Sendable, randomness: RunRandomness,
+            onRetry: (@Sendable (RetryNotice) -> Void)?, describeError: @escaping @Sendable (any Error) -> String,
+            onTransition: (@Sendable (RetryTrace.Step) -> Void)?, runsAttemptsInline: Bool, guards: FleetGuards
+        ) {
+            self.policy = policy
+            self.clock = clock
+            self.random = random
+            self.randomness = randomness
+            self.onRetry = onRetry
+            self.describeError = describeError
+            self.onTransition = onTransition
+            self.runsAttemptsInline = runsAttemptsInline
+            self.guards = guards
+        }
+
+        func copy() -> Settings {
+            let copy = Settings(
+                policy: policy, clock: clock, random: random, randomness: randomness, onRetry: onRetry,
+                describeError: describeError, onTransition: onTransition, runsAttemptsInline: runsAttemptsInline,
+                guards: guards)
+            copy.interruptsInlineAttempts = interruptsInlineAttempts
+            return copy
+        }
+    }
 
     /// An engine for `policy` on `clock`, with every option (each documented on its property).
     public init(
@@ -53,15 +133,10 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         describeError: @escaping @Sendable (any Error) -> String = { String(describing: $0) },
         runsAttemptsInline: Bool = false, guards: FleetGuards = FleetGuards()
     ) {
-        self.policy = policy
-        self.clock = clock
-        self.random = random
-        self.randomness = RunRandomness(random)
-        self.onRetry = onRetry
-        self.onTransition = onTransition
-        self.describeError = describeError
-        self.runsAttemptsInline = runsAttemptsInline
-        self.guards = guards
+        self.settings = Settings(
+            policy: policy, clock: clock, random: random, randomness: RunRandomness(random), onRetry: onRetry,
+            describeError: describeError, onTransition: onTransition, runsAttemptsInline: runsAttemptsInline,
+            guards: guards)
     }
 
     /// Runs `operation` until it succeeds or the policy gives up, and returns its value.
@@ -93,11 +168,20 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         _ operation: @escaping @Sendable (RetryAttempt) async throws -> Value
     ) async throws(RetryPolicyError) -> RetryOutcome<Value> {
         defer { transitions?.finish() }
+        return try await book(transitions: transitions, classifyResult: classifyResult, operation: operation).run()
+    }
+
+    /// A run's book, made synchronously: what it copies from this engine (the policy, the hooks) is
+    /// copied on the thread's stack, not into the awaiting async frame, which a parked run keeps.
+    @inline(never)
+    private func book<Value: Sendable>(
+        transitions: AsyncStream<RetryTrace.Step>.Continuation?, classifyResult: (@Sendable (Value) -> RetryVerdict?)?,
+        operation: @escaping @Sendable (RetryAttempt) async throws -> Value
+    ) throws(RetryPolicyError) -> RunBook<Value> {
         try policy.validate()
-        let book = RunBook<Value>(
-            engine: self, transitions: transitions, classifyResult: classifyResult, operation: operation,
-            cancelled: Task.isCancelled)
-        return await Self.drive(book, clock: clock)
+        return RunBook<Value>(
+            engine: self, time: ClockTime(clock: clock, start: clock.now), transitions: transitions,
+            classifyResult: classifyResult, operation: operation, cancelled: Task.isCancelled)
     }
 }
 
@@ -128,62 +212,6 @@ extension Retry where C == ContinuousClock {
     }
 }
 
-extension Retry {
-    /// The loop: perform what the machine asks, one await at a time. Everything a run keeps lives in
-    /// its ``RunBook`` on the heap (machine, trace, records, the step's actions, the operation), and
-    /// an attempt runs in its own function, so the async frame kept through a wait holds only the
-    /// clock, the start instant and the book: 10,000 parked retries are 10,000 such frames.
-    private static func drive<Value: Sendable>(_ book: RunBook<Value>, clock: C) async -> RetryOutcome<Value> {
-        let start = clock.now
-        while true {
-            switch book.advance(now: start.duration(to: clock.now)) {
-            case .attempt(let number):
-                await attempt(number, book: book, clock: clock, start: start)
-            case .sleep(let until):
-                // Anchored at the decision, not started after the hooks: a wait the machine
-                // planned to end before the deadline ends before it, whatever the hooks cost.
-                do {
-                    try await clock.sleep(until: start.advanced(by: until), tolerance: nil)
-                    book.pending = .delayElapsed
-                } catch {
-                    book.pending = .cancelled(detail: nil)
-                }
-            case .finished(let state, let reason, let at):
-                return book.outcome(state: state, reason: reason, at: at)
-            }
-        }
-    }
-
-    /// Runs attempt `number` and hands how it ended to the book. Not inlined: its locals (the
-    /// attempt's end, the race) live only while the attempt does, not through the waits.
-    @inline(never)
-    private static func attempt<Value: Sendable>(_ number: Int, book: RunBook<Value>, clock: C, start: C.Instant) async
-    {
-        let attemptStart = start.duration(to: clock.now)
-        let timer = book.attemptTimer(startingAt: attemptStart)
-        let end: AttemptEnd<Value>
-        if book.runsAttemptsInline && timer == nil {
-            do {
-                end = .returned(try await book.operation(book.attemptInfo(number)))
-            } catch {
-                end = .threw(error)
-            }
-        } else if book.runsAttemptsInline && book.interruptsInlineAttempts, let timer {
-            end = await inlineAttempt(
-                book.operation, book.attemptInfo(number), clock: clock, timerAt: start.advanced(by: timer.at))
-        } else {
-            let race: AttemptRace<Value>
-            (end, race) = await AttemptRace.run(
-                clock: clock, timerAt: timer.map { start.advanced(by: $0.at) }, attempt: book.attemptInfo(number),
-                operation: book.operation)
-            book.inFlight = race
-        }
-        book.attemptEnded(
-            number, end: end, timer: timer, started: attemptStart, now: start.duration(to: clock.now),
-            cancelled: Task.isCancelled)
-    }
-}
-
 /// What the driver awaits next, as ``RunBook/advance(now:)`` says.
 private enum RunNext {
     /// Run this attempt.
@@ -194,65 +222,12 @@ private enum RunNext {
     case finished(RetryState, StopReason, at: Duration)
 }
 
-extension Retry {
-    /// Runs a timed attempt in this task: its timer ends it through ``AttemptInterrupt``, a
-    /// cancellation of this task through the operation's own cancellation handler. Whichever ends
-    /// the operation first decides, at that moment (an answer that arrived first is kept).
-    private static func inlineAttempt<Value: Sendable>(
-        _ operation: @Sendable (RetryAttempt) async throws -> Value, _ attempt: RetryAttempt, clock: C,
-        timerAt: C.Instant
-    ) async -> AttemptEnd<Value> {
-        let interrupt = AttemptInterrupt(due: { clock.now >= timerAt })
-        let timer = ArmedTimer(clock: clock, at: timerAt) { interrupt.fire() }
-        defer { timer.disarm() }
-        let result: Result<Value, any Error>
-        do {
-            result = .success(try await AttemptInterrupt.$current.withValue(interrupt) { try await operation(attempt) })
-        } catch {
-            result = .failure(error)
-        }
-        if Task.isCancelled, case .failure = result { return .cancelled }
-        if interrupt.fired { return .timerFired }
-        switch result {
-        case .success(let value): return .returned(value)
-        case .failure(let error): return .threw(error)
-        }
-    }
-}
-
-/// An inline attempt's timer: on the real clock, an entry of the process's ``SharedTimer`` (no task
-/// per attempt); on any other clock (``ManualClock`` in tests), a task sleeping on it, so a test
-/// sees the timer as one more sleeper, as before.
-private enum ArmedTimer {
-    case shared(SharedTimer<ContinuousClock>.Token)
-    case task(Task<Void, Never>)
-
-    init<C: Clock<Duration>>(clock: C, at instant: C.Instant, fire: @escaping @Sendable () -> Void) {
-        if C.self == ContinuousClock.self, let instant = instant as? ContinuousClock.Instant {
-            self = .shared(SharedTimer.continuous.arm(at: instant, fire))
-        } else {
-            self = .task(
-                Task {
-                    do {
-                        try await clock.sleep(until: instant, tolerance: nil)
-                        fire()
-                    } catch {}
-                })
-        }
-    }
-
-    func disarm() {
-        switch self {
-        case .shared(let token): SharedTimer.continuous.disarm(token)
-        case .task(let task): task.cancel()
-        }
-    }
-}
-
 /// One run's bookkeeping: the machine, the trace, the attempt records and the next event. Used by
 /// one task only (the run's), never shared.
 private final class RunBook<Value: Sendable> {
     let engine: EngineHooks
+    /// The engine's clock as this run sees it: time since the start, waits, timers.
+    let time: any RunTime
     /// The policy, read from the machine (no second copy of its 176 bytes in every parked run).
     var policy: RetryPolicy { machine.policy }
     let transitions: AsyncStream<RetryTrace.Step>.Continuation?
@@ -281,12 +256,13 @@ private final class RunBook<Value: Sendable> {
     var lastRetryCost: Int?
 
     init<C: Clock<Duration>>(
-        engine: Retry<C>, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
+        engine: Retry<C>, time: any RunTime, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
         classifyResult: (@Sendable (Value) -> RetryVerdict?)?,
         operation: @escaping @Sendable (RetryAttempt) async throws -> Value, cancelled: Bool
     ) {
         self.engine = EngineHooks(
             onRetry: engine.onRetry, onTransition: engine.onTransition, describeError: engine.describeError)
+        self.time = time
         self.transitions = transitions
         self.operation = operation
         self.classifyResult = classifyResult
@@ -298,6 +274,86 @@ private final class RunBook<Value: Sendable> {
         self.guards = engine.guards
         self.pending = cancelled ? .cancelled(detail: nil) : .start
         // No reserve: a parked run should hold only the steps it took (10,000 parked runs add up).
+    }
+
+    /// The loop: perform what the machine asks, one await at a time. Everything a run keeps lives
+    /// here on the heap (machine, trace, records, the step's actions, the operation, the clock),
+    /// so the async frame kept through a wait holds only this book. A parked run also keeps the
+    /// task-allocator slabs its deepest chain of async frames ever took: so each way of running an
+    /// attempt is a function of its own called from here, and no frame holds the clock's generic
+    /// instants (``RunTime``).
+    func run() async -> RetryOutcome<Value> {
+        while true {
+            switch advance(now: time.elapsed()) {
+            case .attempt(let number):
+                if beginAttempt(number, at: time.elapsed()) {
+                    await inlineAttempt()
+                } else {
+                    await racedAttempt()
+                }
+            case .sleep(let until):
+                // Anchored at the decision, not started after the hooks: a wait the machine
+                // planned to end before the deadline ends before it, whatever the hooks cost.
+                do {
+                    try await time.sleep(until: until)
+                    pending = .delayElapsed
+                } catch {
+                    pending = .cancelled(detail: nil)
+                }
+            case .finished(let state, let reason, let at):
+                return outcome(state: state, reason: reason, at: at)
+            }
+        }
+    }
+
+    /// The attempt begun, in this task: untimed, or ended by its timer through ``AttemptInterrupt``.
+    /// Not inlined: its locals live only while the attempt does.
+    @inline(never)
+    private func inlineAttempt() async {
+        let end: AttemptEnd<Value>
+        if let timer = attempt.timer {
+            end = await interruptibleAttempt(timerAt: timer.at)
+        } else {
+            do {
+                end = .returned(try await operation(attemptInfo()))
+            } catch {
+                end = .threw(error)
+            }
+        }
+        attemptEnded(end, now: time.elapsed(), cancelled: Task.isCancelled)
+    }
+
+    /// The attempt begun, in a task of its own, raced against its timer and the run's cancellation.
+    @inline(never)
+    private func racedAttempt() async {
+        let race = AttemptRace.start(
+            timerAt: attempt.timer?.at, time: time, attempt: attemptInfo(), operation: operation)
+        inFlight = race
+        attemptEnded(await race.end(), now: time.elapsed(), cancelled: Task.isCancelled)
+    }
+
+    /// Runs a timed attempt in this task: its timer ends it through ``AttemptInterrupt``, a
+    /// cancellation of this task through the operation's own cancellation handler. Whichever ends
+    /// the operation first decides, at that moment (an answer that arrived first is kept).
+    private func interruptibleAttempt(timerAt: Duration) async -> AttemptEnd<Value> {
+        let time = self.time
+        let interrupt = AttemptInterrupt(due: { time.elapsed() >= timerAt })
+        let timer = time.arm(at: timerAt) { interrupt.fire() }
+        defer { timer.disarm() }
+        let operation = self.operation
+        let attempt = attemptInfo()
+        let result: Result<Value, any Error>
+        do {
+            result = .success(try await AttemptInterrupt.$current.withValue(interrupt) { try await operation(attempt) })
+        } catch {
+            result = .failure(error)
+        }
+        if Task.isCancelled, case .failure = result { return .cancelled }
+        if interrupt.fired { return .timerFired }
+        switch result {
+        case .success(let value): return .returned(value)
+        case .failure(let error): return .threw(error)
+        }
     }
 
     /// Performs the step's actions that need no waiting, delivering the pending input when none is
@@ -339,6 +395,10 @@ private final class RunBook<Value: Sendable> {
     private func deliver(at now: Duration) -> RetryActions? {
         do {
             let step = try machine.handle(pending, at: now)
+            // Room for the whole step at once, doubling as `append` would: a run parked at its first
+            // wait then holds its 5 trace steps in a buffer of 5, not of 8 (−200 B a parked run).
+            let needed = trace.steps.count + step.rows.count
+            if trace.steps.capacity < needed { trace.steps.reserveCapacity(max(needed, 2 * trace.steps.capacity)) }
             for index in step.rows.indices {
                 record(step.traceStep(index, detail: index == 0 ? pending.detail : nil))
             }
@@ -355,21 +415,28 @@ private final class RunBook<Value: Sendable> {
         transitions?.yield(step)
     }
 
-    /// The timer of an attempt starting `start` after the run began. Synchronous, so the policy it
-    /// reads is copied onto the thread's stack, never into the attempt's async frame.
+    /// The attempt in flight, as ``beginAttempt(_:at:)`` set it: its number, its timer, its start.
+    private(set) var attempt = (number: 0, timer: AttemptTimer?.none, started: Duration.zero)
+
+    /// Begins attempt `number` at `now` (time since the run started); whether it runs in the run's
+    /// own task (inline: untimed, or interrupted by its timer) rather than in a task of its own.
+    /// Synchronous, so the policy it reads for the timer is copied on the thread's stack, never into
+    /// an async frame.
     @inline(never)
-    func attemptTimer(startingAt start: Duration) -> AttemptTimer? {
-        policy.attemptTimer(startingAt: start)
+    func beginAttempt(_ number: Int, at now: Duration) -> Bool {
+        let timer = policy.attemptTimer(startingAt: now)
+        attempt = (number, timer, now)
+        return runsAttemptsInline && (timer == nil || interruptsInlineAttempts)
     }
 
-    func attemptInfo(_ number: Int) -> RetryAttempt {
-        RetryAttempt(number: number, maxAttempts: policy.maxAttempts, previousError: lastError)
+    /// What the operation is told of the attempt in flight.
+    func attemptInfo() -> RetryAttempt {
+        RetryAttempt(number: attempt.number, maxAttempts: policy.maxAttempts, previousError: lastError)
     }
 
     /// Turns how the attempt ended into the next input and the attempt's record.
-    func attemptEnded(
-        _ number: Int, end: AttemptEnd<Value>, timer: AttemptTimer?, started: Duration, now: Duration, cancelled: Bool
-    ) {
+    func attemptEnded(_ end: AttemptEnd<Value>, now: Duration, cancelled: Bool) {
+        let (number, timer, started) = attempt
         let error: (any Error)?
         var decision = RetryDecision.fail
         var returned = false
