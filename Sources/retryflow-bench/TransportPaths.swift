@@ -33,6 +33,9 @@ enum TransportPaths {
         case retryFlow = "data(for:retry:)"
         /// The same without the default per-attempt timeout: no timer armed per attempt.
         case retryFlowUntimed = "data(for:retry:) untimed"
+        /// `data(for:retry:)` on the session of `ownQueue` (a delegate queue over a serial Dispatch
+        /// queue): what the session's default delegate queue costs RetryFlow's completion handler.
+        case retryFlowOwnQueue = "data(for:retry:) own-delegate-queue session"
     }
 
     static func run(quick: Bool) async throws -> [BenchmarkResult] {
@@ -73,6 +76,7 @@ enum TransportPaths {
                 _ = try await plain.send(request)
             case .retryFlow: _ = try await plain.data(for: request, retry: .default)
             case .retryFlowUntimed: _ = try await plain.data(for: request, retry: .default, rules: untimed)
+            case .retryFlowOwnQueue: _ = try await ownQueue.data(for: request, retry: .default)
             }
         }
         for path in Path.allCases { for _ in 0..<20 { try await send(path) } }
