@@ -26,10 +26,16 @@ enum TransportPaths {
         case transport
         /// The same with the default 30 s attempt timeout's request (URLSession's timeout set to 31 s).
         case transportTimed = "transport timed"
+        /// The transport alone after an engine run whose operation returns a kept answer at once: the
+        /// engine's own cost between two requests (cold caches), without wrapping the request.
+        case transportAfterEngine = "transport after an engine run"
         /// RetryFlow's `data(for:retry:)`, for reference.
         case retryFlow = "data(for:retry:)"
         /// The same without the default per-attempt timeout: no timer armed per attempt.
         case retryFlowUntimed = "data(for:retry:) untimed"
+        /// `data(for:retry:)` on the session of `ownQueue` (a delegate queue over a serial Dispatch
+        /// queue): what the session's default delegate queue costs RetryFlow's completion handler.
+        case retryFlowOwnQueue = "data(for:retry:) own-delegate-queue session"
     }
 
     static func run(quick: Bool) async throws -> [BenchmarkResult] {
@@ -54,6 +60,9 @@ enum TransportPaths {
             return rules
         }()
         let delegated = URLSession(configuration: plain.configuration, delegate: collector, delegateQueue: nil)
+        let canned = try await plain.send(request)
+        var engine = Retry(RetryPolicy.default, runsAttemptsInline: true) // as the HTTP driver runs it, untimed
+        engine.interruptsInlineAttempts = true
         func send(_ path: Path) async throws {
             switch path {
             case .completionHandler: _ = try await completion(plain, request)
@@ -62,8 +71,12 @@ enum TransportPaths {
             case .dataForOneShot: _ = try await dataForOneShot(plain, request)
             case .transport: _ = try await plain.send(request)
             case .transportTimed: _ = try await plain.send(request, attemptTimeout: .seconds(30))
+            case .transportAfterEngine:
+                _ = try await engine.outcome { _ in canned }
+                _ = try await plain.send(request)
             case .retryFlow: _ = try await plain.data(for: request, retry: .default)
             case .retryFlowUntimed: _ = try await plain.data(for: request, retry: .default, rules: untimed)
+            case .retryFlowOwnQueue: _ = try await ownQueue.data(for: request, retry: .default)
             }
         }
         for path in Path.allCases { for _ in 0..<20 { try await send(path) } }
@@ -73,20 +86,30 @@ enum TransportPaths {
         var ratios: [Path: [Double]] = [:]
         var cpuRatios: [Path: [Double]] = [:]
         var bareTimes: [Double] = []
+        // Context switches of every thread per request: each hop from one thread to another is a
+        // wake-up and a switch, so this count says which paths add hops (times here are noisy).
+        var switches: [Path: [Double]] = [:]
+        var bareSwitches: [Double] = []
         for round in 0..<(quick ? 2 : 25) {
             var bareCPU = cpuSeconds()
+            var bareSwitched = contextSwitches()
             let bare = try await Measure.seconds { for _ in 0..<count { _ = try await plain.data(for: request) } }
             bareCPU = cpuSeconds() - bareCPU
+            bareSwitched = contextSwitches() - bareSwitched
             bareTimes.append(bare)
+            bareSwitches.append(Double(bareSwitched) / Double(count))
             // Each round starts at another path, so no path always follows the same one.
             let paths = Path.allCases
             let order = paths[(round % paths.count)...] + paths[..<(round % paths.count)]
             for path in order {
                 var cpu = cpuSeconds()
+                var switched = contextSwitches()
                 let time = try await Measure.seconds { for _ in 0..<count { try await send(path) } }
                 cpu = cpuSeconds() - cpu
+                switched = contextSwitches() - switched
                 ratios[path, default: []].append(time / bare)
                 cpuRatios[path, default: []].append(cpu / bareCPU)
+                switches[path, default: []].append(Double(switched) / Double(count))
             }
         }
         let bareMicros = Measure.median(bareTimes) / Double(count) * 1e6
@@ -99,8 +122,10 @@ enum TransportPaths {
                 met: nil,
                 note: String(
                     format:
-                        "%d sequential GETs, median of %d interleaved rounds (ratios %.3f–%.3f); CPU time ratio %.3f",
-                    count, all.count, all.min() ?? 0, all.max() ?? 0, Measure.median(cpuRatios[path] ?? [])))
+                        "%d sequential GETs, median of %d interleaved rounds (ratios %.3f–%.3f); CPU time ratio %.3f; "
+                        + "context switches per request %.1f (bare %.1f)",
+                    count, all.count, all.min() ?? 0, all.max() ?? 0, Measure.median(cpuRatios[path] ?? []),
+                    Measure.median(switches[path] ?? []), Measure.median(bareSwitches)))
         }
     }
 
@@ -132,6 +157,8 @@ enum TransportPaths {
             }
             return
         }
+        let switched = contextSwitches()
+        let start = ContinuousClock.now
         for _ in 0..<count {
             switch Path(rawValue: name) {
             case .completionHandler: _ = try await completion(session, request)
@@ -141,6 +168,19 @@ enum TransportPaths {
             default: _ = try await session.data(for: request)
             }
         }
+        print(
+            String(
+                format: "%@: %.1f µs and %.1f context switches (all threads) per request", name,
+                start.duration(to: .now).inSecondsValue / Double(max(count, 1)) * 1e6,
+                Double(contextSwitches() - switched) / Double(max(count, 1))))
+    }
+
+    /// Voluntary and involuntary context switches of every thread of the process so far (Linux sums
+    /// its threads' counts, ended ones too).
+    static func contextSwitches() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_nvcsw + usage.ru_nivcsw
     }
 
     /// User + system CPU seconds of the whole process so far.
