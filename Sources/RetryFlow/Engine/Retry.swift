@@ -273,7 +273,8 @@ private final class RunBook<Value: Sendable> {
             random: engine.randomness.nextRun())
         self.guards = engine.guards
         self.pending = cancelled ? .cancelled(detail: nil) : .start
-        // No reserve: a parked run should hold only the steps it took (10,000 parked runs add up).
+        // No reserve: the trace grows by whole steps as they come (`deliver`), so a parked run holds about
+        // the steps it took (10,000 parked runs add up).
     }
 
     /// The loop: perform what the machine asks, one await at a time. Everything a run keeps lives
