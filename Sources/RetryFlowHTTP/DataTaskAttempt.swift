@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import RetryFlow
 
@@ -39,9 +38,10 @@ extension URLSession {
 /// edges this type exists to keep away from RetryFlow's users:
 ///
 /// - **Blocking calls.** `dataTask(with:)`, `resume()` and `cancel()` each wait (`sync`) on one
-///   serial queue shared by every `URLSession` in the process. On Swift's cooperative pool (two
-///   threads on two cores) a few such waits behind a busy session stall every task: timers,
-///   cancellations, other requests. They are made here from a Dispatch queue instead.
+///   serial queue shared by every `URLSession` in the process. On the threads Swift's tasks run on
+///   (two on two cores) a few such waits behind a busy session stall every task: timers,
+///   cancellations, other requests. They are made here on `CallThreads` instead: two threads of
+///   our own (not a Dispatch queue, which on Linux shares Swift's threads), in submission order.
 /// - **The registry crash** (swift-corelibs-foundation #3296, #3292: "Trying to access a behaviour
 ///   for a task that in not in the registry"). `cancel()` marks a running task `canceling` and
 ///   queues a failure that looks the task up in the session's registry; a completion handler
@@ -60,10 +60,6 @@ extension URLSession {
 ///   abandoned task ends by itself (its answer, or the request timeout `send` sets from the
 ///   per-attempt timeout). Give the session no `URLCache` to free connections at once.
 final class DataTaskAttempt: @unchecked Sendable {
-    /// Where the blocking `URLSession` calls are made: never the cooperative pool. Concurrent: a
-    /// serial queue would make one session's burst of 500 attempts delay every other session's.
-    private static let calls = DispatchQueue(label: "RetryFlow.DataTaskAttempt", attributes: .concurrent)
-
     private let session: URLSession
     private let request: URLRequest
     /// Whether cancelling the data task is safe (see above): only without a `URLCache`.
@@ -99,7 +95,7 @@ final class DataTaskAttempt: @unchecked Sendable {
             continuation.resume(throwing: CancellationError()) // nothing was sent
             return
         }
-        Self.calls.async { [self] in
+        CallThreads.shared.submit { [self] in
             // Cancelled before the task exists: send nothing (`cancel()` already resumed).
             guard !state.withLock({ $0.cancelled }) else { return }
             let task = session.dataTask(with: request) { [self] data, response, error in
