@@ -9,12 +9,16 @@ import Testing
     /// Every call thread blocked, and one more call queued behind them: a Swift task still runs,
     /// and runs before the queued call starts. On a Dispatch queue (Linux: Swift's own threads),
     /// the task waited for libdispatch to add a thread, and the queued call took that thread first.
+    ///
+    /// A pool of its own (the type `DataTaskAttempt` uses, not its instance): blocking the shared
+    /// one held every other suite's requests back for seconds while this test waited for a turn.
     @Test func blockedCallsLeaveSwiftsThreadsFree() async {
+        let pool = CallThreads(width: CallThreads.width, name: "RetryFlowTests.CallThreads.blocked")
         let release = DispatchSemaphore(value: 0)
         let blocked = Locked(0)
         await withCheckedContinuation { (allBlocked: CheckedContinuation<Void, Never>) in
             for _ in 0..<CallThreads.width {
-                CallThreads.shared.submit {
+                pool.submit {
                     let count = blocked.withLock { count -> Int in
                         count += 1
                         return count
@@ -25,7 +29,7 @@ import Testing
             }
         }
         let queuedStarted = Locked(false)
-        CallThreads.shared.submit {
+        pool.submit {
             queuedStarted.withLock { $0 = true }
             release.wait()
         }
@@ -37,7 +41,7 @@ import Testing
 
     /// One thread takes the calls in the order they came.
     @Test func oneThreadKeepsSubmissionOrder() async {
-        let pool = CallThreads(width: 1, name: "RetryFlowTests.CallThreads")
+        let pool = CallThreads(width: 1, name: "RetryFlowTests.CallThreads.order")
         let order = Locked([Int]())
         let total = 200
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
