@@ -40,7 +40,7 @@ public struct StepBuffer<Element>: RandomAccessCollection {
 
     /// Iterates the values in order. Its own type, not `IndexingIterator`: the standard library's
     /// iterator is destroyed through its generic value witness, which reads every slot's metadata
-    /// (≈ 200 instructions a step for actions that carry strings, docs/benchmarks.md).
+    /// (35 instructions a step for the transfer's actions, which carry strings; docs/benchmarks.md).
     public struct Iterator: IteratorProtocol {
         @usableFromInline let buffer: StepBuffer
         @usableFromInline var position = 0

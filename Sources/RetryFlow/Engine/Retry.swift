@@ -397,7 +397,7 @@ private final class RunBook<Value: Sendable> {
         do {
             let step = try machine.handle(pending, at: now)
             // Room for the whole step at once, doubling as `append` would: a run parked at its first
-            // wait then holds its 5 trace steps in a buffer of 5, not of 8 (−200 B a parked run).
+            // wait then holds its 5 trace steps in a buffer of 6 (malloc's size), not 8 (−144 B a parked run).
             let needed = trace.steps.count + step.rows.count
             if trace.steps.capacity < needed { trace.steps.reserveCapacity(max(needed, 2 * trace.steps.capacity)) }
             for index in step.rows.indices {
