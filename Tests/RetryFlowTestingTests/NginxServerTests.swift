@@ -59,7 +59,7 @@ import Testing
         let pid = try #require(pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, 0) == 0)
         nginx.stop()
-        nginx.stop()  // a second stop is harmless
+        nginx.stop() // a second stop is harmless
         #expect(!FileManager.default.fileExists(atPath: directory.path))
     }
 }

@@ -72,7 +72,9 @@ package final class NginxServer: Sendable {
     /// (`scripts/install-deps.sh` installs Debian's `nginx-light`).
     package static var executable: String? {
         if let path = ProcessInfo.processInfo.environment["NGINX"], !path.isEmpty { return path }
-        let candidates = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/opt/homebrew/bin/nginx", "/usr/local/bin/nginx"]
+        let candidates = [
+            "/usr/sbin/nginx", "/usr/local/sbin/nginx", "/opt/homebrew/bin/nginx", "/usr/local/bin/nginx",
+        ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
