@@ -52,14 +52,17 @@ import Testing
         }
     }
 
-    @Test func stopEndsNginxAndRemovesItsDirectory() async throws {
+    @Test func stopEndsNginx() async throws {
         let nginx = try await NginxServer.start(files: ["a.txt": Data("a".utf8)])
         let directory = nginx.directory
         let pidText = try String(contentsOf: directory.appendingPathComponent("nginx.pid"), encoding: .utf8)
         let pid = try #require(pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, 0) == 0)
+        let url = nginx.url("/a.txt")
         nginx.stop()
         nginx.stop() // a second stop is harmless
+        await nginx.waitUntilStopped()
         #expect(!FileManager.default.fileExists(atPath: directory.path))
+        await #expect(throws: URLError.self) { _ = try await session().data(from: url) }
     }
 }

@@ -30,6 +30,8 @@ package final class NginxServer: Sendable {
     /// nginx's own directory: its config, pid file, logs and temporary files.
     package let directory: URL
     private let running: Locked<Running?>
+    /// Whether the watchdog has finished (nginx gone, its directory removed), and who waits for it.
+    private let finished: Finished
 
     private struct Running: Sendable {
         let pid: pid_t
@@ -60,11 +62,34 @@ package final class NginxServer: Sendable {
         }
     }
 
-    private init(port: Int, root: URL, directory: URL, pid: pid_t, watchdog: FileHandle) {
+    private init(port: Int, root: URL, directory: URL, pid: pid_t, watchdog: FileHandle, finished: Finished) {
         self.port = port
         self.root = root
         self.directory = directory
         running = Locked(Running(pid: pid, watchdog: watchdog))
+        self.finished = finished
+    }
+
+    /// The watchdog's end, awaited by ``waitUntilStopped()``.
+    private final class Finished: Sendable {
+        private let state = Locked((done: false, waiters: [CheckedContinuation<Void, Never>]()))
+        func signal() {
+            let waiters = state.withLock { state in
+                state.done = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let done = state.withLock { state in
+                    if !state.done { state.waiters.append(continuation) }
+                    return state.done
+                }
+                if done { continuation.resume() }
+            }
+        }
     }
 
     /// Where nginx is: `$NGINX`, else the first of `/usr/sbin/nginx`, `/usr/local/sbin/nginx`,
@@ -122,8 +147,10 @@ package final class NginxServer: Sendable {
                 guard let pid = pidText.flatMap({ pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
                     throw NginxServerError("nginx started but wrote no pid file in \(directory.path)")
                 }
-                let watchdog = try startWatchdog(pid: pid)
-                return NginxServer(port: port, root: root, directory: directory, pid: pid, watchdog: watchdog)
+                let finished = Finished()
+                let watchdog = try startWatchdog(pid: pid, directory: directory, finished: finished)
+                return NginxServer(
+                    port: port, root: root, directory: directory, pid: pid, watchdog: watchdog, finished: finished)
             }
             lastFailure = output
             guard output.contains("Address already in use") else { break }
@@ -148,7 +175,9 @@ package final class NginxServer: Sendable {
         return text.split(separator: "\n").map(String.init)
     }
 
-    /// Stops nginx (fast shutdown) and removes its directory. Returns at once; safe to call twice.
+    /// Stops nginx (fast shutdown). Returns at once; safe to call twice. The watchdog removes nginx's
+    /// directory once nginx has removed its pid file (its last act), so no exiting worker writes into
+    /// a folder being deleted.
     package func stop() {
         let held = running.withLock { running -> Running? in
             defer { running = nil }
@@ -157,8 +186,10 @@ package final class NginxServer: Sendable {
         guard let held else { return }
         kill(held.pid, SIGTERM)
         try? held.watchdog.close()
-        try? FileManager.default.removeItem(at: directory)
     }
+
+    /// Returns once nginx has exited and its directory is gone (after ``stop()``, or the watchdog's end).
+    package func waitUntilStopped() async { await finished.wait() }
 
     deinit { stop() }
 
@@ -256,11 +287,19 @@ package final class NginxServer: Sendable {
 
     /// A shell that waits for its standard input to close, then stops nginx: this process holds the
     /// pipe's only write end, so nginx stops with it even when it dies without calling ``stop()``.
-    private static func startWatchdog(pid: pid_t) throws -> FileHandle {
+    private static func startWatchdog(pid: pid_t, directory: URL, finished: Finished) throws -> FileHandle {
         let pipe = Pipe()
         let watchdog = Process()
         watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
-        watchdog.arguments = ["-c", "cat >/dev/null; kill -TERM \(pid) 2>/dev/null"]
+        // Bounded (10 s): a pid file nginx cannot remove must not keep the shell forever.
+        let script = """
+            cat >/dev/null; kill -TERM \(pid) 2>/dev/null
+            i=0; while [ -e nginx.pid ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+            cd / && rm -rf '\(directory.path)'
+            """
+        watchdog.arguments = ["-c", script]
+        watchdog.currentDirectoryURL = directory
+        watchdog.terminationHandler = { _ in finished.signal() }
         watchdog.standardInput = pipe.fileHandleForReading
         watchdog.standardOutput = FileHandle.nullDevice
         watchdog.standardError = FileHandle.nullDevice
