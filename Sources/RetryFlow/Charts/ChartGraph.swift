@@ -97,7 +97,7 @@ package struct ChartGraph: Hashable, Sendable {
     }
 
     private static func stateDiagram<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) -> ([Node], [Edge]) {
-        let nodes = S.allCases.map {
+        let nodes = table.states.map {
             Node(id: $0.rawValue, label: $0.label, shape: shape(of: $0, in: table), state: $0.rawValue)
         }
         let edges = table.rows.enumerated().map { index, row in
@@ -113,7 +113,7 @@ package struct ChartGraph: Hashable, Sendable {
         var nodes: [Node] = []
         var entry: [S: String] = [:]
         var chains: [S: [(rowIndex: Int, diamond: String?)]] = [:]
-        for state in S.allCases {
+        for state in table.states {
             guard table.isDecision(state) else {
                 nodes.append(
                     Node(
@@ -155,7 +155,7 @@ package struct ChartGraph: Hashable, Sendable {
             edges.append(
                 Edge(from: entry[row.from]!, to: entry[row.to]!, label: table.label(ofRow: index), rows: [index]))
         }
-        for state in S.allCases {
+        for state in table.states {
             guard let chain = chains[state] else { continue }
             for (position, link) in chain.enumerated() {
                 let row = table.rows[link.rowIndex]
