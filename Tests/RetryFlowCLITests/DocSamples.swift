@@ -31,6 +31,8 @@ enum DocSamples {
         @Sendable private func loadSomething() async throws -> Data { Data() }
         @Sendable private func compute() async throws -> Int { 1 }
         @Sendable private func flaky() throws -> Int { 1 }
+        @Sendable private func fetchNewToken() async throws -> String { "token" }
+        private struct Unauthorized: Error {}
 
         """
 

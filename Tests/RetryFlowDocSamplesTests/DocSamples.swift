@@ -22,6 +22,8 @@ private var outcome: RetryOutcome<Int> { fatalError("samples are compiled, not r
 @Sendable private func loadSomething() async throws -> Data { Data() }
 @Sendable private func compute() async throws -> Int { 1 }
 @Sendable private func flaky() throws -> Int { 1 }
+@Sendable private func fetchNewToken() async throws -> String { "token" }
+private struct Unauthorized: Error {}
 
 // charts.md, sample 1
 private func sample1() async throws {
@@ -322,8 +324,37 @@ private func sample19() async throws {
     _ = policy
 }
 
-// README.md, sample 20
+// policies.md, sample 20
 private func sample20() async throws {
+    var policy = RetryPolicy.default
+    policy.add(RetryStep("refresh credentials") { _ in
+        let token = try await fetchNewToken()                  // your token service
+        return ["auth": RequestChange { $0.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }]
+    })
+    var rules = HTTPRetryRules.default
+    rules.statusSteps[401] = "refresh credentials"             // a 401 goes to the step, not to the backoff
+    let (data, response) = try await URLSession.shared.data(for: request, retry: policy, rules: rules)
+
+    _ = policy
+    _ = rules
+    _ = data
+    _ = response
+}
+
+// policies.md, sample 21
+private func sample21() async throws {
+    var policy = RetryPolicy(maxAttempts: 4)
+    policy.add(RetryStep("use mirror", entry: .afterFailures(2)) { _ in
+        ["mirror": RequestChange { $0.url = URL(string: "https://mirror.example.test/file")! }]
+    })
+    let (data, _) = try await URLSession.shared.data(for: request, retry: policy)
+
+    _ = policy
+    _ = data
+}
+
+// README.md, sample 22
+private func sample22() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -335,8 +366,8 @@ private func sample20() async throws {
     _ = value
 }
 
-// README.md, sample 21
-private func sample21() async throws {
+// README.md, sample 23
+private func sample23() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -344,8 +375,8 @@ private func sample21() async throws {
     _ = outcome
 }
 
-// README.md, sample 22
-private func sample22() async throws {
+// README.md, sample 24
+private func sample24() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -355,8 +386,8 @@ private func sample22() async throws {
     _ = run
 }
 
-// README.md, sample 23
-private func sample23() async throws {
+// README.md, sample 25
+private func sample25() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
@@ -374,8 +405,8 @@ private func sample23() async throws {
     _ = task
 }
 
-// README.md, sample 24
-private func sample24() throws {
+// README.md, sample 26
+private func sample26() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
 
@@ -388,8 +419,8 @@ private func sample24() throws {
     _ = error
 }
 
-// README.md, sample 25
-private func sample25() async throws {
+// README.md, sample 27
+private func sample27() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart

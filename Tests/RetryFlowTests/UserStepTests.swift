@@ -115,6 +115,19 @@ import Testing
         #expect(MarkdownTable.render(policy.table).contains("| refresh credentials | step done |  | request |"))
     }
 
+    /// docs/policies.md shows the rows a step adds: they are the ones `policy.add` puts in the table.
+    @Test func theGuideShowsTheRowsAStepAdds() throws {
+        var policy = Self.fast
+        policy.add(RetryStep("refresh credentials") { _ in [:] })
+        let rendered = MarkdownTable.render(policy.table).split(separator: "\n").map(String.init)
+        let guide = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "../../docs/policies.md"), encoding: .utf8)
+        let shown = guide.split(separator: "\n").map(String.init).filter { $0.contains("refresh credentials |") }
+        #expect(shown.count == 4)
+        for line in shown { #expect(rendered.contains(line), "\(line)") }
+    }
+
     // MARK: refused
 
     static func problem(_ policy: RetryPolicy) -> String? {

@@ -1,0 +1,79 @@
+import Foundation
+import RetryFlow
+import RetryFlowHTTP
+import RetryFlowTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A user's table with an extra step runs through URLSession like the shipped one: the step's
+/// request change reaches the wire, and the trace is rows of the user's table, step by name.
+@Suite(.timeLimit(.minutes(1))) struct UserStepHTTPTests {
+    /// The docs' "refresh credentials on 401" (docs/policies.md), run for real.
+    @Test func aRefreshStepOn401SendsTheNewTokenAndIsTraced() async throws {
+        let server = try FlakyServer(scripts: ["/me": [.status(401), .status(200, body: "me")]])
+        defer { server.stop() }
+        var policy = RetryPolicy.default
+        policy.add(
+            RetryStep("refresh credentials") { _ in
+                let token = "t2" // a real step awaits its token service here
+                return ["auth": RequestChange { $0.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }]
+            })
+        var rules = HTTPRetryRules.default
+        rules.statusSteps[401] = "refresh credentials"
+        var request = URLRequest(url: server.url("/me"))
+        request.setValue("Bearer t1", forHTTPHeaderField: "Authorization")
+        let outcome = try await Runner.session().retryOutcome(for: request, retry: policy, rules: rules)
+        #expect(outcome.succeeded && outcome.value.map { String(decoding: $0.data, as: UTF8.self) } == "me")
+        #expect(server.requests(to: "/me").map { $0.header("Authorization") } == ["Bearer t1", "Bearer t2"])
+        #expect(outcome.trace.isConsistent(with: policy.table))
+        let steps = outcome.trace.steps
+        #expect(
+            steps.map { "\($0.from.label) → \($0.to.label)" } == [
+                "idle → request", "request → retry", "retry → refresh credentials", "refresh credentials → request",
+                "request → success",
+            ])
+        #expect(
+            steps[1].detail?.contains("HTTP 401") == true && steps[1].detail?.contains("refresh credentials") == true)
+        #expect(!steps.contains { $0.detail?.contains("t2") == true }, "the token is never traced")
+    }
+
+    @Test func aMirrorAfterTwoFailuresOfThePrimary() async throws {
+        let primary = try FlakyServer(scripts: ["/file": [.status(503), .status(503), .status(503)]])
+        let mirror = try FlakyServer(scripts: ["/file": [.status(200, body: "from the mirror")]])
+        defer {
+            primary.stop()
+            mirror.stop()
+        }
+        var policy = RetryPolicy(maxAttempts: 4, backoff: .constant(.zero), jitter: .none)
+        let mirrorPort = mirror.port
+        policy.add(
+            RetryStep("use mirror", entry: .afterFailures(2)) { _ in
+                [
+                    "mirror": RequestChange { request in
+                        var parts = URLComponents(url: request.url!, resolvingAgainstBaseURL: false)!
+                        parts.port = mirrorPort
+                        request.url = parts.url
+                    }
+                ]
+            })
+        let (data, _) = try await Runner.session().data(
+            for: URLRequest(url: primary.url("/file")), retry: policy)
+        #expect(String(decoding: data, as: UTF8.self) == "from the mirror")
+        #expect(primary.requests(to: "/file").count == 2)
+        #expect(mirror.requests(to: "/file").count == 1)
+    }
+
+    @Test func aTableThatCannotRunIsRefusedBeforeAnyRequest() async throws {
+        let server = try FlakyServer(scripts: ["/x": [.status(200)]])
+        defer { server.stop() }
+        var policy = RetryPolicy.default
+        policy.table = RetryTable.retry.adding(RetryStep("ghost") { _ in [:] }) // rows without the action
+        await #expect(throws: RetryPolicyError.self) {
+            _ = try await Runner.session().data(for: URLRequest(url: server.url("/x")), retry: policy)
+        }
+        #expect(server.requests(to: "/x").isEmpty)
+    }
+}
