@@ -79,6 +79,7 @@ enum EventParking {
                 switch action {
                 case .startAttempt, .sleep, .finish, .runStep: return
                 case .cancelAttempt: inFlight = nil
+                case .reportHealth: break
                 case .askRetryBudget: pending = .budgetAnswered(granted: true, detail: nil)
                 case .notifyRetry(_, let delay): delayBefore = delay
                 }

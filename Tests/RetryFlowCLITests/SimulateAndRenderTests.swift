@@ -35,8 +35,8 @@ import Testing
 
     @Test func simulateShowsTheIdempotencyRuleAndTheDeadline() async throws {
         let post = try await Tool.run(["simulate", "--outcomes", "503", "-X", "POST"])
-        #expect(post.stdout.hasSuffix("  total 0 s, final state: failure (not retryable)\n"))
-        #expect(post.stdout.contains("[not retryable]  retry → failure"))
+        #expect(post.stdout.hasSuffix("  total 0 s, final state: failure (final answer)\n"))
+        #expect(post.stdout.contains("[final answer]  retry → failure"))
         let deadline = try await Tool.run(
             [
                 "simulate", "--outcomes", "hang", "--timeout", "2", "--deadline", "5", "--backoff", "constant",
@@ -119,7 +119,7 @@ import Testing
         _ = try await Tool.run(["simulate", "--outcomes", "reset,200", "--trace", trace])
         let drawn = try await Tool.run(["render", "--trace", trace])
         #expect(drawn.status == 0)
-        #expect(drawn.stdout.contains("failed / plan delay ×1"))
+        #expect(drawn.stdout.contains("failed / report health, plan delay ×1"))
         #expect(drawn.stdout.contains("attempts: 2"))
         let png = folder.appendingPathComponent("run.png").path
         let written = try await Tool.run(["render", "--trace", trace, "-o", png])

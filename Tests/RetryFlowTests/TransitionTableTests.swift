@@ -114,7 +114,8 @@ import Testing
         var machine = RetryMachine(policy: RetryPolicy(maxAttempts: 1), random: SeededRandom(seed: 1))
         _ = try machine.handle(.start, at: .zero)
         let step = try machine.handle(.failed(.retry, detail: "boom"), at: .seconds(1))
-        #expect(Array(step.actions) == [.finish(state: .failure, reason: .attemptsExhausted)])
+        // The failed attempt is reported to the fleet's guards first (a retryable failure), then the run ends.
+        #expect(Array(step.actions) == [.reportHealth(.failure), .finish(state: .failure, reason: .attemptsExhausted)])
         #expect(step.taken(detail: "boom").map(\.detail) == ["boom", nil])
     }
 
@@ -190,7 +191,8 @@ import Testing
 
     @Test func rowLabelsReadLikeUML() {
         let labels = RetryTable.retry.rows.map(\.description)
-        #expect(labels.contains("request --attempt timed out / cancel attempt, plan delay--> retry"))
+        #expect(labels.contains("request --attempt timed out / cancel attempt, report health, plan delay--> retry"))
+        #expect(labels.contains("request --succeeded / report health, finish--> success"))
         #expect(labels.contains("retry --[no attempts left] / finish--> failure"))
         #expect(labels.contains("admission --[retry immediately] / notify retry, start attempt--> request"))
         #expect(labels.contains("admission --[retry budget exhausted] / finish--> failure"))

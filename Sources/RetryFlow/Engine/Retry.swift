@@ -414,6 +414,8 @@ private final class RunBook<Value: Sendable> {
             case .cancelAttempt:
                 inFlight?.operationTask?.cancel()
                 inFlight = nil
+            case .reportHealth(let result):
+                reportHealth(result)
             case .askRetryBudget(let afterTimeout):
                 askBudget(afterTimeout: afterTimeout)
             case .notifyRetry(let attempt, let delay):
@@ -515,7 +517,6 @@ private final class RunBook<Value: Sendable> {
             pending = .cancelled(detail: describe(CancellationError()))
         }
         lastError = error
-        reportToGuards()
         attempts.append(
             AttemptRecord(
                 number: number, start: started, duration: now - started, delayBefore: delayBefore, error: error,
@@ -525,6 +526,8 @@ private final class RunBook<Value: Sendable> {
     /// Asks the breaker to admit attempt `number`; when it refuses, records the attempt that was not
     /// sent and makes the next input `circuit open` (the break's rest is waited like a Retry-After).
     func refusedByBreaker(_ number: Int, now: Duration) -> Bool {
+        // A table of the user's may leave an attempt unreported: its ticket is given back, never held.
+        if let held = ticket { guards.breaker?.record(held, .abandoned) }
         ticket = nil
         guard let breaker = guards.breaker else { return false }
         switch breaker.ask() {
@@ -556,25 +559,16 @@ private final class RunBook<Value: Sendable> {
             detail: cost != nil ? nil : "retry budget exhausted (\(budget.mode.name): \(budget.tokens) tokens left)")
     }
 
-    /// Tells the breaker and the budget how the attempt just made ended. Only retryable failures
-    /// speak of the server's health; a definite answer or a cancellation does not.
-    private func reportToGuards() {
-        let healthFailure: Bool
-        switch pending {
-        case .failed(let decision, _), .attemptTimedOut(let decision, _): healthFailure = decision.isRetryable
-        default: healthFailure = false
-        }
-        let succeeded = pending == .succeeded
-        if let breaker = guards.breaker, let ticket {
-            breaker.record(ticket, succeeded ? .success : (healthFailure ? .failure : .abandoned))
-        }
+    /// Performs `report health`: the breaker records the attempt's ticket, the budget its success
+    /// (refunding the last retry's tokens, as AWS does) or its failure. The machine chose the result.
+    private func reportHealth(_ result: CircuitResult) {
+        if let breaker = guards.breaker, let ticket { breaker.record(ticket, result) }
         ticket = nil
-        if let budget = guards.budget {
-            if succeeded {
-                budget.recordSuccess(refund: lastRetryCost)
-            } else if healthFailure {
-                budget.recordFailure()
-            }
+        guard let budget = guards.budget else { return }
+        switch result {
+        case .success: budget.recordSuccess(refund: lastRetryCost)
+        case .failure: budget.recordFailure()
+        case .abandoned: break
         }
     }
 
@@ -588,6 +582,7 @@ private final class RunBook<Value: Sendable> {
     }
 
     func outcome(state: RetryState, reason: StopReason, at now: Duration) -> RetryOutcome<Value> {
+        if let held = ticket { guards.breaker?.record(held, .abandoned) }
         // Debug builds (and so every test) check each run against the table it ran.
         assert(
             reason == .invalidTransition || trace.isConsistent(with: machine.table),

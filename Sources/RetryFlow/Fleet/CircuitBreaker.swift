@@ -160,7 +160,8 @@ public struct CircuitRejection: Hashable, Sendable, Error, CustomStringConvertib
     }
 }
 
-/// How an admitted attempt ended, for the breaker.
+/// How an admitted attempt ended, for the breaker and the retry budget: what the retry table's
+/// `report health` effect tells them.
 public enum CircuitResult: Hashable, Sendable {
     /// The server answered acceptably.
     case success

@@ -6,6 +6,8 @@ public enum RetryAction: Hashable, Sendable {
     case cancelAttempt
     /// Tell observers that `attempt` failed and the next begins after `delay`.
     case notifyRetry(attempt: Int, delay: Duration)
+    /// Tell the breaker and the budget how the attempt ended (a ``CircuitResult``: the budget reads it too).
+    case reportHealth(CircuitResult)
     /// Ask the retry budget for a token (a timeout retry costs more in AWS mode), then deliver
     /// `budgetAnswered` with the answer (granted, without a budget).
     case askRetryBudget(afterTimeout: Bool)

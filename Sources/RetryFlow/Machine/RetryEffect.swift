@@ -11,6 +11,10 @@ public enum RetryEffect: String, TableSymbol {
     case planDelay = "plan delay"
     /// Tell observers a retry is coming (the `onRetry` hook).
     case notifyRetry = "notify retry"
+    /// Tell the fleet's guards how the attempt ended: the breaker records a success, a failure or
+    /// an abandoned attempt, the budget earns a success or pays for a failure. Only a retryable
+    /// failure speaks of the server's health; a final answer, a failure verdict or a cancellation does not.
+    case reportHealth = "report health"
     /// Ask the shared retry budget for a token; the driver delivers its answer (`budget answered`).
     case askRetryBudget = "ask retry budget"
     /// Sleep the planned delay on the injected clock.

@@ -28,6 +28,8 @@ struct RetryRules: MachineRules {
     private var budgetGranted = true
     /// Whether the failure being retried was a timeout (AWS charges such a retry more).
     private var failureTimedOut = false
+    /// Whether the last input was the attempt's success (what `report health` tells the guards).
+    private var attemptSucceeded = false
     /// How often each of the policy's steps ran, by its position in `policy.steps` (empty until one does).
     private(set) var visits: [Int] = []
 
@@ -39,6 +41,7 @@ struct RetryRules: MachineRules {
 
     @usableFromInline mutating func receive(_ input: RetryInput, at time: Duration) {
         now = time
+        attemptSucceeded = input == .succeeded
         switch input {
         case .budgetAnswered(let granted, _):
             // The budget's answer keeps the failure's verdict: the wait it planned is still to come.
@@ -103,6 +106,9 @@ struct RetryRules: MachineRules {
             case .fail, .finalAnswer, .step: plannedDelay = .zero
             }
             return nil
+        case .reportHealth:
+            // Only a retryable failure speaks of the server's health (a 503, a reset, a timeout).
+            return .reportHealth(attemptSucceeded ? .success : (decision.isRetryable ? .failure : .abandoned))
         case .askRetryBudget:
             return .askRetryBudget(afterTimeout: failureTimedOut)
         case .notifyRetry:

@@ -18,15 +18,19 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
             .init(from: .idle, event: .start, to: .request, effects: [.startAttempt]),
             .init(from: .idle, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
 
-            .init(from: .request, event: .succeeded, to: .success, effects: [.finish], reason: .succeeded),
-            .init(from: .request, event: .failed, to: .retry, effects: [.planDelay]),
-            .init(from: .request, event: .attemptTimedOut, to: .retry, effects: [.cancelAttempt, .planDelay]),
+            // Every attempt that was sent is reported to the fleet's guards (the breaker, the budget).
             .init(
-                from: .request, event: .cancelled, to: .cancelled, effects: [.cancelAttempt, .finish],
+                from: .request, event: .succeeded, to: .success, effects: [.reportHealth, .finish], reason: .succeeded),
+            .init(from: .request, event: .failed, to: .retry, effects: [.reportHealth, .planDelay]),
+            .init(
+                from: .request, event: .attemptTimedOut, to: .retry,
+                effects: [.cancelAttempt, .reportHealth, .planDelay]),
+            .init(
+                from: .request, event: .cancelled, to: .cancelled, effects: [.cancelAttempt, .reportHealth, .finish],
                 reason: .cancelled),
             .init(
-                from: .request, event: .deadlineExceeded, to: .failure, effects: [.cancelAttempt, .finish],
-                reason: .deadlineExceeded),
+                from: .request, event: .deadlineExceeded, to: .failure,
+                effects: [.cancelAttempt, .reportHealth, .finish], reason: .deadlineExceeded),
             // The breaker refused the attempt (nothing was sent): wait out the break like a Retry-After, or fail.
             .init(
                 from: .request, event: .circuitOpen, condition: .when(.waitsOutBreak), to: .retry, effects: [.planDelay]
