@@ -152,6 +152,19 @@ import Testing
         #expect(problem?.contains("retry --[retryable] / run step--> clear cache") == true, "\(problem ?? "")")
     }
 
+    /// `attempts left` bounds only a loop that starts attempts: a wait that goes straight back to the
+    /// decision, sending nothing, would loop forever however many attempts are left.
+    @Test func aBoundWhoseCountTheLoopNeverGrowsIsNoBound() {
+        var policy = Self.fast
+        let rows = RetryTable.retry.rows.map { row -> RetryTable.Row in
+            guard row.from == .wait, row.event == .delayElapsed else { return row }
+            return .init(from: .wait, event: .delayElapsed, to: .retry, effects: [.planDelay])
+        }
+        policy.table = RetryTable(name: "idle loop", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        let problem = Self.problem(policy)
+        #expect(problem?.contains("without a bound") == true, "\(problem ?? "accepted")")
+    }
+
     @Test func aStepWithNoWayOutIsRefused() {
         var policy = Self.fast
         policy.steps = [RetryStep("stuck") { _ in [:] }]

@@ -85,6 +85,15 @@ public enum RetryGuard: TableSymbol {
         default: false
         }
     }
+
+    /// What grows the count: `start attempt` for the attempts, `run step` for a step's visits.
+    public var countingEffect: String? {
+        switch self {
+        case .attemptsLeft: RetryEffect.startAttempt.label
+        case .enters: RetryEffect.runStep.label
+        default: nil
+        }
+    }
 }
 
 extension RetryGuard {

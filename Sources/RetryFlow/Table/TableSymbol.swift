@@ -17,6 +17,10 @@ where RawValue == String, AllCases: Sendable {
     /// started, a step's visits), so that a loop through a row it guards ends. `validate()` refuses
     /// a table with a loop that passes no such row.
     var boundsLoops: Bool { get }
+    /// For a guard that bounds loops: the label of the effect that grows its count (`start attempt`
+    /// for `attempts left`). A loop is bounded only if it passes a row this guard keeps finite and
+    /// a row with this effect; `nil` (the default) takes any bounded row as enough.
+    var countingEffect: String? { get }
     /// The symbol whose ``negatedLabel`` is `label`, if any (how a trace file's `"not retryable"` reads back).
     static func negated(label: String) -> Self?
 }
@@ -33,6 +37,9 @@ extension TableSymbol {
 
     /// `false`: most guards bound nothing.
     public var boundsLoops: Bool { false }
+
+    /// `nil`: no effect named.
+    public var countingEffect: String? { nil }
 
     /// The case whose negated label is `label`, searched in ``allCases``.
     public static func negated(label: String) -> Self? { allCases.first { $0.negatedLabel == label } }

@@ -187,23 +187,41 @@ extension TransitionTable {
         return seen
     }
 
-    /// Whether row `index` runs only while a bounding guard lasts: it is guarded by one, or an earlier
-    /// row of its state and event leaves when one is used up (`[no attempts left] → failure`, then
-    /// `[else] → budget`: the second runs only while attempts are left).
-    func isBounded(row index: Int) -> Bool {
+    /// The bounding guard row `index` runs only while it lasts: the row is guarded by it, or an
+    /// earlier row of its state and event leaves when it is used up (`[no attempts left] → failure`,
+    /// then `[else] → budget`: the second runs only while attempts are left).
+    func bound(ofRow index: Int) -> Guard? {
         let row = rows[index]
-        if case .when(let g) = row.condition, g.boundsLoops { return true }
-        return rows[..<index].contains { earlier in
-            guard earlier.from == row.from, earlier.event == row.event else { return false }
-            if case .unless(let g) = earlier.condition, g.boundsLoops { return true }
-            return false
+        if case .when(let g) = row.condition, g.boundsLoops { return g }
+        for earlier in rows[..<index] where earlier.from == row.from && earlier.event == row.event {
+            if case .unless(let g) = earlier.condition, g.boundsLoops { return g }
         }
+        return nil
     }
 
-    /// A cycle of rows none of which is bounded (``isBounded(row:)``), and the row on it where a bound
-    /// belongs (its first guarded row, else its first); depth-first in state order.
+    /// A cycle of rows with no bound on it, and the row where a bound belongs (its first guarded row,
+    /// else its first); depth-first in state order. A bounded row ends a cycle only if the cycle also
+    /// grows the bound's count (``TableSymbol/countingEffect``): `attempts left` bounds nothing on a
+    /// loop that starts no attempt. So each bound is tried in turn, its rows removed where its effect
+    /// is on every loop through them; what is left must have no cycle.
     private func unboundedLoop() -> ([State], Row)? {
-        let free = rows.indices.filter { !isBounded(row: $0) }
+        let free = rows.indices.filter { index in
+            guard let g = bound(ofRow: index) else { return true }
+            guard let effect = g.countingEffect else { return false }
+            if rows[index].effects.contains(where: { $0.label == effect }) { return false }
+            // Kept when some loop through this row may avoid the effect: the row leads back to its
+            // own state through rows that do not carry it.
+            let counting = Set(rows.indices.filter { rows[$0].effects.contains { $0.label == effect } })
+            var seen: Set<State> = [rows[index].to]
+            var frontier = [rows[index].to]
+            while let state = frontier.popLast() {
+                if state == rows[index].from { return true }
+                for next in rows.indices where rows[next].from == state && !counting.contains(next) {
+                    if seen.insert(rows[next].to).inserted { frontier.append(rows[next].to) }
+                }
+            }
+            return false
+        }
         var done: Set<State> = []
         func visit(_ state: State, path: [State], via: [Int]) -> ([State], Row)? {
             if let start = path.firstIndex(of: state) {
