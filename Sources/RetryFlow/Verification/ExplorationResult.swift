@@ -32,6 +32,9 @@ public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: T
     public internal(set) var transitionsExplored = 0
     /// States reached, by label.
     public internal(set) var reachableStates: Set<String> = []
+    /// States some run stays in for a while (an input arrives later than the one that entered it);
+    /// the others are passed through in no time.
+    public internal(set) var restedStates: Set<String> = []
     /// The invariants checked, by name.
     public internal(set) var invariants: [String] = []
     /// The first violation of each broken invariant.
@@ -46,6 +49,41 @@ public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: T
         self.bound = bound
         self.rows = rows
         self.rowDescriptions = rowDescriptions
+    }
+
+    /// This result and `other`'s (another exploration of the same table, from other facts) as one:
+    /// counts added, coverage and violations joined, the shorter witness of each row kept.
+    public func merged(with other: Self) -> Self {
+        var out = self
+        out.statesExplored += other.statesExplored
+        out.transitionsExplored += other.transitionsExplored
+        out.reachableStates.formUnion(other.reachableStates)
+        out.restedStates.formUnion(other.restedStates)
+        out.violationCount += other.violationCount
+        out.refused = refused || other.refused
+        for violation in other.violations where !out.violations.contains(where: { $0.invariant == violation.invariant }) {
+            out.violations.append(violation)
+        }
+        for (row, witness) in other.witnesses where out.witnesses[row].map({ $0.steps.count > witness.steps.count }) ?? true {
+            out.witnesses[row] = witness
+        }
+        return out
+    }
+
+    /// This result with `bound` as its bound's words.
+    public func describing(_ bound: String) -> Self {
+        var out = Self(table: table, bound: bound, rows: rows, rowDescriptions: rowDescriptions)
+        out.tableProblems = tableProblems
+        out.refused = refused
+        out.statesExplored = statesExplored
+        out.transitionsExplored = transitionsExplored
+        out.reachableStates = reachableStates
+        out.restedStates = restedStates
+        out.invariants = invariants
+        out.violations = violations
+        out.violationCount = violationCount
+        out.witnesses = witnesses
+        return out
     }
 
     /// The rows some run under the model takes, by index.

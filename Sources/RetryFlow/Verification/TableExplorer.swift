@@ -47,7 +47,9 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
     public func explore() -> ExplorationResult<Rules.State, Rules.Event, Rules.Guard> {
         var result = ExplorationResult<Rules.State, Rules.Event, Rules.Guard>(
             table: table.name, bound: model.boundDescription, rows: table.rows.indices.map { table.label(ofRow: $0) },
-            rowDescriptions: table.rows.map(\.description))
+            rowDescriptions: table.rows.indices.map {
+                "\(table.rows[$0].from.label) --\(table.label(ofRow: $0))--> \(table.rows[$0].to.label)"
+            })
         let blocking = table.problems.filter(\.stopsExploration)
         result.tableProblems = table.problems.map(\.description)
         guard blocking.isEmpty else {
@@ -115,6 +117,7 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
                     continue
                 }
                 transitions += 1
+                if choice.at > node.position.at { result.restedStates.insert(machine.state.rawValue) }
                 let steps = step.taken(detail: choice.input.detail ?? model.detail(of: choice.input))
                 let rowIndices = steps.compactMap {
                     table.index(from: $0.from, event: $0.event, condition: $0.condition, to: $0.to)
