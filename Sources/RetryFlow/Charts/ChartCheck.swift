@@ -113,6 +113,10 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
         for node in drawing.nodes { nodes[node.id] = readNode(node) }
         checkStates()
         for edge in drawing.edges { readEdge(edge) }
+        // Questions no edge from a state led to (after a question the table answers by an event).
+        for node in drawing.nodes where nodes[node.id]?.isQuestion == true && nodes[node.id]?.state == nil {
+            _ = decision(asking: node.id)
+        }
     }
 
     func readNode(_ node: DrawnChart.Node) -> ReadNode {
@@ -241,11 +245,20 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
                 add(key, Entry(condition: whenNo, target: target, effects: Self.parse(no.label).effects, edge: no))
                 node = yesNode
             case (false, false):
-                guard let yesTarget = target(of: yesNode, edge: yes), let noTarget = target(of: noNode, edge: no) else {
-                    return
+                // The last question: yes leaves on the guard, no is the rest (or, when yes leads nowhere
+                // the table knows, no leaves on the guard's negation).
+                let yesTarget = target(of: yesNode, edge: yes)
+                let noTarget = target(of: noNode, edge: no)
+                if let yesTarget {
+                    add(key, Entry(condition: whenYes, target: yesTarget, effects: Self.parse(yes.label).effects, edge: yes))
                 }
-                add(key, Entry(condition: whenYes, target: yesTarget, effects: Self.parse(yes.label).effects, edge: yes))
-                add(key, Entry(condition: .always, target: noTarget, effects: Self.parse(no.label).effects, edge: no))
+                if let noTarget {
+                    add(
+                        key,
+                        Entry(
+                            condition: yesTarget == nil ? whenNo : .always, target: noTarget,
+                            effects: Self.parse(no.label).effects, edge: no))
+                }
                 return
             }
         }
@@ -261,27 +274,41 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
         drawn[key, default: []].append(entry)
     }
 
-    /// The state an edge enters: its head's, or for a question reached without a state's name, the
+    /// The state an edge enters: its head's, or for a question drawn without a state's name, the
     /// decision whose first guard it asks.
     mutating func target(of head: ReadNode, edge: DrawnChart.Edge) -> S? {
         if let state = head.state { return state }
-        guard let question = head.question else { return nil } // an unknown node (reported)
-        let asked = guardMatch(question)?.guard
-        let decisions = S.allCases.filter { state in
-            table.isDecision(state) && table.rows.first { $0.from == state }?.condition.guardSymbol == asked
-        }
-        guard asked != nil, decisions.count == 1, let decision = decisions.first else {
+        guard head.isQuestion else { return nil } // an unknown node (reported)
+        return decision(asking: head.node.id)
+    }
+
+    /// The decision state a question node without a state's name stands for (the one whose first
+    /// guard it asks), its chain read once; `nil`, reported once, when there is none.
+    mutating func decision(asking id: String) -> S? {
+        guard let head = nodes[id], let question = head.question else { return nil }
+        if let state = head.state { return state }
+        guard chainsRead.insert(id).inserted else { return nil }
+        guard let asked = guardMatch(question)?.guard else {
             findings.append(
                 ChartFinding(
                     line: head.node.line,
-                    message: "decision node \(head.node.id) asks '\(question)?', which no decision of the table "
-                        + "asks first"))
+                    message: "decision node \(id) asks '\(question)?', which is not a guard of the table (its guards: "
+                        + "\(G.allCases.map(\.label).joined(separator: ", ")); its events: "
+                        + "\(E.allCases.map(\.label).joined(separator: ", ")))"))
             return nil
         }
-        nodes[head.node.id]?.state = decision
-        if chainsRead.insert(head.node.id).inserted, let read = nodes[head.node.id] {
-            readChain(from: read, state: decision)
+        let decisions = S.allCases.filter { state in
+            table.isDecision(state) && table.rows.first { $0.from == state }?.condition.guardSymbol == asked
         }
+        guard decisions.count == 1, let decision = decisions.first else {
+            findings.append(
+                ChartFinding(
+                    line: head.node.line,
+                    message: "decision node \(id) asks '\(question)?', which no decision of the table asks first"))
+            return nil
+        }
+        nodes[id]?.state = decision
+        if let read = nodes[id] { readChain(from: read, state: decision) }
         return decision
     }
 
@@ -331,16 +358,21 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
         return (groups, order)
     }
 
-    /// `[…, [not g] → A, else → B]` is `[…, [g] → B, else → A]`: one spelling for comparing.
-    static func canonical(_ entries: [Entry]) -> [Entry] {
-        guard entries.count >= 2, entries[entries.count - 1].condition == .always,
-            case .unless(let g) = entries[entries.count - 2].condition
+    /// The drawn list spelled like the table's: `[…, [not g] → A, else → B]` is `[…, [g] → B, else → A]`,
+    /// so when both end in `g` and an else, the drawing's last pair takes the table's polarity.
+    static func aligned(_ entries: [Entry], to expected: [Entry]) -> [Entry] {
+        guard entries.count >= 2, expected.count >= 2, entries[entries.count - 1].condition == .always,
+            expected[expected.count - 1].condition == .always,
+            let g = entries[entries.count - 2].condition.guardSymbol,
+            expected[expected.count - 2].condition.guardSymbol == g,
+            entries[entries.count - 2].condition != expected[expected.count - 2].condition
         else { return entries }
         var out = entries
         let guarded = entries[entries.count - 2]
         let last = entries[entries.count - 1]
         out[out.count - 2] = Entry(
-            condition: .when(g), target: last.target, effects: last.effects, edge: last.edge, row: last.row)
+            condition: expected[expected.count - 2].condition, target: last.target, effects: last.effects,
+            edge: last.edge, row: last.row)
         out[out.count - 1] = Entry(
             condition: .always, target: guarded.target, effects: guarded.effects, edge: guarded.edge, row: guarded.row)
         return out
@@ -361,8 +393,8 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
             }
         }
         for key in order {
-            let expected = Self.canonical(groups[key] ?? [])
-            guard let drawnEntries = drawn[key].map(Self.canonical) else {
+            let expected = groups[key] ?? []
+            guard let drawnEntries = drawn[key].map({ Self.aligned($0, to: expected) }) else {
                 missing += expected.compactMap(\.row)
                 continue
             }
