@@ -209,6 +209,7 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
         var visited: Set<String> = []
         let key = GroupKey(state: state, event: nil)
         while visited.insert(node.node.id).inserted, let question = node.question {
+            chainsRead.insert(node.node.id)
             guard let (asked, negated) = guardMatch(question) else {
                 findings.append(
                     ChartFinding(
@@ -530,11 +531,11 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
     static func parse(_ raw: String) -> (branch: Bool?, words: String, guardText: String?, effects: String?) {
         var label = lines(of: raw).joined(separator: " ")
         // A trace overlay's count (`failed ×2`).
-        if let times = label.lastIndex(of: "×"), times > label.startIndex,
-            label[label.index(before: times)] == " ", label.index(after: times) < label.endIndex,
-            label[label.index(after: times)...].allSatisfy(\.isNumber)
+        if let times = label.lastIndex(of: "×"), label.index(after: times) < label.endIndex,
+            label[label.index(after: times)...].allSatisfy(\.isNumber),
+            times == label.startIndex || label[label.index(before: times)] == " "
         {
-            label = String(label[..<label.index(before: times)])
+            label = String(label[..<times])
         }
         var head = label
         var effects: String?

@@ -111,9 +111,15 @@ package struct ChartGraph: Hashable, Sendable {
         _ table: TransitionTable<S, E, G, F, R>, coverage: ExplorationResult<S, E, G>, style: ChartStyle
     ) {
         let reachable = coverage.reachableRows
+        func exits(_ state: S) -> [Int] { reachable.filter { table.rows[$0].from == state } }
+        // A state waited in for nothing (left at once, one way) is part of its edges, unless a decision
+        // after it branches on what it brought (the budget's answer, when a budget can refuse).
         let passedThrough = S.allCases.filter { state in
-            state != table.initial && !table.isTerminal(state) && !coverage.restedStates.contains(state.rawValue)
-                && reachable.filter { table.rows[$0].from == state }.count == 1
+            guard state != table.initial, !table.isTerminal(state), !coverage.restedStates.contains(state.rawValue),
+                let exit = exits(state).first, exits(state).count == 1
+            else { return false }
+            let next = table.rows[exit].to
+            return !(table.isDecision(next) && exits(next).count > 1)
         }
         self.init(table, style: style, rows: reachable, passedThrough: Set(passedThrough))
     }
