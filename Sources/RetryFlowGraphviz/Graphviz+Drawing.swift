@@ -40,7 +40,8 @@ extension Graphviz {
                     label = strippingTags(label)
                 }
                 label = label.replacingOccurrences(of: "\\N", with: name)
-                nodes.append(DrawnChart.Node(id: name, label: label, shape: attribute(current, "shape") ?? "", line: line))
+                nodes.append(
+                    DrawnChart.Node(id: name, label: label, shape: attribute(current, "shape") ?? "", line: line))
                 var edge = agfstout(graph, current)
                 while let e = edge {
                     let tail = String(cString: agnameof(UnsafeMutableRawPointer(rf_tail(e))))
@@ -57,8 +58,10 @@ extension Graphviz {
                         edgeLabel = strippingTags(edgeLabel)
                     }
                     edges.append(
-                        (UInt(rf_seq(UnsafeMutableRawPointer(e))),
-                        DrawnChart.Edge(from: tail, to: head, label: edgeLabel, line: edgeLine)))
+                        (
+                            UInt(rf_seq(UnsafeMutableRawPointer(e))),
+                            DrawnChart.Edge(from: tail, to: head, label: edgeLabel, line: edgeLine)
+                        ))
                     edge = agnxtout(graph, e)
                 }
                 node = agnxtnode(graph, current)
@@ -150,7 +153,9 @@ struct DOTSourceLines {
         }
         while index < dot.endIndex {
             let c = dot[index]
-            if c == "/" && peek(1) == "/" || c == "#" && (index == dot.startIndex || dot[dot.index(before: index)] == "\n") {
+            if c == "/" && peek(1) == "/"
+                || c == "#" && (index == dot.startIndex || dot[dot.index(before: index)] == "\n")
+            {
                 while index < dot.endIndex && dot[index] != "\n" { advance() }
             } else if c == "/" && peek(1) == "*" {
                 advance()
@@ -189,7 +194,9 @@ struct DOTSourceLines {
             } else if c.isLetter || c.isNumber || c == "_" || c == "." || c == "-" {
                 var text = ""
                 let start = line
-                while index < dot.endIndex, dot[index].isLetter || dot[index].isNumber || dot[index] == "_" || dot[index] == "." {
+                while index < dot.endIndex,
+                    dot[index].isLetter || dot[index].isNumber || dot[index] == "_" || dot[index] == "."
+                {
                     text.append(dot[index])
                     advance()
                 }

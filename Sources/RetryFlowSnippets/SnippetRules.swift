@@ -67,7 +67,8 @@ public struct ObjCSnippetRules: MachineRules, Hashable {
 /// either a response or a transport error; the bound is the snippet's own retry count.
 package enum SnippetExploration {
     /// The Swift snippet with `times` retries.
-    package static func swift(times: Int) -> ExplorationResult<SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard> {
+    package static func swift(times: Int) -> ExplorationResult<SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard>
+    {
         TableExplorer(
             table: .swiftSnippet, rules: SwiftSnippetRules(times: times), model: SwiftModel(inputLimit: 3 * times + 3)
         ).explore()

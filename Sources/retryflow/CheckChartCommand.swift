@@ -36,7 +36,8 @@ enum CheckChartCommand {
             throw UsageError("check-chart takes one FILE.dot, got \(args.positionals.count)")
         }
         let machine = try MachineRegistry.chosen(args)
-        let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: path)
+        let data =
+            path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: path)
         guard let data, let text = String(data: data, encoding: .utf8) else {
             throw UsageError("\(path): cannot read the file as UTF-8 text")
         }

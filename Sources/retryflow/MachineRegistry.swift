@@ -26,31 +26,34 @@ struct MachineEntry {
 enum MachineRegistry {
     static var all: [MachineEntry] {
         [
-        entry("retry", "the retry machine (default)", RetryTable.retry) { args in
-            let (policy, world) = try ExplorationOptions.retry(args)
-            return RetryExploration.explore(policy: policy, world: world)
-        },
-        entry("budget", "the shared retry budget", BudgetTable.budget) { args in
-            let mode = try args.value("--budget").flatMap { text throws(UsageError) in try FleetOptions.budget(text) }
-            let inputs = try ExplorationOptions.bound(args, default: 8)
-            return mode.map { FleetExploration.budget(mode: $0, inputs: inputs) } ?? FleetExploration.budget(inputs: inputs)
-        },
-        entry("breaker", "the circuit breaker", BreakerTable.breaker) { args in
-            FleetExploration.breaker(inputs: try ExplorationOptions.bound(args, default: 6))
-        },
-        entry(
-            "transfer", "what a download does with its bytes", TransferTable.transfer,
-            caption: { $0.resumeSummary }
-        ) { args in
-            TransferExploration.explore(attempts: try ExplorationOptions.bound(args, default: 3))
-        },
-        entry("swift-snippet", "the original Swift snippet, retold as a table", TransitionTable.swiftSnippet) { args in
-            SnippetExploration.swift(times: try ExplorationOptions.bound(args, default: 3) - 1)
-        },
-        entry("objc-snippet", "the original Objective-C snippet, retold as a table", TransitionTable.objcSnippet) {
-            args in
-            SnippetExploration.objc(retryCount: try ExplorationOptions.bound(args, default: 3) - 1)
-        },
+            entry("retry", "the retry machine (default)", RetryTable.retry) { args in
+                let (policy, world) = try ExplorationOptions.retry(args)
+                return RetryExploration.explore(policy: policy, world: world)
+            },
+            entry("budget", "the shared retry budget", BudgetTable.budget) { args in
+                let mode = try args.value("--budget").flatMap { text throws(UsageError) in try FleetOptions.budget(text)
+                }
+                let inputs = try ExplorationOptions.bound(args, default: 8)
+                return mode.map { FleetExploration.budget(mode: $0, inputs: inputs) }
+                    ?? FleetExploration.budget(inputs: inputs)
+            },
+            entry("breaker", "the circuit breaker", BreakerTable.breaker) { args in
+                FleetExploration.breaker(inputs: try ExplorationOptions.bound(args, default: 6))
+            },
+            entry(
+                "transfer", "what a download does with its bytes", TransferTable.transfer,
+                caption: { $0.resumeSummary }
+            ) { args in
+                TransferExploration.explore(attempts: try ExplorationOptions.bound(args, default: 3))
+            },
+            entry("swift-snippet", "the original Swift snippet, retold as a table", TransitionTable.swiftSnippet) {
+                args in
+                SnippetExploration.swift(times: try ExplorationOptions.bound(args, default: 3) - 1)
+            },
+            entry("objc-snippet", "the original Objective-C snippet, retold as a table", TransitionTable.objcSnippet) {
+                args in
+                SnippetExploration.objc(retryCount: try ExplorationOptions.bound(args, default: 3) - 1)
+            },
         ]
     }
 

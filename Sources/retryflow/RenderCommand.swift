@@ -7,10 +7,11 @@ import RetryFlowSnippets
 /// `retryflow render`: a shipped machine's chart (retry, budget, breaker or transfer), optionally with a run drawn
 /// over it.
 enum RenderCommand {
-    static let specs = [
-        OptionSpec("--machine"), OptionSpec("--table"), OptionSpec("--style"), OptionSpec("--format"),
-        OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("-h", "--help", value: false),
-    ] + ExplorationOptions.specs
+    static let specs =
+        [
+            OptionSpec("--machine"), OptionSpec("--table"), OptionSpec("--style"), OptionSpec("--format"),
+            OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("-h", "--help", value: false),
+        ] + ExplorationOptions.specs
 
     static let help = """
         usage: retryflow render [--machine NAME] [--style state|flowchart] [--format FORMAT] [-o FILE]
@@ -100,7 +101,9 @@ enum RenderCommand {
             return 0
         case "mermaid", "markdown":
             guard overlay == nil else { throw UsageError("--trace draws on DOT-based formats, not \(format)") }
-            guard coverage == nil else { throw UsageError("a policy's chart is drawn in DOT-based formats, not \(format)") }
+            guard coverage == nil else {
+                throw UsageError("a policy's chart is drawn in DOT-based formats, not \(format)")
+            }
             data = Data(
                 (format == "mermaid" ? MermaidChart.render(table, style: style) : MarkdownTable.render(table)).utf8)
         case "dot", "gv":

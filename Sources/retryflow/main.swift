@@ -45,7 +45,8 @@ do {
     case "simulate": status = try await SimulateCommand.run(Array(arguments.dropFirst()))
     case "demo": status = try await DemoCommand.run(Array(arguments.dropFirst()))
     case let other?:
-        throw UsageError("unknown command \"\(other)\" (use render, check-chart, verify, fetch, simulate, demo or completion)")
+        throw UsageError(
+            "unknown command \"\(other)\" (use render, check-chart, verify, fetch, simulate, demo or completion)")
     }
 } catch let error as UsageError {
     Console.error("retryflow: \(error)")

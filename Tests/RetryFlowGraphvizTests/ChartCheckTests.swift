@@ -9,7 +9,8 @@ import Testing
 /// check clean in both styles, with and without a run drawn over them; each kind of disagreement is
 /// found, worded as asserted here, on the drawing's line.
 @Suite struct ChartCheckTests {
-    static func check<S, E, G, F, R>(_ dot: String, _ table: TransitionTable<S, E, G, F, R>) throws -> ChartCheckResult {
+    static func check<S, E, G, F, R>(_ dot: String, _ table: TransitionTable<S, E, G, F, R>) throws -> ChartCheckResult
+    {
         ChartCheck.compare(try Graphviz.drawing(of: dot), with: table)
     }
 
@@ -135,7 +136,8 @@ import Testing
             result.warnings == [
                 "line \(Self.line(of: "<b>request", in: dot)): node request has an HTML label, read as its text without tags"
             ])
-        let clustered = try Graphviz.drawing(of: "digraph g {\n  subgraph cluster_a {\n    idle; request\n  }\n  idle -> request\n}")
+        let clustered = try Graphviz.drawing(
+            of: "digraph g {\n  subgraph cluster_a {\n    idle; request\n  }\n  idle -> request\n}")
         #expect(
             clustered.warnings == [
                 "line 2: subgraph cluster_a is a cluster, a drawn box and not a state: its nodes are read as if outside it"

@@ -84,7 +84,8 @@ enum TeachingPages {
                 .init(
                     from: .request, event: ObjCSnippetEvent(.transportError("connection reset")), condition: .always,
                     to: .retry, at: at, attempt: attempt, detail: "connection reset"))
-            steps.append(.init(from: .retry, event: nil, condition: .always, to: .request, at: at, attempt: attempt + 1))
+            steps.append(
+                .init(from: .retry, event: nil, condition: .always, to: .request, at: at, attempt: attempt + 1))
         }
         steps.append(
             .init(

@@ -59,7 +59,10 @@ import Testing
 
     // A small table of our own, broken twice: `retry` goes back to `request` with no bound, and the
     // row into `gaveUp` names no reason.
-    enum Step: String, TableSymbol { case idle, request, retry, done, gaveUp = "gave up" }
+    enum Step: String, TableSymbol {
+        case idle, request, retry, done
+        case gaveUp = "gave up"
+    }
     enum Signal: String, TableSymbol, MachineInput {
         case start, ok, failed, quit
         var event: Signal { self }
@@ -101,7 +104,8 @@ import Testing
             before: ExplorationPosition<CountingRules>, after: ExplorationPosition<CountingRules>, input: Signal,
             rows: [Int]
         ) -> [InvariantViolation] {
-            after.machine.rules.attempts > 3 ? [.init("at most 3 attempts", "attempt \(after.machine.rules.attempts)")] : []
+            after.machine.rules.attempts > 3
+                ? [.init("at most 3 attempts", "attempt \(after.machine.rules.attempts)")] : []
         }
     }
 

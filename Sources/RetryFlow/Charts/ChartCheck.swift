@@ -167,7 +167,8 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
                         + drawnNodes.map(\.id).joined(separator: ", ")))
         }
         for state in S.allCases where drawnStates[state] == nil && isDrawable(state) {
-            findings.append(ChartFinding(line: nil, message: "state '\(state.label)' of the table is not in the drawing"))
+            findings.append(
+                ChartFinding(line: nil, message: "state '\(state.label)' of the table is not in the drawing"))
         }
     }
 
@@ -200,7 +201,9 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
         guard let condition = condition(label.guardText, edge: edge), let target = target(of: head, edge: edge) else {
             return
         }
-        add(GroupKey(state: state, event: event), Entry(condition: condition, target: target, effects: label.effects, edge: edge))
+        add(
+            GroupKey(state: state, event: event),
+            Entry(condition: condition, target: target, effects: label.effects, edge: edge))
     }
 
     /// A decision drawn as questions with yes and no branches, as a decision list.
@@ -251,7 +254,9 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
                 let yesTarget = target(of: yesNode, edge: yes)
                 let noTarget = target(of: noNode, edge: no)
                 if let yesTarget {
-                    add(key, Entry(condition: whenYes, target: yesTarget, effects: Self.parse(yes.label).effects, edge: yes))
+                    add(
+                        key,
+                        Entry(condition: whenYes, target: yesTarget, effects: Self.parse(yes.label).effects, edge: yes))
                 }
                 if let noTarget {
                     add(
@@ -330,7 +335,9 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
         let key = Self.normalized(text)
         guard !key.isEmpty else { return nil }
         for symbol in G.allCases {
-            if key == Self.normalized(symbol.label) || key == Self.normalized(symbol.rawValue) { return (symbol, false) }
+            if key == Self.normalized(symbol.label) || key == Self.normalized(symbol.rawValue) {
+                return (symbol, false)
+            }
         }
         for symbol in G.allCases {
             if key == Self.normalized(symbol.negatedLabel) || key == Self.normalized("not " + symbol.label) {
@@ -412,7 +419,8 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
         }.map(\.element)
         for row in missing.sorted() {
             findings.append(
-                ChartFinding(line: nil, message: "missing: the table's row \(describe(row)) has no edge in the drawing"))
+                ChartFinding(line: nil, message: "missing: the table's row \(describe(row)) has no edge in the drawing")
+            )
         }
         return ChartCheckResult(
             findings: findings, warnings: drawing.warnings, missingRows: missing.sorted().map(suggestion))
@@ -420,7 +428,7 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
 
     func compare(_ drawn: [Entry], _ expected: [Entry], key: GroupKey, missing: inout [Int]) -> [ChartFinding] {
         var found: [ChartFinding] = []
-        let where_ = key.event.map { "'\(key.state.label)' on '\($0.label)'" } ?? "decision '\(key.state.label)'"
+        let place = key.event.map { "'\(key.state.label)' on '\($0.label)'" } ?? "decision '\(key.state.label)'"
         let drawnGuards = drawn.compactMap(\.condition.guardSymbol)
         let expectedGuards = expected.compactMap(\.condition.guardSymbol)
         let common = drawnGuards.filter(expectedGuards.contains)
@@ -428,7 +436,7 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
             found.append(
                 ChartFinding(
                     line: drawn.first?.edge?.line,
-                    message: "\(where_): the drawing asks \(Self.list(common)) in that order, the table "
+                    message: "\(place): the drawing asks \(Self.list(common)) in that order, the table "
                         + "\(Self.list(expectedGuards.filter(drawnGuards.contains))) (the first that holds wins, so the "
                         + "order matters)"))
         }
@@ -442,7 +450,7 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
                     found.append(
                         ChartFinding(
                             line: edge.line,
-                            message: "\(Self.describe(edge)): a second unguarded way out of \(where_); the table "
+                            message: "\(Self.describe(edge)): a second unguarded way out of \(place); the table "
                                 + "takes one"))
                     continue
                 }
@@ -454,7 +462,8 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
             guard let match, let row = match.row else {
                 let what = entry.condition == .always ? "an unguarded row" : "a row testing [\(entry.condition.label)]"
                 found.append(
-                    ChartFinding(line: edge.line, message: "\(Self.describe(edge)): \(where_) has no \(what) in the table"))
+                    ChartFinding(
+                        line: edge.line, message: "\(Self.describe(edge)): \(place) has no \(what) in the table"))
                 continue
             }
             if match.condition != entry.condition {
@@ -503,13 +512,16 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
             let node = drawing.nodes.first { nodes[$0.id]?.state == state && nodes[$0.id]?.isQuestion == false }
             return ChartEscaping.dotQuoted(node?.id ?? state.rawValue)
         }
-        return "\(id(transition.from)) -> \(id(transition.to)) [label=\(ChartEscaping.dotQuoted(table.label(ofRow: row)))];"
+        return
+            "\(id(transition.from)) -> \(id(transition.to)) [label=\(ChartEscaping.dotQuoted(table.label(ofRow: row)))];"
     }
 
     // MARK: Text
 
     static func normalized(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.lowercased().unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) }))
+        String(
+            String.UnicodeScalarView(
+                text.lowercased().unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) }))
     }
 
     static func symbol<T: TableSymbol>(_ type: T.Type, named text: String) -> T? {
@@ -518,7 +530,9 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
         return T.allCases.first { normalized($0.label) == key || normalized($0.rawValue) == key }
     }
 
-    static func order(_ state: S) -> Int { S.allCases.firstIndex(of: state).map { S.allCases.distance(from: S.allCases.startIndex, to: $0) } ?? 0 }
+    static func order(_ state: S) -> Int {
+        S.allCases.firstIndex(of: state).map { S.allCases.distance(from: S.allCases.startIndex, to: $0) } ?? 0
+    }
 
     /// A label's lines: DOT's `\n`, `\l` and `\r` escapes and real line breaks all end one.
     static func lines(of label: String) -> [String] {

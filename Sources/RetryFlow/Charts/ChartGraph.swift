@@ -91,7 +91,8 @@ package struct ChartGraph: Hashable, Sendable {
         guard let node = nodes.first(where: { $0.state == state && $0.id.hasPrefix(state) }) else { return }
         let out = edges.filter { $0.from == node.id }
         guard out.count == 1, let exit = out.first, exit.to != node.id else { return }
-        let exitEffects = exit.label.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first
+        let exitEffects = exit.label.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).dropFirst()
+            .first
             .map { String($0.drop { $0 == " " }) }
         edges = edges.compactMap { edge in
             if edge.from == node.id { return nil }

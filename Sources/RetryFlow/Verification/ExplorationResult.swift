@@ -61,10 +61,12 @@ public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: T
         out.restedStates.formUnion(other.restedStates)
         out.violationCount += other.violationCount
         out.refused = refused || other.refused
-        for violation in other.violations where !out.violations.contains(where: { $0.invariant == violation.invariant }) {
+        for violation in other.violations where !out.violations.contains(where: { $0.invariant == violation.invariant })
+        {
             out.violations.append(violation)
         }
-        for (row, witness) in other.witnesses where out.witnesses[row].map({ $0.steps.count > witness.steps.count }) ?? true {
+        for (row, witness) in other.witnesses
+        where out.witnesses[row].map({ $0.steps.count > witness.steps.count }) ?? true {
             out.witnesses[row] = witness
         }
         return out

@@ -17,7 +17,8 @@ public enum FleetExploration {
     /// most one half-open probe".
     public static func breaker(
         _ table: BreakerTable = .breaker,
-        options: CircuitBreakerOptions = CircuitBreakerOptions(trip: .consecutiveFailures(2), breakDuration: .seconds(5)),
+        options: CircuitBreakerOptions = CircuitBreakerOptions(
+            trip: .consecutiveFailures(2), breakDuration: .seconds(5)),
         inputs: Int = 6
     ) -> ExplorationResult<BreakerState, BreakerEvent, BreakerGuard> {
         TableExplorer(table: table, rules: BreakerRules(options: options), model: BreakerModel(inputLimit: inputs))

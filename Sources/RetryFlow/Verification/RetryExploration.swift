@@ -141,7 +141,8 @@ struct RetryModel: ExplorationModel {
                 if world.retryAfter {
                     choices.append(.init(.failed(.retryAfter(.seconds(1)), detail: nil), at: end))
                     if policy.maxRetryAfter < .seconds(1_000_000) {
-                        choices.append(.init(.failed(.retryAfter(policy.maxRetryAfter + .seconds(1)), detail: nil), at: end))
+                        choices.append(
+                            .init(.failed(.retryAfter(policy.maxRetryAfter + .seconds(1)), detail: nil), at: end))
                     }
                 }
                 if world.breaker { choices.append(.init(.circuitOpen(.retryAfter(.seconds(1)), detail: nil), at: end)) }

@@ -85,7 +85,9 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
             result.violationCount += 1
             guard !result.violations.contains(where: { $0.invariant == invariant }) else { return }
             result.violations.append(
-                .init(invariant: invariant, message: message, trace: TransitionTrace(steps: path(to: index, then: steps))))
+                .init(
+                    invariant: invariant, message: message, trace: TransitionTrace(steps: path(to: index, then: steps)))
+            )
         }
 
         while queue < nodes.count {
@@ -153,7 +155,9 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
                         "'\(choice.input.event.label)' in '\(machine.state.label)' leads to '\(next.state.label)'",
                         at: index, steps: steps)
                 }
-                for message in model.check(before: node.position, after: position, input: choice.input, rows: rowIndices) {
+                for message in model.check(
+                    before: node.position, after: position, input: choice.input, rows: rowIndices)
+                {
                     violate(message.invariant, message.text, at: index, steps: steps)
                 }
                 let key = model.key(position)
@@ -184,8 +188,9 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
                 result.witnesses[row] = TransitionTrace(steps: path(to: at, then: last))
             }
         }
-        result.invariants = ExplorationResult<Rules.State, Rules.Event, Rules.Guard>.sharedInvariants(
-            terminals: !table.terminals.isEmpty, cancellation: model.deliversCancellation) + model.invariants
+        result.invariants =
+            ExplorationResult<Rules.State, Rules.Event, Rules.Guard>.sharedInvariants(
+                terminals: !table.terminals.isEmpty, cancellation: model.deliversCancellation) + model.invariants
         return result
     }
 }
@@ -195,9 +200,9 @@ extension TableExplorer {
     /// anywhere) followed by the edges around it; `nil` when there is none. Iterative depth-first
     /// search, so a long exploration cannot overflow the stack.
     static func cycle<Step>(in edges: [[(to: Int, steps: [Step])]]) -> [(to: Int, steps: [Step])]? {
-        var color = [UInt8](repeating: 0, count: edges.count)  // 0 new, 1 on the stack, 2 done
+        var color = [UInt8](repeating: 0, count: edges.count) // 0 new, 1 on the stack, 2 done
         var stack: [(node: Int, next: Int)] = [(0, 0)]
-        var via: [(to: Int, steps: [Step])] = [(0, [])]  // the edge that entered each stacked node
+        var via: [(to: Int, steps: [Step])] = [(0, [])] // the edge that entered each stacked node
         color[0] = 1
         while let top = stack.last {
             let edgeList = edges[top.node]
