@@ -149,4 +149,19 @@ import Testing
             result.violations.first { $0.invariant == "every row that ends a run names its reason" }, "\(result.text)")
         #expect(missing.trace.steps.map(\.to) == [.gaveUp])
     }
+
+    @Test func aRunThatStallsDoesNotEnd() throws {
+        struct StartOnly: ExplorationModel {
+            typealias Rules = CountingRules
+            var inputLimit: Int { 4 }
+            var boundDescription: String { "4 inputs" }
+            func choices(at position: ExplorationPosition<CountingRules>) -> [ExplorationChoice<Signal>] {
+                [.init(.start, at: position.at)]
+            }
+        }
+        let result = TableExplorer(table: Self.broken, rules: CountingRules(), model: StartOnly()).explore()
+        let stall = try #require(result.violations.first { $0.invariant == "every run ends" }, "\(result.text)")
+        #expect(stall.message == "the run stalls in 'request': nothing the world delivers there has a row")
+        #expect(stall.trace.steps.map(\.to) == [.request])
+    }
 }

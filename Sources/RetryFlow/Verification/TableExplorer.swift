@@ -106,6 +106,16 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
                 }
                 continue
             }
+            var accepted = 0
+            defer {
+                // A run that can take no input where it stands never ends either: it stalls.
+                if accepted == 0 && !table.terminals.isEmpty {
+                    violate(
+                        "every run ends",
+                        "the run stalls in '\(machine.state.label)': nothing the world delivers there has a row",
+                        at: index, steps: [])
+                }
+            }
             for choice in choices {
                 var next = machine
                 let step: Machine.Step
@@ -119,6 +129,7 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
                     continue
                 }
                 transitions += 1
+                accepted += 1
                 if choice.at > node.position.at { result.restedStates.insert(machine.state.rawValue) }
                 let steps = step.taken(detail: choice.input.detail ?? model.detail(of: choice.input))
                 let rowIndices = steps.compactMap {
