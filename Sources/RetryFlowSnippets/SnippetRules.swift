@@ -63,14 +63,15 @@ public struct ObjCSnippetRules: MachineRules, Hashable {
     }
 }
 
-/// The snippets explored as `retryflow verify` explores every machine: each request's answer is
-/// either a response or a transport error; the bound is the snippet's own retry count.
+/// The snippets explored as `retryflow verify` explores every machine: in each state any of their
+/// events can come (a response or a transport error, then the wait's end); the bound is the
+/// snippet's own retry count.
 package enum SnippetExploration {
     /// The Swift snippet with `times` retries.
-    package static func swift(times: Int) -> ExplorationResult<SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard>
-    {
+    package static func swift(times: Int) -> ExplorationResult<SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard> {
         TableExplorer(
-            table: .swiftSnippet, rules: SwiftSnippetRules(times: times), model: SwiftModel(inputLimit: 3 * times + 3)
+            table: .swiftSnippet, rules: SwiftSnippetRules(times: times),
+            model: EveryEventModel(inputLimit: 3 * times + 3, bound: "times = \(times) (attempts ≤ times + 1)")
         ).explore()
     }
 
@@ -79,34 +80,8 @@ package enum SnippetExploration {
     {
         TableExplorer(
             table: .objcSnippet, rules: ObjCSnippetRules(retryCount: retryCount),
-            model: ObjCModel(inputLimit: 2 * retryCount + 3)
+            model: EveryEventModel(
+                inputLimit: 2 * retryCount + 3, bound: "retryCount = \(retryCount) (attempts ≤ retryCount + 1)")
         ).explore()
-    }
-
-    struct SwiftModel: ExplorationModel {
-        typealias Rules = SwiftSnippetRules
-        let inputLimit: Int
-        var boundDescription: String { "times = \(max(0, (inputLimit - 3) / 3)) (attempts ≤ times + 1)" }
-        func choices(at position: ExplorationPosition<SwiftSnippetRules>) -> [ExplorationChoice<SwiftSnippetEvent>] {
-            switch position.machine.state {
-            case .idle: [.init(.start, at: position.at, required: true)]
-            case .request: [.init(.completed, at: position.at), .init(.failed, at: position.at)]
-            case .usleepOnDelegateQueue: [.init(.woke, at: position.at, required: true)]
-            case .retry, .success, .failure: []
-            }
-        }
-    }
-
-    struct ObjCModel: ExplorationModel {
-        typealias Rules = ObjCSnippetRules
-        let inputLimit: Int
-        var boundDescription: String { "retryCount = \(max(0, (inputLimit - 3) / 2)) (attempts ≤ retryCount + 1)" }
-        func choices(at position: ExplorationPosition<ObjCSnippetRules>) -> [ExplorationChoice<ObjCSnippetEvent>] {
-            switch position.machine.state {
-            case .idle: [.init(.start, at: position.at, required: true)]
-            case .request: [.init(.completed, at: position.at), .init(.failed, at: position.at)]
-            case .retry, .success, .failure: []
-            }
-        }
     }
 }
