@@ -68,7 +68,8 @@ public struct ObjCSnippetRules: MachineRules, Hashable {
 /// snippet's own retry count.
 package enum SnippetExploration {
     /// The Swift snippet with `times` retries.
-    package static func swift(times: Int) -> ExplorationResult<SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard> {
+    package static func swift(times: Int) -> ExplorationResult<SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard>
+    {
         TableExplorer(
             table: .swiftSnippet, rules: SwiftSnippetRules(times: times),
             model: EveryEventModel(inputLimit: 3 * times + 3, bound: "times = \(times) (attempts ≤ times + 1)")
