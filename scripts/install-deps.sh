@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the package needs from Debian when it is missing: the Graphviz C library
 # (libgvc, for RetryFlowGraphviz), pkg-config (SwiftPM finds libgvc through it) and
-# curl (the CLI tests run it beside retryflow fetch; so does the download-resume benchmark).
+# curl (the CLI tests run it beside retryflow fetch; so does the download-resume benchmark),
+# nginx and wrk (the real server of the nginx tests and benchmarks, and its load reference).
 # With --browser, also what the browser tests of run reports need (scripts/test-browser.sh):
 # Debian's chromium and chromium-driver, and PyPI's selenium. `make test` asks for them;
 # `make run` does not.
@@ -18,6 +19,10 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 # curl: the CLI tests run it side by side with `retryflow fetch` (CurlSideBySideTests).
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 if ! pkg-config --exists libgvc 2>/dev/null; then missing+=(libgraphviz-dev); fi
+# nginx: the real server of the nginx tests and benchmarks (NginxServer starts its own on 127.0.0.1);
+# wrk: the benchmarks' reference load generator beside it.
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx-light)
+command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 if [ "$browser" -eq 1 ]; then
   command -v "${CHROMIUM:-chromium}" >/dev/null 2>&1 || missing+=(chromium)
   command -v "${CHROMEDRIVER:-chromedriver}" >/dev/null 2>&1 || missing+=(chromium-driver)

@@ -71,7 +71,15 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         let request = self.request
         let wire = rules.prepared(request)
         let transport = self.transport
-        policy.retryIf = RetryClassifier { rules.decision(for: $0, request: request) }
+        // The HTTP rules first; an error they would retry is then the policy's own retryIf's to
+        // refuse (docs/http.md): a user's classifier narrows the rules, never widens them.
+        let userClassifier = policy.retryIf
+        policy.retryIf = RetryClassifier { error in
+            let decision = rules.decision(for: error, request: request)
+            guard decision.isRetryable else { return decision }
+            let mine = userClassifier.decision(for: error)
+            return mine.isRetryable ? decision : mine
+        }
         // No per-attempt timeout from the caller: the rules' default bounds a dead connection,
         // and the attempt's error says which timeout it was.
         let defaulted = policy.perAttemptTimeout == nil ? rules.defaultAttemptTimeout : nil
@@ -151,19 +159,5 @@ public enum HTTPRetryRun {
         try await outcome(
             for: request, retry: policy, rules: rules, clock: clock, random: random, onRetry: onRetry,
             onTransition: onTransition, transport: transport)
-    }
-}
-
-extension RetryOutcome where Value == HTTPResponse {
-    /// What the callers of the HTTP API get: the response when the run succeeded, and also when it
-    /// ended, for one of ``HTTPRetryRules/finalAnswerReasons``, on a response (a POST's 503 is still
-    /// the server's answer); otherwise the `RetryError` with every attempt.
-    public var httpResult: Result<HTTPResponse, RetryError> {
-        let endedOnAnswer = HTTPRetryRules.finalAnswerReasons.contains(reason) && attempts.last?.returnedValue == true
-        if let value, succeeded || endedOnAnswer { return .success(value) }
-        return .failure(
-            RetryError(
-                reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration,
-                lastValue: value))
     }
 }

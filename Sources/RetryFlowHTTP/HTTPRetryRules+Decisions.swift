@@ -38,8 +38,9 @@ extension HTTPRetryRules {
     }
 
     /// The verdict on a response to `request` received at `now`: `nil` accepts it; otherwise why
-    /// it is retried (after the wait its Retry-After or rate-limit headers ask for, if honoured) or
-    /// why it is not (not safe to repeat, or one of the ``failingStatuses``).
+    /// it is retried (after the wait its Retry-After or rate-limit headers ask for, if honoured), why
+    /// it is the caller's final answer though retryable (not safe to repeat: a POST's 503), or why it
+    /// fails the run (one of the ``failingStatuses``).
     public func verdict(for response: HTTPURLResponse, request: URLRequest, now: Date) -> RetryVerdict? {
         let status = response.statusCode
         let what = "HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status))"
@@ -49,7 +50,7 @@ extension HTTPRetryRules {
         guard isSafeToRepeat(request) else {
             let method = (request.httpMethod ?? "GET").uppercased()
             return RetryVerdict(
-                .fail,
+                .finalAnswer,
                 "\(what); \(method) is not idempotent, so it is not sent again (add \(idempotencyKeyHeader) or opt in)")
         }
         return pushbackVerdict(for: response, what: what, now: now)

@@ -14,10 +14,6 @@ import RetryFlow
 /// rules.retryNonIdempotent = true   // POST and PATCH too (only if your server deduplicates)
 /// ```
 public struct HTTPRetryRules: Hashable, Sendable, Codable {
-    /// Why a run may end on a response that is still the server's answer, returned to the caller
-    /// rather than thrown: a response the rules refuse to retry (a 404, a POST's 503) is a result.
-    public static let finalAnswerReasons: Set<StopReason> = [.notRetryable]
-
     /// Statuses that are worth another attempt: 408, 429, 500, 502, 503, 504. Any other status is
     /// a final answer (a 404 is a result, not a failure to retry).
     public var retryableStatuses: Set<Int>

@@ -84,7 +84,7 @@ public final class RetryDataTask: @unchecked Sendable {
 
 extension URLSession {
     /// A retried request whose `completionHandler` runs exactly once, on this session's delegate
-    /// queue, with the whole ``RetryOutcome`` (use `outcome.httpResult` for the response or error).
+    /// queue, with the whole ``RetryOutcome`` (use `outcome.result` for the response or error).
     /// Call `resume()` to start it.
     ///
     /// - Throws: ``RetryPolicyError`` for an invalid policy, before anything is sent.

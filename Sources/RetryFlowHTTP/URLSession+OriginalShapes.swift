@@ -35,7 +35,7 @@ extension URLSession {
             session: self, request: request, policy: policy, rules: .transportErrorsOnly, clock: ContinuousClock(),
             onRetry: onRetry)
         let task = RetryDataTask(run: run, queue: delegateQueue) { outcome in
-            switch outcome.httpResult {
+            switch outcome.result {
             case .success(let answer): completionHandler(answer.data, answer.response, nil)
             case .failure(let error): completionHandler(nil, error.lastResponse?.response, error.lastError ?? error)
             }
@@ -99,7 +99,7 @@ extension URLSession {
             return RetryDataTask(run: run, queue: delegateQueue) { _ in }
         }
         let task = RetryDataTask(run: run, queue: delegateQueue) { outcome in
-            switch outcome.httpResult {
+            switch outcome.result {
             case .success(let answer): completion(answer.response, answer.data)
             case .failure(let error): failure(error.lastError ?? error, error.attempts)
             }

@@ -21,7 +21,7 @@ extension URLSession {
     ) async throws -> (Data, HTTPURLResponse) {
         let outcome = try await retryOutcome(for: request, resilience: resilience, rules: rules, onRetry: onRetry)
         if outcome.finalState == .cancelled { throw CancellationError() }
-        let response = try outcome.httpResult.get()
+        let response = try outcome.result.get()
         return (response.data, response.response)
     }
 

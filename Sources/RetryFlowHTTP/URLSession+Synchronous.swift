@@ -73,7 +73,7 @@ extension URLSession {
         with request: URLRequest, retry policy: RetryPolicy, rules: HTTPRetryRules = .default
     ) -> (data: Data?, response: URLResponse?, error: (any Error)?) {
         do {
-            switch try synchronousRetryOutcome(for: request, retry: policy, rules: rules).httpResult {
+            switch try synchronousRetryOutcome(for: request, retry: policy, rules: rules).result {
             case .success(let answer): return (answer.data, answer.response, nil)
             case .failure(let error): return (nil, error.lastResponse?.response, error)
             }

@@ -114,7 +114,7 @@ enum FetchCommand {
         let answer = outcome.value
         let verdict = FetchExit(
             outcome: outcome, failOnError: failOnError, bodyWithFailure: args.has("--fail-with-body"),
-            maxFileSize: maxFileSize, fileComplete: download?.succeeded ?? false)
+            fileComplete: download?.succeeded ?? false)
         let include = args.has("--include") || args.has("--head")
         // As curl: a body not written (-f, --max-filesize) was not downloaded either.
         var sizeDownload = args.has("--head") || !verdict.writesBody ? 0 : answer?.data.count ?? 0
@@ -132,7 +132,7 @@ enum FetchCommand {
             if download.bytesOnDisk > 0 {
                 Console.error("fetch: run again with -C - to continue from byte \(download.bytesOnDisk)")
             }
-        } else if showErrors, case .failure(let error) = outcome.httpResult {
+        } else if showErrors, case .failure(let error) = outcome.result {
             Console.error(Console.paint("fetch: \(error.description)", .bad))
         } else if showErrors, let problem = verdict.problem {
             Console.error(Console.paint("fetch: \(problem)", .bad))

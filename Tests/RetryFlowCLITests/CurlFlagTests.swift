@@ -98,11 +98,11 @@ import Testing
         let post = try await Tool.run(["fetch", server.url("/orders").absoluteString, "-d", "{}"] + Self.fast)
         #expect(post.status == 1, "a POST's 503, not retried, ends the run in failure")
         #expect(post.stdout == "busy", "the server's answer is still printed, as curl does")
-        #expect(post.stderr.contains("exit 1: the run ended in failure (not retryable)"), "\(post.stderr)")
+        #expect(post.stderr.contains("exit 1: the run ended in failure (final answer)"), "\(post.stderr)")
         let quietPost = try await Tool.run(
             ["fetch", "-sS", server.url("/orders").absoluteString, "-d", "{}"] + Self.fast)
         #expect(
-            quietPost.status == 1 && quietPost.stderr == "fetch: exit 1: the run ended in failure (not retryable)\n")
+            quietPost.status == 1 && quietPost.stderr == "fetch: exit 1: the run ended in failure (final answer)\n")
         let ok = try await Tool.run(["fetch", server.url("/ok").absoluteString] + Self.fast)
         #expect(ok.status == 0 && ok.stderr.contains("exit 0: the run ended in success"))
         let gone = try await Tool.run(["fetch", server.url("/gone").absoluteString] + Self.fast)
@@ -129,7 +129,7 @@ import Testing
         let result = try await Tool.run(
             ["fetch", "--max-filesize", "4", server.url("/big").absoluteString, "--trace", trace.path] + Self.fast)
         #expect(result.status == 1 && result.stdout.isEmpty)
-        let why = "exit 1: the run ended in failure (not retryable): --max-filesize 4 and a body of 10 bytes"
+        let why = "exit 1: the run ended in failure (not retryable): the body has 10 bytes, more than the 4 allowed"
         #expect(result.stderr.contains(why + " (nothing written)"), "\(result.stderr)")
         let steps = try Self.steps(of: trace)
         #expect(steps.last?["to"] as? String == "failure", "the trace agrees with the exit status")

@@ -390,7 +390,7 @@ private func sample24() async throws {
 
     // completion handler: runs exactly once, on the session's delegate queue
     let task = try URLSession.shared.retryDataTask(with: request, retry: .default) { outcome in
-        print(outcome.httpResult)
+        print(outcome.result)
     }
     task.resume()                       // task.state, task.trace, task.cancel()
 

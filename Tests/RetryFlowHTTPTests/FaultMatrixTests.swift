@@ -61,7 +61,7 @@ import Testing
             errors: [nil]),
         Case(
             name: "POST 503 is not retried", script: [.status(503), .status(200)], method: "POST", requests: 1,
-            state: .failure, reason: .notRetryable, status: 503, errors: ["POST is not idempotent"],
+            state: .failure, reason: .finalAnswer, status: 503, errors: ["POST is not idempotent"],
             surfaces: [.async, .completionHandler, .synchronous]),
         Case(
             name: "POST reset is not retried", script: [.reset, .status(200)], method: "POST", requests: 1,
@@ -104,7 +104,7 @@ import Testing
         #expect(outcome.trace.steps.filter { RetryTable.retry.isTerminal($0.to) }.count == 1, "the run finished once")
         expectConsistent(outcome.trace)
 
-        switch outcome.httpResult {
+        switch outcome.result {
         case .success(let answer):
             #expect(testCase.status == answer.statusCode, "a final answer is returned, not thrown")
         case .failure(let error):

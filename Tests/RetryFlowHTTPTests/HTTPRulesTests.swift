@@ -37,9 +37,9 @@ import Testing
         let answered = try await HTTPRetryRun.outcome(for: post, retry: policy, clock: ContinuousClock()) { _ in
             response(503)
         }
-        #expect(answered.reason == .notRetryable)
-        #expect(HTTPRetryRules.finalAnswerReasons.contains(answered.reason))
-        #expect((try? answered.httpResult.get())?.statusCode == 503, "a POST's 503 is the server's answer")
+        #expect(answered.reason == .finalAnswer)
+        #expect(answered.reason.deliversValue)
+        #expect((try? answered.result.get())?.statusCode == 503, "a POST's 503 is the server's answer")
 
         let calls = Locked(0)
         let threwLast = try await HTTPRetryRun.outcome(
@@ -55,7 +55,7 @@ import Testing
         }
         #expect(threwLast.reason == .notRetryable)
         #expect(threwLast.attempts.map(\.returnedValue) == [true, false])
-        switch threwLast.httpResult {
+        switch threwLast.result {
         case .success: Issue.record("the last attempt threw: nothing to return")
         case .failure(let error):
             #expect(error.lastResponse?.statusCode == 503)

@@ -17,22 +17,24 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
     /// Whether an attempt's result was accepted.
     public var succeeded: Bool { finalState == .success }
 
-    /// The error this outcome stands for when it is not a success.
+    /// The error this outcome stands for when it delivers no value (``get()`` would throw it).
     public var error: RetryError? {
-        succeeded
-            ? nil
-            : RetryError(
-                reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration,
-                lastValue: value)
+        if case .failure(let error) = result { return error }
+        return nil
     }
 
-    /// The accepted value, or a ``RetryError`` carrying every attempt.
-    public func get() throws(RetryError) -> Value {
-        if succeeded, let value { return value }
-        throw RetryError(
-            reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration,
-            lastValue: value)
+    /// The value or the error, as ``get()`` returns or throws them: what every surface hands its caller.
+    public var result: Result<Value, RetryError> {
+        if reason.deliversValue, let value { return .success(value) }
+        return .failure(
+            RetryError(
+                reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration,
+                lastValue: value))
     }
+
+    /// The value the run ended with, when its reason delivers one (``StopReason/deliversValue``: a
+    /// success, or a final answer such as a POST's 503); otherwise a ``RetryError`` carrying every attempt.
+    public func get() throws(RetryError) -> Value { try result.get() }
 }
 
 /// A run that did not succeed, with every attempt's error and the trace: the one "gave up" error of

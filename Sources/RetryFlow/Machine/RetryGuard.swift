@@ -1,7 +1,9 @@
 /// The questions the retry machine asks after a failed attempt. The raw values are drawn on the
 /// charts as `[retryable]` or, negated, by ``negatedLabel`` (`[no attempts left]`).
 public enum RetryGuard: String, TableSymbol {
-    /// The policy's classifier did not say `fail` for this error or result.
+    /// The classifier's verdict makes the result the caller's answer (``RetryDecision/finalAnswer``).
+    case finalAnswer = "final answer"
+    /// The policy's classifier did not say `fail` (or `final answer`) for this error or result.
     case retryable
     /// Fewer attempts have started than the policy's `maxAttempts`.
     case attemptsLeft = "attempts left"
@@ -19,6 +21,7 @@ public enum RetryGuard: String, TableSymbol {
     /// How a failing guard reads on the chart and in messages.
     public var negatedLabel: String {
         switch self {
+        case .finalAnswer: "not a final answer"
         case .retryable: "not retryable"
         case .attemptsLeft: "no attempts left"
         case .retryAfterWithinCap: "Retry-After beyond cap"

@@ -52,6 +52,7 @@ struct RetryRules: MachineRules {
 
     @usableFromInline func holds(_ guardSymbol: RetryGuard) -> Bool {
         switch guardSymbol {
+        case .finalAnswer: return decision == .finalAnswer
         case .retryable: return decision.isRetryable
         case .attemptsLeft: return attempt < policy.maxAttempts
         case .retryAfterWithinCap:
@@ -76,7 +77,7 @@ struct RetryRules: MachineRules {
             switch decision {
             case .retryAfter(let asked): plannedDelay = max(.zero, asked)
             case .retry: plannedDelay = policy.delay(beforeRetry: attempt, previous: previousDelay, using: &random)
-            case .fail: plannedDelay = .zero
+            case .fail, .finalAnswer: plannedDelay = .zero
             }
             return nil
         case .askRetryBudget:

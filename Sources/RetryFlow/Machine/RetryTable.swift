@@ -33,6 +33,10 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
             ),
             .init(from: .request, event: .circuitOpen, to: .failure, effects: [.finish], reason: .circuitOpen),
 
+            // A final answer (a POST's 503) is not a failure: the caller receives it as a value.
+            .init(
+                from: .retry, event: nil, condition: .when(.finalAnswer), to: .failure, effects: [.finish],
+                reason: .finalAnswer),
             .init(
                 from: .retry, event: nil, condition: .unless(.retryable), to: .failure, effects: [.finish],
                 reason: .notRetryable),

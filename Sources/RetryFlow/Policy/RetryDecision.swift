@@ -4,9 +4,18 @@ public enum RetryDecision: Hashable, Sendable {
     case retry
     /// Retry after exactly this delay (a server's Retry-After), never earlier.
     case retryAfter(Duration)
-    /// Do not retry: the run ends in `failure` as not retryable.
+    /// Do not retry: the run fails (`failure`, not retryable) and the caller gets a ``RetryError``.
     case fail
+    /// Do not retry, and do not fail: the value is the caller's answer (a POST's 503 that may not be
+    /// sent again). The run ends in `failure` for the reason `final answer`, and every surface
+    /// returns the value, as ``StopReason/deliversValue`` says.
+    case finalAnswer
 
     /// Whether the decision allows another attempt (the `retryable` guard).
-    public var isRetryable: Bool { self != .fail }
+    public var isRetryable: Bool {
+        switch self {
+        case .retry, .retryAfter: true
+        case .fail, .finalAnswer: false
+        }
+    }
 }
