@@ -8,7 +8,7 @@ import RetryFlow
 enum ExplorationOptions {
     static let specs = [
         OptionSpec("--policy"), OptionSpec("--max-attempts"), OptionSpec("--budget"), OptionSpec("--breaker"),
-        OptionSpec("--when-open"), OptionSpec("--retry-after", value: false), OptionSpec("--no-cancel", value: false),
+        OptionSpec("--when-open"), OptionSpec("--http", value: false), OptionSpec("--no-cancel", value: false),
     ]
 
     static let help = """
@@ -18,13 +18,14 @@ enum ExplorationOptions {
           --budget MODE       a shared retry budget can refuse retries (any MODE of simulate --budget: aws, grpc …)
           --breaker MODE      a circuit breaker can refuse attempts (polly, consecutive:N)
           --when-open ACTION  what a refused attempt does: wait (wait out the break, default) or fail
-          --retry-after       servers send Retry-After (within the policy's cap and beyond)
+          --http              the HTTP rules decide: servers send Retry-After (within the policy's cap and
+                              beyond), and an answer can be final (a 503 to a request not safe to repeat)
           --no-cancel         the caller never cancels (the chart of the policy alone)
         """
 
     /// Whether any of the retry machine's exploration flags was given.
     static func given(_ args: CommandLineArguments) -> Bool {
-        ["--policy", "--budget", "--breaker", "--when-open", "--retry-after", "--no-cancel"].contains(where: args.has)
+        ["--policy", "--budget", "--breaker", "--when-open", "--http", "--no-cancel"].contains(where: args.has)
     }
 
     /// The policy and world the flags describe (the bound overrides the policy's maxAttempts).
@@ -32,7 +33,7 @@ enum ExplorationOptions {
         var policy = try PolicyOptions.policyFile(args) ?? .default
         if let attempts = try args.integer("--max-attempts", in: 1...50) { policy.maxAttempts = attempts }
         do { try policy.validate() } catch { throw UsageError("--policy: \(error)") }
-        var world = RetryWorld(retryAfter: args.has("--retry-after"), cancellation: !args.has("--no-cancel"))
+        var world = RetryWorld(retryAfter: args.has("--http"), cancellation: !args.has("--no-cancel"))
         if let text = args.value("--budget") { world.budget = try FleetOptions.budget(text) != nil }
         if let text = args.value("--breaker") { world.breaker = try FleetOptions.breaker(text, .seconds(5)) != nil }
         if let text = try args.choice("--when-open", ["wait", "fail"]) { world.waitsOutBreak = text == "wait" }
@@ -46,7 +47,7 @@ enum ExplorationOptions {
 
     /// Refuses the retry machine's flags for another machine.
     static func refuseRetryFlags(_ args: CommandLineArguments, machine: String) throws(UsageError) {
-        for option in ["--policy", "--breaker", "--when-open", "--retry-after", "--no-cancel"] where args.has(option) {
+        for option in ["--policy", "--breaker", "--when-open", "--http", "--no-cancel"] where args.has(option) {
             throw UsageError("\(option) is about the retry machine; --machine \(machine) does not take it")
         }
         if machine != "budget", args.has("--budget") {

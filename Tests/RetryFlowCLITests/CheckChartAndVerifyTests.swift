@@ -59,7 +59,7 @@ import Testing
             #expect(result.stdout.contains(" states, "), "\(result.stdout)")
             #expect(!result.stdout.contains("FAIL"))
         }
-        let retry = try await Tool.run(["verify", "--max-attempts", "5", "--budget", "aws", "--retry-after"])
+        let retry = try await Tool.run(["verify", "--max-attempts", "5", "--budget", "aws", "--http"])
         #expect(retry.status == 0)
         #expect(retry.stdout.contains("attempts ≤ 5 (the policy's maxAttempts)"))
         #expect(retry.stdout.contains("reachable    admission --[retry budget exhausted] / finish--> failure"))

@@ -92,14 +92,16 @@ import Testing
         lines.swapAt(first, first + 1)
         let stateResult = try Self.check(lines.joined(separator: "\n"), RetryTable.retry)
         let order =
-            "decision 'retry': the drawing asks [attempts left], [retryable], [Retry-After within cap], [within deadline] "
-            + "in that order, the table [retryable], [attempts left], [Retry-After within cap], [within deadline] (the "
-            + "first that holds wins, so the order matters)"
-        #expect(stateResult.findings.map(\.description) == ["line \(first + 1): " + order])
-        // In the flowchart: the first two diamonds ask each other's question.
+            "decision 'retry': the drawing asks [final answer], [attempts left], [retryable], [Retry-After within cap], "
+            + "[within deadline] in that order, the table [final answer], [retryable], [attempts left], [Retry-After "
+            + "within cap], [within deadline] (the first that holds wins, so the order matters)"
+        // The finding names the line of the decision's first edge drawn ([final answer], just above).
+        #expect(stateResult.findings.map(\.description) == ["line \(first): " + order])
+        // In the flowchart: the second and third diamonds ask each other's question.
         let flow = DOTChart.render(RetryTable.retry, style: .flowchart)
-            .replacingOccurrences(of: #"label="retry\nretryable?""#, with: #"label="retry\nattempts left?""#)
+            .replacingOccurrences(of: #"label="retryable?""#, with: #"label="ATTEMPTS?""#)
             .replacingOccurrences(of: #"label="attempts left?""#, with: #"label="retryable?""#)
+            .replacingOccurrences(of: #"label="ATTEMPTS?""#, with: #"label="attempts left?""#)
         let flowResult = try Self.check(flow, RetryTable.retry)
         #expect(flowResult.findings.count == 1)
         #expect(flowResult.findings.first?.message == order)

@@ -38,10 +38,12 @@ import Testing
 
         let everything = reachable(
             RetryPolicy(backoff: .constant(.zero), jitter: .none),
-            RetryWorld(budget: true, breaker: true, waitsOutBreak: true, retryAfter: true))
+            RetryWorld(budget: true, breaker: true, waitsOutBreak: true, retryAfter: true, finalAnswers: true))
         #expect(everything.contains("admission --[retry immediately] / notify retry, start attempt--> request"))
         #expect(everything.contains("admission --[retry budget exhausted] / finish--> failure"))
         #expect(everything.contains("retry --[Retry-After beyond cap] / finish--> failure"))
+        #expect(everything.contains("retry --[final answer] / finish--> failure"))
+        #expect(!plain.contains("retry --[final answer] / finish--> failure"))
         #expect(everything.contains("request --circuit open [waits out break] / plan delay--> retry"))
         #expect(!everything.contains("request --circuit open / finish--> failure"))
     }

@@ -10,16 +10,20 @@ public struct RetryWorld: Hashable, Sendable {
     public var waitsOutBreak: Bool
     /// Servers can ask for a wait with Retry-After (the HTTP rules honour it), within the cap and beyond.
     public var retryAfter: Bool
+    /// An answer can be final (the HTTP rules' verdict on a 503 to a request that is not safe to repeat).
+    public var finalAnswers: Bool
     /// The classifier can call an error not worth retrying.
     public var refusals: Bool
     /// The caller can cancel in any state it can wait in.
     public var cancellation: Bool
 
-    /// A world; by default no budget, no breaker, no Retry-After, and refusals and cancellation possible.
+    /// A world; by default no budget, no breaker, no Retry-After, no final answers, and refusals and
+    /// cancellation possible.
     public init(
         budget: Bool = false, breaker: Bool = false, waitsOutBreak: Bool = true, retryAfter: Bool = false,
-        refusals: Bool = true, cancellation: Bool = true
+        finalAnswers: Bool = false, refusals: Bool = true, cancellation: Bool = true
     ) {
+        self.finalAnswers = finalAnswers
         self.budget = budget
         self.breaker = breaker
         self.waitsOutBreak = waitsOutBreak
@@ -34,6 +38,7 @@ public struct RetryWorld: Hashable, Sendable {
         parts.append(budget ? "a budget" : "no budget")
         parts.append(breaker ? "a breaker (\(waitsOutBreak ? "waits out breaks" : "fails fast"))" : "no breaker")
         if retryAfter { parts.append("Retry-After") }
+        if finalAnswers { parts.append("final answers") }
         if !refusals { parts.append("every error retryable") }
         if !cancellation { parts.append("no cancellation") }
         return parts.joined(separator: ", ")
@@ -138,6 +143,7 @@ struct RetryModel: ExplorationModel {
                 choices.append(.init(.succeeded, at: end))
                 choices.append(.init(.failed(.retry, detail: nil), at: end))
                 if world.refusals { choices.append(.init(.failed(.fail, detail: nil), at: end)) }
+                if world.finalAnswers { choices.append(.init(.failed(.finalAnswer, detail: nil), at: end)) }
                 if world.retryAfter {
                     choices.append(.init(.failed(.retryAfter(.seconds(1)), detail: nil), at: end))
                     if policy.maxRetryAfter < .seconds(1_000_000) {
@@ -198,6 +204,7 @@ struct RetryModel: ExplorationModel {
             switch decision {
             case .retry: "retryable"
             case .fail: "not retryable"
+            case .finalAnswer: "final answer"
             case .retryAfter(let wait): "Retry-After \(wait.shortDescription)"
             }
         case .budgetAnswered(let granted, _): granted ? "granted" : "refused"
