@@ -33,7 +33,8 @@ enum ExplorationOptions {
         var policy = try PolicyOptions.policyFile(args) ?? .default
         if let attempts = try args.integer("--max-attempts", in: 1...50) { policy.maxAttempts = attempts }
         do { try policy.validate() } catch { throw UsageError("--policy: \(error)") }
-        var world = RetryWorld(retryAfter: args.has("--http"), cancellation: !args.has("--no-cancel"))
+        let http = args.has("--http")
+        var world = RetryWorld(retryAfter: http, finalAnswers: http, cancellation: !args.has("--no-cancel"))
         if let text = args.value("--budget") { world.budget = try FleetOptions.budget(text) != nil }
         if let text = args.value("--breaker") { world.breaker = try FleetOptions.breaker(text, .seconds(5)) != nil }
         if let text = try args.choice("--when-open", ["wait", "fail"]) { world.waitsOutBreak = text == "wait" }
