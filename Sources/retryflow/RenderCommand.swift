@@ -13,15 +13,14 @@ enum RenderCommand {
             OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("-h", "--help", value: false),
         ] + ExplorationOptions.specs
 
-    static let help = """
+    static var help: String {
+        """
         usage: retryflow render [--machine NAME] [--style state|flowchart] [--format FORMAT] [-o FILE]
                                 [--trace TRACE.json] [--policy FILE.json …]
 
         Draws a machine from the same transition table the engine executes.
-          --machine NAME    retry (default), budget (the shared retry budget), breaker (the circuit breaker),
-                            transfer (what a download does with its bytes), or an original snippet
-                            retold as a table: swift-snippet, objc-snippet
-                            (--table is another name for it; --table retryflow means retry)
+          --machine NAME    the machine drawn (--table is another name for it; --table retryflow means retry):
+        \(MachineRegistry.all.map { "                    \($0.name): \($0.summary)" }.joined(separator: "\n"))
           --style STYLE     state (UML state diagram) or flowchart (default flowchart)
           --format FORMAT   dot, mermaid, markdown, or a Graphviz format: svg, png, pdf, json, plain …
                             (default: from -o's extension, else dot)
@@ -36,6 +35,7 @@ enum RenderCommand {
         With --trace and format html (-o run.html), writes a web page that steps through the run.
         Binary formats (png, pdf) are not written to a terminal.
         """
+    }
 
     static func run(_ arguments: [String]) throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "render", help: help)
