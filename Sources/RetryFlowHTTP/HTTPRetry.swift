@@ -98,12 +98,14 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         return Prepared(
             engine: engine, classify: { rules.verdict(for: $0, request: request, now: Date()) }
         ) { attempt in
-            guard let header = rules.attemptHeader, let value = header.value(forAttempt: attempt.number) else {
-                return try await transport(wire)
+            let header = rules.attemptHeader.flatMap { header in
+                header.value(forAttempt: attempt.number).map { (header.name, $0) }
             }
-            var numbered = wire
-            numbered.setValue(value, forHTTPHeaderField: header.name)
-            return try await transport(numbered)
+            guard header != nil || !attempt.values.isEmpty else { return try await transport(wire) }
+            var changed = wire
+            if let (name, value) = header { changed.setValue(value, forHTTPHeaderField: name) }
+            RequestChange.apply(attempt.values, to: &changed)
+            return try await transport(changed)
         }
     }
 }

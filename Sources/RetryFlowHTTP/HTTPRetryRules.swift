@@ -59,6 +59,10 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     /// costs at most 30 s, and the trace says this default ended it. `nil`: no default. Downloads
     /// (`URLSession.download(for:to:…)`) do not apply it: they end a stalled attempt by idle time.
     public var defaultAttemptTimeout: Duration?
+    /// Statuses that go to a user step of the policy's table instead (``RetryStep``, entered
+    /// ``RetryStep/Entry/onVerdict``): `[401: "refresh credentials"]`. Asked before every other rule;
+    /// none by default.
+    public var statusSteps: [Int: String] = [:]
 
     /// RFC 9110's defaults, as listed on each field.
     public init(
@@ -99,7 +103,7 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     private enum CodingKeys: String, CodingKey {
         case retryableStatuses, retryableErrorCodes, neverSentErrorCodes, idempotentMethods, retryNonIdempotent
         case idempotencyKeyHeader, retryAfterStatuses, honorRetryAfter, honorRateLimit, rateLimitResetHeaders
-        case attemptHeader, failingStatuses, maxBodyBytes, connectionClose, defaultAttemptTimeout
+        case attemptHeader, failingStatuses, maxBodyBytes, connectionClose, defaultAttemptTimeout, statusSteps
     }
 
     /// Decodes rules; fields added later (the rate-limit ones, the attempt header, the failing
@@ -127,6 +131,7 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
                 ?? defaults.connectionClose,
             defaultAttemptTimeout: c.contains(.defaultAttemptTimeout)
                 ? try c.decodeIfPresent(Duration.self, forKey: .defaultAttemptTimeout) : defaults.defaultAttemptTimeout)
+        statusSteps = try c.decodeIfPresent([Int: String].self, forKey: .statusSteps) ?? [:]
     }
 
     /// The defaults.

@@ -46,6 +46,9 @@ public enum SwiftSnippetEvent: String, TableSymbol, MachineInput {
 public enum SwiftSnippetGuard: String, TableSymbol {
     /// `times > 0`.
     case timesLeft = "times > 0"
+
+    /// `times` only falls as the snippet recurses: the loop it guards ends.
+    public var boundsLoops: Bool { true }
 }
 
 /// What the Swift snippet does.
@@ -100,6 +103,9 @@ public enum ObjCSnippetEvent: String, TableSymbol, MachineInput {
 public enum ObjCSnippetGuard: String, TableSymbol {
     /// `retryCount > 0`.
     case retriesLeft = "retryCount > 0"
+
+    /// `retryCount` only falls as the snippet recurses: the loop it guards ends.
+    public var boundsLoops: Bool { true }
 }
 
 /// What the Objective-C snippet does.

@@ -77,7 +77,7 @@ enum EventParking {
                 let action = actions[nextAction]
                 nextAction += 1
                 switch action {
-                case .startAttempt, .sleep, .finish: return
+                case .startAttempt, .sleep, .finish, .runStep: return
                 case .cancelAttempt: inFlight = nil
                 case .askRetryBudget: pending = .budgetAnswered(granted: true, detail: nil)
                 case .notifyRetry(_, let delay): delayBefore = delay

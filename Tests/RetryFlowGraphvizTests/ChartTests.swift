@@ -44,10 +44,11 @@ import Testing
         // Every row's path is drawn: the graph's edges together stand for every row.
         let graph = ChartGraph(table, style: .flowchart)
         #expect(Set(graph.edges.flatMap(\.rows)) == Set(table.rows.indices))
-        #expect(structure.edges.contains { $0.tail == "retry?1" && $0.head == "failure" && $0.label == "no / finish" })
+        #expect(structure.edges.contains { $0.tail == "retry?1" && $0.head == "failure" && $0.label == "yes / finish" })
+        #expect(structure.edges.contains { $0.tail == "retry?2" && $0.head == "failure" && $0.label == "no / finish" })
         #expect(
             structure.edges.contains {
-                $0.tail == "retry?4" && $0.head == "budget" && $0.label == "yes / ask retry budget"
+                $0.tail == "retry?5" && $0.head == "budget" && $0.label == "yes / ask retry budget"
             })
     }
 
@@ -82,7 +83,8 @@ import Testing
         #expect(transitionLines.count == table.rows.count)
         let flow = MermaidChart.render(table, style: .flowchart)
         #expect(flow.hasPrefix("flowchart TB\n"))
-        #expect(flow.contains("{\"retry retryable?\"}"))
+        #expect(flow.contains("{\"retry final answer?\"}"))
+        #expect(flow.contains("{\"retryable?\"}"))
         #expect(flow.contains("(((\"success\")))"))
     }
 

@@ -119,7 +119,7 @@ import Testing
         let server = try FlakyServer(scripts: ["/reset": [.reset, .status(200, body: "ok")]])
         defer { server.stop() }
         var policy = Self.fast
-        policy.retryIf = .never  // the rules would retry a reset GET; the user's classifier refuses
+        policy.retryIf = .never // the rules would retry a reset GET; the user's classifier refuses
         let delivered = try await Self.deliver(
             surface, URLRequest(url: server.url("/reset")), policy: policy, rules: .default)
         #expect(delivered.retryError?.reason == .notRetryable)

@@ -453,9 +453,15 @@ import Testing
         let text = String(decoding: json, as: UTF8.self)
         #expect(text.contains(#""event":"failed""#))
         #expect(text.contains(#""detail":"boom 1""#))
+        // Any name reads back as a state (a table's own steps are states too); the table decides.
+        let limbo = try JSONDecoder().decode(
+            RetryTrace.self, from: Data(#"{"steps":[{"from":"limbo","to":"wait","at":0,"attempt":0}]}"#.utf8))
+        #expect(limbo.steps.first?.from == .step("limbo"))
+        #expect(!limbo.isConsistent(with: .retry))
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(
-                RetryTrace.self, from: Data(#"{"steps":[{"from":"limbo","to":"wait","at":0,"attempt":0}]}"#.utf8))
+                RetryTrace.self,
+                from: Data(#"{"steps":[{"from":"idle","event":"teleported","to":"wait","at":0,"attempt":0}]}"#.utf8))
         }
     }
 

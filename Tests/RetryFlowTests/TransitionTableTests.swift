@@ -211,6 +211,8 @@ import Testing
         case .cancelled: .cancelled(detail: nil)
         case .circuitOpen: .circuitOpen(.retryAfter(.seconds(1)), detail: nil)
         case .budgetAnswered: .budgetAnswered(granted: true, detail: nil)
+        case .stepDone: .stepDone
+        case .stepFailed: .stepFailed(detail: nil)
         }
     }
 
@@ -233,7 +235,7 @@ import Testing
         case .success: path = [.start, .succeeded]
         case .failure: path = [.start, .deadlineExceeded]
         case .cancelled: path = [.cancelled]
-        case .retry, .admission: return nil
+        case .retry, .admission, .step: return nil
         }
         for event in path { _ = try? machine.handle(input(event), at: .zero) }
         return machine.state == state ? machine : nil

@@ -96,6 +96,11 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
 
     let drawing: DrawnChart
     let table: Table
+    /// The table's own vocabulary: its states (``TransitionTable/states``, a user's steps included),
+    /// and the events and guards of its symbols' cases and its rows.
+    let states: [S]
+    let events: [E]
+    let guards: [G]
     var nodes: [String: ReadNode] = [:]
     var findings: [ChartFinding] = []
     var drawn: [GroupKey: [Entry]] = [:]
@@ -105,6 +110,15 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
     init(drawing: DrawnChart, table: Table) {
         self.drawing = drawing
         self.table = table
+        states = table.states
+        var events = Array(E.allCases)
+        for event in table.rows.compactMap(\.event) where !events.contains(event) { events.append(event) }
+        self.events = events
+        var guards = Array(G.allCases)
+        for symbol in table.rows.compactMap(\.condition.guardSymbol) where !guards.contains(symbol) {
+            guards.append(symbol)
+        }
+        self.guards = guards
     }
 
     // MARK: Reading
@@ -154,11 +168,11 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
                     ChartFinding(
                         line: node.line,
                         message: "node \(node.id) \(Self.quoted(node.label)) is not a state of the table "
-                            + "(its states: \(S.allCases.map(\.label).joined(separator: ", ")))"
+                            + "(its states: \(states.map(\.label).joined(separator: ", ")))"
                             + (edges > 0 ? "; its \(edges) edge\(edges == 1 ? " is" : "s are") not checked" : "")))
             }
         }
-        for (state, drawnNodes) in drawnStates.sorted(by: { Self.order($0.key) < Self.order($1.key) })
+        for (state, drawnNodes) in drawnStates.sorted(by: { order($0.key) < order($1.key) })
         where drawnNodes.count > 1 {
             findings.append(
                 ChartFinding(
@@ -166,7 +180,7 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
                     message: "state '\(state.label)' is drawn more than once: "
                         + drawnNodes.map(\.id).joined(separator: ", ")))
         }
-        for state in S.allCases where drawnStates[state] == nil && isDrawable(state) {
+        for state in states where drawnStates[state] == nil && isDrawable(state) {
             findings.append(
                 ChartFinding(line: nil, message: "state '\(state.label)' of the table is not in the drawing"))
         }
@@ -188,12 +202,12 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
         let label = Self.parse(edge.label)
         var event: E?
         if !label.words.isEmpty {
-            guard let named = Self.symbol(E.self, named: label.words) else {
+            guard let named = Self.symbol(in: events, named: label.words) else {
                 findings.append(
                     ChartFinding(
                         line: edge.line,
                         message: "\(Self.describe(edge)): '\(label.words)' is not an event of the table "
-                            + "(its events: \(E.allCases.map(\.label).joined(separator: ", ")))"))
+                            + "(its events: \(events.map(\.label).joined(separator: ", ")))"))
                 return
             }
             event = named
@@ -218,7 +232,7 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
                     ChartFinding(
                         line: node.node.line,
                         message: "decision node \(node.node.id) asks '\(question)?', which is not a guard of the table "
-                            + "(its guards: \(G.allCases.map(\.label).joined(separator: ", ")))"))
+                            + "(its guards: \(guards.map(\.label).joined(separator: ", ")))"))
                 return
             }
             let outs = drawing.edges.filter { $0.from == node.node.id }
@@ -299,11 +313,11 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
                 ChartFinding(
                     line: head.node.line,
                     message: "decision node \(id) asks '\(question)?', which is not a guard of the table (its guards: "
-                        + "\(G.allCases.map(\.label).joined(separator: ", ")); its events: "
-                        + "\(E.allCases.map(\.label).joined(separator: ", ")))"))
+                        + "\(guards.map(\.label).joined(separator: ", ")); its events: "
+                        + "\(events.map(\.label).joined(separator: ", ")))"))
             return nil
         }
-        let decisions = S.allCases.filter { state in
+        let decisions = states.filter { state in
             table.isDecision(state) && table.rows.first { $0.from == state }?.condition.guardSymbol == asked
         }
         guard decisions.count == 1, let decision = decisions.first else {
@@ -326,7 +340,7 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
             ChartFinding(
                 line: edge.line,
                 message: "\(Self.describe(edge)): [\(text)] is not a guard of the table "
-                    + "(its guards: \(G.allCases.map(\.label).joined(separator: ", ")))"))
+                    + "(its guards: \(guards.map(\.label).joined(separator: ", ")))"))
         return nil
     }
 
@@ -334,12 +348,12 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
     func guardMatch(_ text: String) -> (guard: G, negated: Bool)? {
         let key = Self.normalized(text)
         guard !key.isEmpty else { return nil }
-        for symbol in G.allCases {
+        for symbol in guards {
             if key == Self.normalized(symbol.label) || key == Self.normalized(symbol.rawValue) {
                 return (symbol, false)
             }
         }
-        for symbol in G.allCases {
+        for symbol in guards {
             if key == Self.normalized(symbol.negatedLabel) || key == Self.normalized("not " + symbol.label) {
                 return (symbol, true)
             }
@@ -347,7 +361,7 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
         return nil
     }
 
-    func state(named text: String) -> S? { Self.symbol(S.self, named: text) }
+    func state(named text: String) -> S? { Self.symbol(in: states, named: text) }
 
     // MARK: Comparing
 
@@ -524,15 +538,13 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
                 text.lowercased().unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) }))
     }
 
-    static func symbol<T: TableSymbol>(_ type: T.Type, named text: String) -> T? {
+    static func symbol<T: TableSymbol>(in symbols: [T], named text: String) -> T? {
         let key = normalized(text)
         guard !key.isEmpty else { return nil }
-        return T.allCases.first { normalized($0.label) == key || normalized($0.rawValue) == key }
+        return symbols.first { normalized($0.label) == key || normalized($0.rawValue) == key }
     }
 
-    static func order(_ state: S) -> Int {
-        S.allCases.firstIndex(of: state).map { S.allCases.distance(from: S.allCases.startIndex, to: $0) } ?? 0
-    }
+    func order(_ state: S) -> Int { states.firstIndex(of: state) ?? states.count }
 
     /// A label's lines: DOT's `\n`, `\l` and `\r` escapes and real line breaks all end one.
     static func lines(of label: String) -> [String] {

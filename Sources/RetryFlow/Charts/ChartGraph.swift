@@ -76,7 +76,7 @@ package struct ChartGraph: Hashable, Sendable {
             let touched = Set(edges.flatMap { [$0.from, $0.to] })
             nodes = nodes.filter { touched.contains($0.id) || $0.state == table.initial.rawValue }
         }
-        for state in S.allCases where passedThrough.contains(state) {
+        for state in table.states where passedThrough.contains(state) {
             Self.contract(state.rawValue, nodes: &nodes, edges: &edges)
         }
         Self.markBackEdges(&edges, nodes: nodes, start: nodes.first { $0.shape == .start }?.id)
@@ -115,7 +115,7 @@ package struct ChartGraph: Hashable, Sendable {
         func exits(_ state: S) -> [Int] { reachable.filter { table.rows[$0].from == state } }
         // A state waited in for nothing (left at once, one way) is part of its edges, unless a decision
         // after it branches on what it brought (the budget's answer, when a budget can refuse).
-        let passedThrough = S.allCases.filter { state in
+        let passedThrough = table.states.filter { state in
             guard state != table.initial, !table.isTerminal(state), !coverage.restedStates.contains(state.rawValue),
                 let exit = exits(state).first, exits(state).count == 1
             else { return false }
@@ -153,7 +153,7 @@ package struct ChartGraph: Hashable, Sendable {
     private static func stateDiagram<S, E, G, F, R>(
         _ table: TransitionTable<S, E, G, F, R>, _ included: Set<Int>
     ) -> ([Node], [Edge]) {
-        let nodes = S.allCases.map {
+        let nodes = table.states.map {
             Node(id: $0.rawValue, label: $0.label, shape: shape(of: $0, in: table), state: $0.rawValue)
         }
         let edges = table.rows.enumerated().filter { included.contains($0.offset) }.map { index, row in
@@ -171,7 +171,7 @@ package struct ChartGraph: Hashable, Sendable {
         var nodes: [Node] = []
         var entry: [S: String] = [:]
         var chains: [S: [(rowIndex: Int, diamond: String?)]] = [:]
-        for state in S.allCases {
+        for state in table.states {
             guard table.isDecision(state) else {
                 nodes.append(
                     Node(
@@ -215,7 +215,7 @@ package struct ChartGraph: Hashable, Sendable {
             edges.append(
                 Edge(from: entry[row.from]!, to: entry[row.to]!, label: table.label(ofRow: index), rows: [index]))
         }
-        for state in S.allCases {
+        for state in table.states {
             guard let chain = chains[state] else { continue }
             for (position, link) in chain.enumerated() {
                 let row = table.rows[link.rowIndex]

@@ -31,7 +31,7 @@ public enum DOTChart {
         render(ChartGraph(table, coverage: coverage, style: style), style: style)
     }
 
-    /// The retry table's chart under `policy` in `world`: only the rows some run takes
+    /// The chart of `policy`'s table (its user steps included) in `world`: only the rows some run takes
     /// (``RetryExploration``). The default policy, with no budget, breaker or deadline, comes down to
     /// the teaching loop: request, retry, wait, and the ends.
     ///
@@ -39,9 +39,9 @@ public enum DOTChart {
     /// let dot = DOTChart.render(policy: .default, style: .flowchart)
     /// ```
     public static func render(
-        policy: RetryPolicy, world: RetryWorld = RetryWorld(), table: RetryTable = .retry, style: ChartStyle = .state
+        policy: RetryPolicy, world: RetryWorld = RetryWorld(), style: ChartStyle = .state
     ) -> String {
-        render(table, style: style, coverage: RetryExploration.explore(table, policy: policy, world: world))
+        render(policy.table, style: style, coverage: RetryExploration.explore(policy: policy, world: world))
     }
 
     /// DOT for an already-derived graph.

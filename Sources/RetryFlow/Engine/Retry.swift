@@ -218,6 +218,8 @@ private enum RunNext {
     case attempt(Int)
     /// Sleep until this instant after the run's start.
     case sleep(until: Duration)
+    /// Run the user's step of this name.
+    case step(String)
     /// The run is over.
     case finished(RetryState, StopReason, at: Duration)
 }
@@ -234,6 +236,10 @@ private final class RunBook<Value: Sendable> {
     var machine: RetryMachine
     var trace = RetryTrace()
     var attempts: [AttemptRecord] = []
+    /// Every visit of a user step, in order.
+    var steps: [StepRecord] = []
+    /// What the user's steps produced, merged: each attempt after them receives it.
+    var values: [String: any Sendable] = [:]
     var lastValue: Value?
     var lastError: (any Error)?
     var delayBefore: Duration = .zero
@@ -270,7 +276,7 @@ private final class RunBook<Value: Sendable> {
         self.interruptsInlineAttempts = engine.interruptsInlineAttempts
         self.machine = RetryMachine(
             policy: engine.policy, waitsOutBreak: engine.guards.whenCircuitOpen == .waitOutBreak,
-            random: engine.randomness.nextRun())
+            table: engine.policy.table, random: engine.randomness.nextRun())
         self.guards = engine.guards
         self.pending = cancelled ? .cancelled(detail: nil) : .start
         // No reserve: the trace grows by whole steps as they come (`deliver`), so a parked run holds about
@@ -301,10 +307,39 @@ private final class RunBook<Value: Sendable> {
                 } catch {
                     pending = .cancelled(detail: nil)
                 }
+            case .step(let name):
+                await runStep(name)
             case .finished(let state, let reason, let at):
                 return outcome(state: state, reason: reason, at: at)
             }
         }
+    }
+
+    /// Runs the action of the user's step `name` in this task, keeps what it produced for the attempts
+    /// after it, and makes the next input `step done`, `step failed`, or `cancelled`.
+    @inline(never)
+    private func runStep(_ name: String) async {
+        guard let step = policy.steps.first(where: { $0.name == name }) else {
+            // validate() gives every step state an action; a table changed since cannot reach here.
+            preconditionFailure("no action for the step '\(name)': validate() the policy")
+        }
+        let visit = 1 + steps.filter { $0.name == name }.count
+        let context = RetryStep.Context(attempt: attempt.number, error: lastError, values: values, visit: visit)
+        let started = time.elapsed()
+        var error: (any Error)?
+        do {
+            let produced = try await step.action(context)
+            values.merge(produced) { _, new in new }
+            pending = .stepDone
+        } catch let thrown {
+            error = thrown
+            if RetryClassifier.isCancellation(thrown) || Task.isCancelled {
+                pending = .cancelled(detail: engine.describeError(thrown))
+            } else {
+                pending = .stepFailed(detail: engine.describeError(thrown))
+            }
+        }
+        steps.append(StepRecord(name: name, start: started, duration: time.elapsed() - started, error: error))
     }
 
     /// The attempt begun, in this task: untimed, or ended by its timer through ``AttemptInterrupt``.
@@ -386,6 +421,9 @@ private final class RunBook<Value: Sendable> {
             case .sleep(let delay):
                 inFlight = nil // a finished attempt's task is not kept through the wait
                 return .sleep(until: decidedAt + delay)
+            case .runStep(let name):
+                inFlight = nil
+                return .step(name)
             case .finish(let state, let reason):
                 return .finished(state, reason, at: now)
             }
@@ -432,7 +470,7 @@ private final class RunBook<Value: Sendable> {
 
     /// What the operation is told of the attempt in flight.
     func attemptInfo() -> RetryAttempt {
-        RetryAttempt(number: attempt.number, maxAttempts: policy.maxAttempts, previousError: lastError)
+        RetryAttempt(number: attempt.number, maxAttempts: policy.maxAttempts, previousError: lastError, values: values)
     }
 
     /// Turns how the attempt ended into the next input and the attempt's record.
@@ -555,7 +593,8 @@ private final class RunBook<Value: Sendable> {
             reason == .invalidTransition || trace.isConsistent(with: machine.table),
             "trace disagrees with the table: \(trace.inconsistencies(with: machine.table))")
         return RetryOutcome(
-            finalState: state, reason: reason, value: lastValue, attempts: attempts, trace: trace, duration: now)
+            finalState: state, reason: reason, value: lastValue, attempts: attempts, steps: steps, trace: trace,
+            duration: now)
     }
 }
 

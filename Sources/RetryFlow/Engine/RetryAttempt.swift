@@ -6,6 +6,17 @@ public struct RetryAttempt: Sendable {
     public let maxAttempts: Int
     /// The error of the attempt before this one, if it failed with one.
     public let previousError: (any Error)?
+    /// What the run's user steps produced so far (``RetryStep``): a new token, another base URL.
+    /// Never traced: it may hold credentials.
+    public let values: [String: any Sendable]
+
+    /// What an attempt is told; `values` are what earlier steps produced.
+    public init(number: Int, maxAttempts: Int, previousError: (any Error)?, values: [String: any Sendable] = [:]) {
+        self.number = number
+        self.maxAttempts = maxAttempts
+        self.previousError = previousError
+        self.values = values
+    }
 
     /// Whether no attempt will follow this one (if it fails, the run ends).
     public var isLast: Bool { number >= maxAttempts }

@@ -9,6 +9,8 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
     public let value: Value?
     /// Every attempt, in order.
     public let attempts: [AttemptRecord]
+    /// Every visit of a user step, in order (empty unless the table has steps).
+    public let steps: [StepRecord]
     /// Every transition taken.
     public let trace: RetryTrace
     /// Time from start to finish on the run's clock.
@@ -28,8 +30,8 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
         if reason.deliversValue, let value { return .success(value) }
         return .failure(
             RetryError(
-                reason: reason, finalState: finalState, attempts: attempts, trace: trace, duration: duration,
-                lastValue: value))
+                reason: reason, finalState: finalState, attempts: attempts, steps: steps, trace: trace,
+                duration: duration, lastValue: value))
     }
 
     /// The value the run ended with, when its reason delivers one (``StopReason/deliversValue``: a
@@ -46,6 +48,8 @@ public struct RetryError: Error, CustomStringConvertible {
     public let finalState: RetryState
     /// Every attempt, in order, each with its error.
     public let attempts: [AttemptRecord]
+    /// Every visit of a user step, each with its error if its action threw (a failed refresh's).
+    public let steps: [StepRecord]
     /// Every transition taken.
     public let trace: RetryTrace
     /// Time from start to finish.
@@ -55,12 +59,13 @@ public struct RetryError: Error, CustomStringConvertible {
 
     /// Made by the engine and the HTTP driver from a run's outcome.
     package init(
-        reason: StopReason, finalState: RetryState, attempts: [AttemptRecord], trace: RetryTrace, duration: Duration,
-        lastValue: (any Sendable)?
+        reason: StopReason, finalState: RetryState, attempts: [AttemptRecord], steps: [StepRecord] = [],
+        trace: RetryTrace, duration: Duration, lastValue: (any Sendable)?
     ) {
         self.reason = reason
         self.finalState = finalState
         self.attempts = attempts
+        self.steps = steps
         self.trace = trace
         self.duration = duration
         self.lastValue = lastValue
@@ -75,6 +80,7 @@ public struct RetryError: Error, CustomStringConvertible {
         var text =
             "gave up (\(reason.rawValue)) after \(attempts.count) attempt\(plural) in \(duration.shortDescription)"
         for attempt in attempts { text += "\n  \(attempt)" }
+        for step in steps { text += "\n  \(step)" }
         return text
     }
 }

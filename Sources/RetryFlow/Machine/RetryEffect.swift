@@ -17,6 +17,9 @@ public enum RetryEffect: String, TableSymbol {
     case sleep
     /// The run is over: report the outcome, for the reason the row names.
     case finish
+    /// Run the action of the user's step the row enters (``RetryStep``); the driver delivers
+    /// `step done` or `step failed`.
+    case runStep = "run step"
 
     /// `finish` ends the run, so only rows entering a terminal state may carry it.
     public var endsRun: Bool { self == .finish }

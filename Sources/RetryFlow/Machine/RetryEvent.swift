@@ -18,4 +18,8 @@ public enum RetryEvent: String, TableSymbol {
     case cancelled
     /// The overall deadline passed while an attempt was in flight.
     case deadlineExceeded = "deadline exceeded"
+    /// A user's step (``RetryStep``) finished its action: the run goes on.
+    case stepDone = "step done"
+    /// A user's step threw: the run ends with the step's reason.
+    case stepFailed = "step failed"
 }

@@ -1,22 +1,58 @@
 /// The questions the retry machine asks after a failed attempt. The raw values are drawn on the
 /// charts as `[retryable]` or, negated, by ``negatedLabel`` (`[no attempts left]`).
-public enum RetryGuard: String, TableSymbol {
+public enum RetryGuard: TableSymbol {
     /// The classifier's verdict makes the result the caller's answer (``RetryDecision/finalAnswer``).
-    case finalAnswer = "final answer"
+    case finalAnswer
     /// The policy's classifier did not say `fail` (or `final answer`) for this error or result.
     case retryable
     /// Fewer attempts have started than the policy's `maxAttempts`.
-    case attemptsLeft = "attempts left"
+    case attemptsLeft
     /// Any Retry-After the server asked for is within the policy's `maxRetryAfter`.
-    case retryAfterWithinCap = "Retry-After within cap"
+    case retryAfterWithinCap
     /// The next attempt would start before the overall deadline (always true without a deadline).
-    case withinDeadline = "within deadline"
+    case withinDeadline
     /// The delay before the next attempt is zero, so there is nothing to wait for.
-    case retryImmediately = "retry immediately"
+    case retryImmediately
     /// The retry budget granted a token (always true without a budget).
-    case retryBudgetLeft = "retry budget left"
+    case retryBudgetLeft
     /// The run waits out an open circuit's break, like a Retry-After, rather than failing at once.
-    case waitsOutBreak = "waits out break"
+    case waitsOutBreak
+    /// The failure goes to the user's step of this name (``RetryStep/Entry``) and the step has
+    /// visits left (``RetryStep/maxVisits``): drawn `[to refresh credentials]`. It bounds loops
+    /// through the step, as `attempts left` bounds the retry loop.
+    case enters(String)
+
+    /// The built-in guards (a table's steps add ``enters(_:)`` guards of their own).
+    public static let allCases: [RetryGuard] = [
+        .finalAnswer, .retryable, .attemptsLeft, .retryAfterWithinCap, .withinDeadline, .retryImmediately,
+        .retryBudgetLeft, .waitsOutBreak,
+    ]
+
+    /// The label drawn in brackets.
+    public var rawValue: String {
+        switch self {
+        case .finalAnswer: "final answer"
+        case .retryable: "retryable"
+        case .attemptsLeft: "attempts left"
+        case .retryAfterWithinCap: "Retry-After within cap"
+        case .withinDeadline: "within deadline"
+        case .retryImmediately: "retry immediately"
+        case .retryBudgetLeft: "retry budget left"
+        case .waitsOutBreak: "waits out break"
+        case .enters(let step): "to \(step)"
+        }
+    }
+
+    /// The guard of that label (`to NAME` is the step's).
+    public init?(rawValue: String) {
+        if let known = Self.allCases.first(where: { $0.rawValue == rawValue }) {
+            self = known
+        } else if rawValue.hasPrefix("to "), rawValue.count > 3 {
+            self = .enters(String(rawValue.dropFirst(3)))
+        } else {
+            return nil
+        }
+    }
 
     /// How a failing guard reads on the chart and in messages.
     public var negatedLabel: String {
@@ -29,6 +65,33 @@ public enum RetryGuard: String, TableSymbol {
         case .retryImmediately: "not immediately"
         case .retryBudgetLeft: "retry budget exhausted"
         case .waitsOutBreak: "fails fast"
+        case .enters(let step): "not to \(step)"
         }
     }
+
+    /// The guard whose negation reads `label`.
+    public static func negated(label: String) -> RetryGuard? {
+        if let known = allCases.first(where: { $0.negatedLabel == label }) { return known }
+        guard label.hasPrefix("not to "), label.count > 7 else { return nil }
+        return .enters(String(label.dropFirst(7)))
+    }
+
+    /// `attempts left` and a step's `to NAME` count something that only grows along a loop (attempts
+    /// started, the step's visits): a loop through a row they guard ends. ``TransitionTable/validate()``
+    /// refuses a loop that passes no such row.
+    public var boundsLoops: Bool {
+        switch self {
+        case .attemptsLeft, .enters: true
+        default: false
+        }
+    }
+}
+
+extension RetryGuard {
+    /// Equal when the labels are: `.step("wait")` is `.wait` (validation refuses such a step), so a
+    /// label always names one symbol, in sets and comparisons alike.
+    public static func == (lhs: RetryGuard, rhs: RetryGuard) -> Bool { lhs.rawValue == rhs.rawValue }
+
+    /// Hashes the label, as equality compares it.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }

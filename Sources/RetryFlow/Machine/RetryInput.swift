@@ -21,6 +21,10 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     case delayElapsed
     /// The caller cancelled the run.
     case cancelled(detail: String?)
+    /// The user's step finished its action; the run goes on.
+    case stepDone
+    /// The user's step threw: words for the trace (already redacted).
+    case stepFailed(detail: String?)
 
     /// The table event this input stands for.
     public var event: RetryEvent {
@@ -34,6 +38,8 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
         case .budgetAnswered: .budgetAnswered
         case .delayElapsed: .delayElapsed
         case .cancelled: .cancelled
+        case .stepDone: .stepDone
+        case .stepFailed: .stepFailed
         }
     }
 
@@ -41,9 +47,10 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     public var detail: String? {
         switch self {
         case .failed(_, let detail), .attemptTimedOut(_, let detail), .deadlineExceeded(let detail),
-            .cancelled(let detail), .circuitOpen(_, let detail), .budgetAnswered(_, let detail):
+            .cancelled(let detail), .circuitOpen(_, let detail), .budgetAnswered(_, let detail),
+            .stepFailed(let detail):
             detail
-        case .start, .succeeded, .delayElapsed: nil
+        case .start, .succeeded, .delayElapsed, .stepDone: nil
         }
     }
 
@@ -52,8 +59,8 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     var decision: RetryDecision {
         switch self {
         case .failed(let decision, _), .attemptTimedOut(let decision, _), .circuitOpen(let decision, _): decision
-        case .deadlineExceeded, .cancelled: .fail
-        case .start, .succeeded, .delayElapsed, .budgetAnswered: .retry
+        case .deadlineExceeded, .cancelled, .stepFailed: .fail
+        case .start, .succeeded, .delayElapsed, .budgetAnswered, .stepDone: .retry
         }
     }
 }

@@ -46,25 +46,4 @@ public struct RetryMachine: Sendable {
     public mutating func handle(_ input: RetryInput, at time: Duration) throws(InvalidTransition) -> Step {
         try core.handle(input, at: time)
     }
-
-    /// Delivers `event` with a separate verdict and detail. The verdict has no default any more: a
-    /// failure that silently meant "retryable" is what ``RetryInput`` exists to prevent.
-    @available(*, deprecated, message: "deliver a RetryInput, e.g. handle(.failed(decision, detail: nil), at:)")
-    public mutating func handle(
-        _ event: RetryEvent, at time: Duration, decision: RetryDecision, detail: String? = nil
-    ) throws(InvalidTransition) -> Step {
-        let input: RetryInput =
-            switch event {
-            case .start: .start
-            case .succeeded: .succeeded
-            case .failed: .failed(decision, detail: detail)
-            case .attemptTimedOut: .attemptTimedOut(decision, detail: detail)
-            case .deadlineExceeded: .deadlineExceeded(detail: detail)
-            case .delayElapsed: .delayElapsed
-            case .cancelled: .cancelled(detail: detail)
-            case .circuitOpen: .circuitOpen(decision, detail: detail)
-            case .budgetAnswered: .budgetAnswered(granted: true, detail: detail)
-            }
-        return try handle(input, at: time)
-    }
 }

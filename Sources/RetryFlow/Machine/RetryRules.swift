@@ -28,6 +28,8 @@ struct RetryRules: MachineRules {
     private var budgetGranted = true
     /// Whether the failure being retried was a timeout (AWS charges such a retry more).
     private var failureTimedOut = false
+    /// How often each of the policy's steps ran, by its position in `policy.steps` (empty until one does).
+    private(set) var visits: [Int] = []
 
     init(policy: RetryPolicy, random: AnyRandom, waitsOutBreak: Bool = true) {
         self.policy = policy
@@ -62,7 +64,28 @@ struct RetryRules: MachineRules {
         case .retryImmediately: return plannedDelay == .zero
         case .retryBudgetLeft: return budgetGranted
         case .waitsOutBreak: return waitsOutBreak
+        case .enters(let name):
+            guard let index = policy.steps.firstIndex(where: { $0.name == name }) else { return false }
+            let step = policy.steps[index]
+            guard visits(of: index) < step.maxVisits else { return false }
+            switch step.entry {
+            case .onVerdict: return decision == .step(name)
+            case .afterFailures(let count): return decision.isRetryable && attempt >= count
+            }
         }
+    }
+
+    /// How often the step at `index` of `policy.steps` ran.
+    func visits(of index: Int) -> Int { index < visits.count ? visits[index] : 0 }
+
+    /// Counts a visit of the step `state` names; its name (validation makes `run step` enter a step).
+    private mutating func visit(_ state: RetryState) -> String {
+        guard case .step(let name) = state, let index = policy.steps.firstIndex(where: { $0.name == name }) else {
+            preconditionFailure("'run step' on a row entering \(state), which is not a step: validate() the policy")
+        }
+        if visits.count < policy.steps.count { visits += Array(repeating: 0, count: policy.steps.count - visits.count) }
+        visits[index] += 1
+        return name
     }
 
     @usableFromInline mutating func perform(_ effect: RetryEffect, of row: Row, notes: inout StepNotes) -> RetryAction?
@@ -77,7 +100,7 @@ struct RetryRules: MachineRules {
             switch decision {
             case .retryAfter(let asked): plannedDelay = max(.zero, asked)
             case .retry: plannedDelay = policy.delay(beforeRetry: attempt, previous: previousDelay, using: &random)
-            case .fail, .finalAnswer: plannedDelay = .zero
+            case .fail, .finalAnswer, .step: plannedDelay = .zero
             }
             return nil
         case .askRetryBudget:
@@ -90,6 +113,8 @@ struct RetryRules: MachineRules {
             // A server's Retry-After is not the policy's own delay: decorrelated jitter ignores it.
             if case .retryAfter = decision {} else { previousDelay = plannedDelay }
             return .sleep(plannedDelay)
+        case .runStep:
+            return .runStep(visit(row.to))
         case .finish:
             // validate() allows `finish` only on rows entering a terminal, and makes those name a reason.
             guard let reason = row.reason else {

@@ -1,5 +1,8 @@
 /// Where a retry run stands. The raw values are the node labels on the charts.
-public enum RetryState: String, TableSymbol {
+///
+/// The built-in states are the shipped table's; ``step(_:)`` is a state of your own, named for the
+/// step that runs in it (``RetryStep``): `RetryState.step("refresh credentials")`.
+public enum RetryState: TableSymbol {
     /// Not started yet. Honest because a task object can exist before `resume()` starts it.
     case idle
     /// An attempt is in flight.
@@ -15,9 +18,48 @@ public enum RetryState: String, TableSymbol {
     /// Terminal: an attempt's result was accepted.
     case success
     /// Terminal: the run gave up (not retryable, attempts exhausted, Retry-After beyond the cap, deadline,
-    /// retry budget exhausted, circuit open).
+    /// retry budget exhausted, circuit open), or ended on a final answer.
     case failure
     /// Terminal: the caller cancelled the run. Kept apart from `failure` because nothing failed
     /// and cancellation is never retried.
     case cancelled
+    /// A user's step: its async action (``RetryStep``) runs here, between attempts. The name is the
+    /// step's, and the node's label on the charts; it may not be a built-in state's.
+    case step(String)
+
+    /// The built-in states, in chart order (a table adds its steps: ``TransitionTable/states``).
+    public static let allCases: [RetryState] = [
+        .idle, .request, .retry, .budget, .admission, .wait, .success, .failure, .cancelled,
+    ]
+
+    /// The label: the built-in state's name, or the step's.
+    public var rawValue: String {
+        switch self {
+        case .idle: "idle"
+        case .request: "request"
+        case .retry: "retry"
+        case .budget: "budget"
+        case .admission: "admission"
+        case .wait: "wait"
+        case .success: "success"
+        case .failure: "failure"
+        case .cancelled: "cancelled"
+        case .step(let name): name
+        }
+    }
+
+    /// The built-in state of that name, else the step of that name (so a trace file reads back).
+    public init?(rawValue: String) {
+        guard !rawValue.isEmpty else { return nil }
+        self = Self.allCases.first { $0.rawValue == rawValue } ?? .step(rawValue)
+    }
+}
+
+extension RetryState {
+    /// Equal when the labels are: `.step("wait")` is `.wait` (validation refuses such a step), so a
+    /// label always names one symbol, in sets and comparisons alike.
+    public static func == (lhs: RetryState, rhs: RetryState) -> Bool { lhs.rawValue == rhs.rawValue }
+
+    /// Hashes the label, as equality compares it.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }

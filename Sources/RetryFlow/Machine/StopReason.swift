@@ -1,27 +1,59 @@
 /// Why a run ended: named by the table row that ended it (``Transition/reason``), never worked out
 /// beside the table.
-public enum StopReason: String, TableSymbol {
+public enum StopReason: TableSymbol {
     /// An attempt's result was accepted.
     case succeeded
     /// The caller cancelled.
     case cancelled
     /// The classifier said the error or result is a failure, not worth retrying.
-    case notRetryable = "not retryable"
+    case notRetryable
     /// The classifier said the result is the caller's answer, though not a success, and is not
     /// retried (a POST's 503): the caller receives the value.
-    case finalAnswer = "final answer"
+    case finalAnswer
     /// Every attempt the policy allows was used.
-    case attemptsExhausted = "attempts exhausted"
+    case attemptsExhausted
     /// The server asked to wait longer than the policy's `maxRetryAfter`.
-    case retryAfterBeyondCap = "Retry-After beyond cap"
+    case retryAfterBeyondCap
     /// The deadline passed during an attempt, or the next wait would have crossed it.
-    case deadlineExceeded = "deadline exceeded"
+    case deadlineExceeded
     /// The shared retry budget refused the retry (too many retries across the fleet).
-    case budgetExhausted = "retry budget exhausted"
+    case budgetExhausted
     /// The circuit breaker refused the attempt and the run does not wait out the break.
-    case circuitOpen = "circuit open"
+    case circuitOpen
     /// The driver delivered an event the table has no row for (a bug in a driver, recorded in the trace).
-    case invalidTransition = "invalid transition"
+    case invalidTransition
+    /// A user's step ended the run (its action threw): the words are the step's own reason
+    /// (``RetryStep/failureReason``), drawn on the row like any other.
+    case step(String)
+
+    /// The built-in reasons (a table's steps add reasons of their own).
+    public static let allCases: [StopReason] = [
+        .succeeded, .cancelled, .notRetryable, .finalAnswer, .attemptsExhausted, .retryAfterBeyondCap,
+        .deadlineExceeded, .budgetExhausted, .circuitOpen, .invalidTransition,
+    ]
+
+    /// The words drawn on the row and printed in summaries.
+    public var rawValue: String {
+        switch self {
+        case .succeeded: "succeeded"
+        case .cancelled: "cancelled"
+        case .notRetryable: "not retryable"
+        case .finalAnswer: "final answer"
+        case .attemptsExhausted: "attempts exhausted"
+        case .retryAfterBeyondCap: "Retry-After beyond cap"
+        case .deadlineExceeded: "deadline exceeded"
+        case .budgetExhausted: "retry budget exhausted"
+        case .circuitOpen: "circuit open"
+        case .invalidTransition: "invalid transition"
+        case .step(let words): words
+        }
+    }
+
+    /// The built-in reason of those words, else a step's.
+    public init?(rawValue: String) {
+        guard !rawValue.isEmpty else { return nil }
+        self = Self.allCases.first { $0.rawValue == rawValue } ?? .step(rawValue)
+    }
 
     /// Whether a run that ends for this reason hands the caller its last value (a success, or a final
     /// answer) rather than a ``RetryError``: the one rule every surface follows.
@@ -32,4 +64,13 @@ public enum StopReason: String, TableSymbol {
     public init(endingRow row: RetryTable.Row) {
         self = row.reason ?? .invalidTransition
     }
+}
+
+extension StopReason {
+    /// Equal when the labels are: `.step("wait")` is `.wait` (validation refuses such a step), so a
+    /// label always names one symbol, in sets and comparisons alike.
+    public static func == (lhs: StopReason, rhs: StopReason) -> Bool { lhs.rawValue == rhs.rawValue }
+
+    /// Hashes the label, as equality compares it.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }

@@ -10,12 +10,16 @@ public enum RetryDecision: Hashable, Sendable {
     /// sent again). The run ends in `failure` for the reason `final answer`, and every surface
     /// returns the value, as ``StopReason/deliversValue`` says.
     case finalAnswer
+    /// Go to the user's step of this name (``RetryStep``, entered ``RetryStep/Entry/onVerdict``):
+    /// e.g. a 401 sent to `refresh credentials`. Not retryable by itself: once the step's visits
+    /// are used up, the failure ends the run as not retryable.
+    case step(String)
 
     /// Whether the decision allows another attempt (the `retryable` guard).
     public var isRetryable: Bool {
         switch self {
         case .retry, .retryAfter: true
-        case .fail, .finalAnswer: false
+        case .fail, .finalAnswer, .step: false
         }
     }
 }

@@ -30,6 +30,18 @@ public struct RetryPolicy: Sendable {
     public var maxRetryAfter: Duration
     /// Which errors are retried.
     public var retryIf: RetryClassifier
+    /// The table the engine runs: ``TransitionTable/retry`` unless you reorder its rows, drop the
+    /// budget or breaker rows, or add states. Validated with the policy, before the first attempt.
+    /// Code, like ``retryIf``: not encoded.
+    public var table: RetryTable = .retry
+    /// The actions of the table's user steps (``RetryStep``), by name. Not encoded.
+    public var steps: [RetryStep] = []
+
+    /// Adds `step`: its action to ``steps`` and its rows to ``table`` (``TransitionTable/adding(_:)``).
+    public mutating func add(_ step: RetryStep) {
+        steps.append(step)
+        table = table.adding(step)
+    }
 
     /// Makes a policy; every argument has the ``default`` policy's value.
     public init(
@@ -100,6 +112,7 @@ public struct RetryPolicy: Sendable {
             }
         }
         try Self.check(maxRetryAfter, field: "maxRetryAfter")
+        try validateTable()
     }
 
     /// Throws unless `d` is from zero to the policy limit: the one check of every policy duration

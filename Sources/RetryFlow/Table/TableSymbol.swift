@@ -13,6 +13,12 @@ where RawValue == String, AllCases: Sendable {
     /// For effects: whether this effect ends the run (like the retry table's `finish`). `validate()`
     /// allows it only on rows that enter a terminal state, so the executor never meets it elsewhere.
     var endsRun: Bool { get }
+    /// For guards: whether the guard counts something that only grows along a loop (attempts
+    /// started, a step's visits), so that a loop through a row it guards ends. `validate()` refuses
+    /// a table with a loop that passes no such row.
+    var boundsLoops: Bool { get }
+    /// The symbol whose ``negatedLabel`` is `label`, if any (how a trace file's `"not retryable"` reads back).
+    static func negated(label: String) -> Self?
 }
 
 extension TableSymbol {
@@ -24,4 +30,10 @@ extension TableSymbol {
 
     /// `false`: most symbols are not effects that end a run.
     public var endsRun: Bool { false }
+
+    /// `false`: most guards bound nothing.
+    public var boundsLoops: Bool { false }
+
+    /// The case whose negated label is `label`, searched in ``allCases``.
+    public static func negated(label: String) -> Self? { allCases.first { $0.negatedLabel == label } }
 }

@@ -28,6 +28,10 @@ public enum TableProblem: Hashable, Sendable, CustomStringConvertible {
     case reasonWithoutEnd(row: String)
     /// A row carries an effect that ends the run (``TableSymbol/endsRun``) but does not enter a terminal state.
     case endingEffectWithoutEnd(row: String, effect: String)
+    /// A loop of rows (through these states) passes no row a bounding guard (``TableSymbol/boundsLoops``:
+    /// `attempts left`, a step's visits) keeps finite, so a run could loop forever. Checked for tables
+    /// whose guards include a bounding one (their runs must end by themselves, as a retry run must).
+    case unboundedLoop(states: [String], row: String)
     /// One step (this event row, then the longest completion chain after it) takes more rows or
     /// produces more actions than a step holds (``StepBuffer/capacity``).
     case stepTooLong(row: String, rows: Int, effects: Int)
@@ -51,6 +55,10 @@ public enum TableProblem: Hashable, Sendable, CustomStringConvertible {
         case .reasonWithoutEnd(let r): "row names a reason but does not enter a terminal state: \(r)"
         case .endingEffectWithoutEnd(let r, let e):
             "row has the effect '\(e)', which ends the run, but does not enter a terminal state: \(r)"
+        case .unboundedLoop(let s, let r):
+            "rows loop through \(s.joined(separator: " -> ")) without a bound (no row on the loop is guarded by "
+                + "a count that only grows, such as 'attempts left' or a step's visits), so a run could loop "
+                + "forever: \(r)"
         case .stepTooLong(let r, let rows, let effects):
             "one step from this row takes \(rows) rows with \(effects) effects, more than a step holds "
                 + "(\(StepBuffer<Int>.capacity) of each): \(r)"
@@ -102,7 +110,7 @@ extension TransitionTable {
         if isDecision(initial) || isTerminal(initial) { found.append(.initialCannotRest(state: initial.label)) }
 
         let reachable = closure(from: [initial]) { state in rows.filter { $0.from == state }.map(\.to) }
-        for state in State.allCases {
+        for state in states {
             let leaving = rows.filter { $0.from == state }
             if !reachable.contains(state) {
                 found.append(.unreachable(state: state.label))
@@ -128,9 +136,14 @@ extension TransitionTable {
             }
         }
         let canFinish = closure(from: terminals) { state in rows.filter { $0.to == state }.map(\.from) }
-        for state in State.allCases where !terminals.isEmpty && reachable.contains(state) && !canFinish.contains(state)
-        {
+        for state in states where !terminals.isEmpty && reachable.contains(state) && !canFinish.contains(state) {
             if !found.contains(.deadEnd(state: state.label)) { found.append(.cannotFinish(state: state.label)) }
+        }
+        // A vocabulary with a bounding guard (the retry table's `attempts left`) is one whose runs
+        // must end by themselves: every loop must pass a bound. Others (a breaker, a gate driven by
+        // the world's events) may loop as long as events come.
+        if !terminals.isEmpty, Guard.allCases.contains(where: \.boundsLoops), let (loop, row) = unboundedLoop() {
+            found.append(.unboundedLoop(states: loop.map(\.label), row: row.description))
         }
         if let loop = completionLoop() {
             found.append(.completionLoop(states: loop.map(\.label)))
@@ -174,6 +187,42 @@ extension TransitionTable {
         return seen
     }
 
+    /// Whether row `index` runs only while a bounding guard lasts: it is guarded by one, or an earlier
+    /// row of its state and event leaves when one is used up (`[no attempts left] → failure`, then
+    /// `[else] → budget`: the second runs only while attempts are left).
+    func isBounded(row index: Int) -> Bool {
+        let row = rows[index]
+        if case .when(let g) = row.condition, g.boundsLoops { return true }
+        return rows[..<index].contains { earlier in
+            guard earlier.from == row.from, earlier.event == row.event else { return false }
+            if case .unless(let g) = earlier.condition, g.boundsLoops { return true }
+            return false
+        }
+    }
+
+    /// A cycle of rows none of which is bounded (``isBounded(row:)``), and the row on it where a bound
+    /// belongs (its first guarded row, else its first); depth-first in state order.
+    private func unboundedLoop() -> ([State], Row)? {
+        let free = rows.indices.filter { !isBounded(row: $0) }
+        var done: Set<State> = []
+        func visit(_ state: State, path: [State], via: [Int]) -> ([State], Row)? {
+            if let start = path.firstIndex(of: state) {
+                let loop = via[start...].map { rows[$0] }
+                return (Array(path[start...]) + [state], loop.first { $0.condition != .always } ?? loop[0])
+            }
+            if done.contains(state) { return nil }
+            for index in free where rows[index].from == state {
+                if let loop = visit(rows[index].to, path: path + [state], via: via + [index]) { return loop }
+            }
+            done.insert(state)
+            return nil
+        }
+        for state in states {
+            if let loop = visit(state, path: [], via: []) { return loop }
+        }
+        return nil
+    }
+
     /// A cycle made only of completion rows, found by depth-first search in state order.
     private func completionLoop() -> [State]? {
         func visit(_ state: State, path: [State]) -> [State]? {
@@ -183,7 +232,7 @@ extension TransitionTable {
             }
             return nil
         }
-        for state in State.allCases {
+        for state in states {
             if let loop = visit(state, path: []) { return loop }
         }
         return nil

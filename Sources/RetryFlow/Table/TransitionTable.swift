@@ -28,6 +28,10 @@ public struct TransitionTable<
     public let terminals: [State]
     /// The rows, in lookup order.
     public let rows: [Row]
+    /// The states the table uses (its initial state, terminals and every row's ends): the
+    /// vocabulary's own in its order (`State.allCases`), then states of the table's own (a user's
+    /// steps) in row order. What charts draw and validation checks.
+    public let states: [State]
     /// The rows that can apply in each place the machine stands, in lookup order: precomputed so a
     /// machine step scans only those.
     @usableFromInline
@@ -40,6 +44,16 @@ public struct TransitionTable<
         self.terminals = terminals
         self.rows = rows
         self.lookup = RowLookup(rows: rows, initial: initial)
+        var used = Set([initial] + terminals)
+        for row in rows {
+            used.insert(row.from)
+            used.insert(row.to)
+        }
+        var states = State.allCases.filter { used.contains($0) }
+        for row in rows {
+            for state in [row.from, row.to] where !states.contains(state) { states.append(state) }
+        }
+        self.states = states
     }
 
     /// Whether a run that reaches `state` is over.
@@ -91,7 +105,7 @@ public struct TransitionTable<
     /// invalid transition.
     public var invalidPairs: [(state: State, event: Event)] {
         var pairs: [(state: State, event: Event)] = []
-        for state in State.allCases {
+        for state in states {
             for event in Event.allCases where !rows.contains(where: { $0.from == state && $0.event == event }) {
                 pairs.append((state, event))
             }

@@ -82,7 +82,7 @@ extension GuardCondition: Codable {
         let text = try c.decode(String.self)
         if let g = Guard(rawValue: text) {
             self = .when(g)
-        } else if let g = Guard.allCases.first(where: { $0.negatedLabel == text }) {
+        } else if let g = Guard.negated(label: text) {
             self = .unless(g)
         } else {
             throw DecodingError.dataCorruptedError(in: c, debugDescription: "unknown guard \"\(text)\"")

@@ -55,17 +55,19 @@ public struct RetryWorld: Hashable, Sendable {
 /// print(result.text)             // bound, states explored, invariants, coverage
 /// ```
 public enum RetryExploration {
-    /// Explores `table` (the retry table by default) under `policy` in `world`.
+    /// Explores `table` (the policy's own, ``RetryPolicy/table``, with its user steps, by default)
+    /// under `policy` in `world`.
     public static func explore(
-        _ table: RetryTable = .retry, policy: RetryPolicy, world: RetryWorld = RetryWorld()
+        _ table: RetryTable? = nil, policy: RetryPolicy, world: RetryWorld = RetryWorld()
     ) -> ExplorationResult<RetryState, RetryEvent, RetryGuard> {
+        let table = table ?? policy.table
         let rules = RetryRules(policy: policy, random: AnyRandom(MidRangeRandom()), waitsOutBreak: world.waitsOutBreak)
         return TableExplorer(table: table, rules: rules, model: RetryModel(policy: policy, world: world)).explore()
     }
 
     /// The rows of `table` some run under `policy` in `world` takes.
     public static func reachableRows(
-        _ table: RetryTable = .retry, policy: RetryPolicy, world: RetryWorld = RetryWorld()
+        _ table: RetryTable? = nil, policy: RetryPolicy, world: RetryWorld = RetryWorld()
     ) -> Set<Int> {
         explore(table, policy: policy, world: world).reachableRows
     }
@@ -93,6 +95,8 @@ struct RetryModel: ExplorationModel {
         var pending: RetryInput?
         /// The wait being slept.
         var sleeping: Duration?
+        /// How often each user step ran (a step's guard reads it).
+        var visits: [Int]
     }
 
     var inputLimit: Int {
@@ -121,7 +125,8 @@ struct RetryModel: ExplorationModel {
         }
         return Key(
             state: state, attempt: position.machine.rules.attempt, previousDelay: position.machine.rules.previousDelay,
-            at: position.at, pending: state == .budget ? position.lastInput : nil, sleeping: sleeping)
+            at: position.at, pending: state == .budget ? position.lastInput : nil, sleeping: sleeping,
+            visits: position.machine.rules.visits)
     }
 
     func isCancellation(_ input: RetryInput) -> Bool { input.event == .cancelled }
@@ -144,6 +149,10 @@ struct RetryModel: ExplorationModel {
                 choices.append(.init(.failed(.retry, detail: nil), at: end))
                 if world.refusals { choices.append(.init(.failed(.fail, detail: nil), at: end)) }
                 if world.finalAnswers { choices.append(.init(.failed(.finalAnswer, detail: nil), at: end)) }
+                // A verdict naming a step the policy enters on one (a classifier's, an HTTP rule's).
+                for step in policy.steps where step.entry == .onVerdict {
+                    choices.append(.init(.failed(.step(step.name), detail: nil), at: end))
+                }
                 if world.retryAfter {
                     choices.append(.init(.failed(.retryAfter(.seconds(1)), detail: nil), at: end))
                     if policy.maxRetryAfter < .seconds(1_000_000) {
@@ -167,6 +176,11 @@ struct RetryModel: ExplorationModel {
         case .wait:
             let sleeping = key(position).sleeping ?? .zero
             choices.append(.init(.delayElapsed, at: now + sleeping, required: true))
+            if world.cancellation { choices.append(cancel) }
+        case .step:
+            // The step's action ends with a result or an error; the caller can cancel meanwhile.
+            choices.append(.init(.stepDone, at: now))
+            choices.append(.init(.stepFailed(detail: nil), at: now))
             if world.cancellation { choices.append(cancel) }
         case .retry, .admission, .success, .failure, .cancelled:
             break
@@ -205,6 +219,7 @@ struct RetryModel: ExplorationModel {
             case .retry: "retryable"
             case .fail: "not retryable"
             case .finalAnswer: "final answer"
+            case .step(let name): "step \(name)"
             case .retryAfter(let wait): "Retry-After \(wait.shortDescription)"
             }
         case .budgetAnswered(let granted, _): granted ? "granted" : "refused"

@@ -58,7 +58,7 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
             result.refused = true
             return result
         }
-        let endingEffects = Rules.Effect.allCases.contains(where: \.endsRun)
+        let endingEffects = (Array(Rules.Effect.allCases) + table.rows.flatMap(\.effects)).contains(where: \.endsRun)
         var nodes = [
             Node(
                 position: ExplorationPosition(machine: Machine(table: table, rules: rules), at: .zero, last: nil),

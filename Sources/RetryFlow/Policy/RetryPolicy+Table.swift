@@ -1,0 +1,103 @@
+extension RetryPolicy {
+    /// Checks the policy's table and steps together: the table validates (``TransitionTable/validate()``:
+    /// no unbounded loop, no dead end, every ending row names its reason, …), every step state has an
+    /// action in ``steps`` and every step a state, no step takes a built-in state's name, `run step`
+    /// only enters a step, and each step's bound is at least 1. Called by ``validate()``.
+    func validateTable() throws(RetryPolicyError) {
+        do {
+            try table.validate()
+        } catch {
+            throw RetryPolicyError(
+                field: "table", problem: "is invalid: \(error.problems.map(\.description).joined(separator: "; "))")
+        }
+        var names: Set<String> = []
+        for step in steps {
+            guard names.insert(step.name).inserted else {
+                throw RetryPolicyError(field: "steps", problem: "name the step '\(step.name)' twice")
+            }
+            guard !RetryState.allCases.contains(where: { $0.rawValue == step.name }) else {
+                throw RetryPolicyError(field: "steps", problem: "may not name a step '\(step.name)', a built-in state")
+            }
+            guard step.maxVisits >= 1 else {
+                throw RetryPolicyError(
+                    field: "steps", problem: "'\(step.name)' needs maxVisits of at least 1 (got \(step.maxVisits))")
+            }
+            if case .afterFailures(let count) = step.entry, count < 1 {
+                throw RetryPolicyError(
+                    field: "steps", problem: "'\(step.name)' needs afterFailures of at least 1 (got \(count))")
+            }
+            guard table.states.contains(step.state) else {
+                throw RetryPolicyError(
+                    field: "steps", problem: "'\(step.name)' has no state in the table (policy.add(step) adds its rows)"
+                )
+            }
+        }
+        for state in table.states {
+            if case .step(let name) = state, !names.contains(name) {
+                throw RetryPolicyError(
+                    field: "table", problem: "has the step state '\(name)' but steps has no action for it")
+            }
+        }
+        if let (row, guardSymbol, entered) = table.unproducedFact() {
+            let producer =
+                (guardSymbol.producers?.effects.map(\.label) ?? []) + (guardSymbol.producers?.events.map(\.label) ?? [])
+            throw RetryPolicyError(
+                field: "table",
+                problem: "has a row that reads '\(guardSymbol.label)', which no row before it produces "
+                    + "(\(producer.joined(separator: " or "))): \(row), entered by \(entered)")
+        }
+        for row in table.rows {
+            if row.effects.contains(.runStep), case .step = row.to {
+            } else if row.effects.contains(.runStep) {
+                throw RetryPolicyError(field: "table", problem: "runs a step on a row that enters no step: \(row)")
+            }
+            if case .enters(let name)? = row.condition.guardSymbol, !names.contains(name) {
+                throw RetryPolicyError(
+                    field: "table", problem: "guards a row with a step steps has no action for: \(row)")
+            }
+        }
+    }
+}
+
+extension RetryGuard {
+    /// The effects or events whose rows produce what this guard reads; `nil` for what is always
+    /// known (the attempt count, configuration).
+    var producers: (effects: [RetryEffect], events: [RetryEvent])? {
+        switch self {
+        case .withinDeadline, .retryImmediately: ([.planDelay], [])
+        case .retryBudgetLeft: ([], [.budgetAnswered])
+        case .finalAnswer, .retryable, .retryAfterWithinCap, .enters: ([], [.failed, .attemptTimedOut, .circuitOpen])
+        case .attemptsLeft, .waitsOutBreak: nil
+        }
+    }
+}
+
+extension TransitionTable
+where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == RetryEffect, Reason == StopReason {
+    /// The first row whose guard reads a fact that some path from the initial state reaches it
+    /// without producing (a guard reads only what a row's effect or input produced), with the guard
+    /// and the row of that path that entered the row's state.
+    func unproducedFact() -> (row: Row, guard: RetryGuard, entered: Row)? {
+        for row in rows {
+            guard let guardSymbol = row.condition.guardSymbol, let producers = guardSymbol.producers else { continue }
+            func produces(_ candidate: Row) -> Bool {
+                candidate.effects.contains { producers.effects.contains($0) }
+                    || candidate.event.map { producers.events.contains($0) } == true
+            }
+            // States reached from the initial one through rows that do not produce the fact, and the
+            // row that reached each first.
+            var reachedBy: [State: Row] = [:]
+            var frontier = [initial]
+            var seen: Set<State> = [initial]
+            while let state = frontier.popLast() {
+                for next in rows where next.from == state && !produces(next) && seen.insert(next.to).inserted {
+                    reachedBy[next.to] = next
+                    frontier.append(next.to)
+                }
+            }
+            // An event row's guard reads the facts before its input, a completion row's after the row entering it.
+            if let entered = reachedBy[row.from] { return (row, guardSymbol, entered) }
+        }
+        return nil
+    }
+}
