@@ -102,7 +102,8 @@ struct RetryModel: ExplorationModel {
     var inputLimit: Int {
         // Each attempt takes at most three inputs (its outcome, the budget's answer, the wait's end),
         // plus the start: a run still going after that many is a loop the table does not bound.
-        let attempts = min(policy.maxAttempts, 1_000)
+        // A user step's visit adds its verdict, its result and the attempt it starts.
+        let attempts = min(policy.maxAttempts, 1_000) + policy.steps.reduce(0) { $0 + min($1.maxVisits, 1_000) }
         return 3 * attempts + 2
     }
 
