@@ -50,4 +50,7 @@ static inline void rf_quiet_errors(void) { agseterr(AGMAX); }
 
 static inline void rf_free(void *p) { free(p); }
 
+/* AGSEQ is a macro: the order an object was created in, so edges can be listed as written. */
+static inline unsigned long rf_seq(void *object) { return (unsigned long)AGSEQ(object); }
+
 #endif

@@ -17,7 +17,7 @@ public enum Graphviz {
     // Touched only under `lock`; made once and kept for the life of the process.
     nonisolated(unsafe) private static var sharedContext: OpaquePointer?
 
-    private static func withContext<R>(_ body: (OpaquePointer) throws(GraphvizError) -> R) throws(GraphvizError) -> R {
+    static func withContext<R>(_ body: (OpaquePointer) throws(GraphvizError) -> R) throws(GraphvizError) -> R {
         let result: Result<R, GraphvizError> = lock.whileLocked {
             if sharedContext == nil {
                 rf_quiet_errors()
@@ -137,7 +137,7 @@ public enum Graphviz {
     }
 
     /// Parses DOT; the caller holds the lock and closes the graph.
-    private static func parse(_ dot: String) throws(GraphvizError) -> UnsafeMutablePointer<Agraph_t> {
+    static func parse(_ dot: String) throws(GraphvizError) -> UnsafeMutablePointer<Agraph_t> {
         guard let graph = agmemread(dot) else {
             throw GraphvizError(kind: .syntax, message: lastError()?.trimmed ?? "the DOT text did not parse")
         }
@@ -146,7 +146,7 @@ public enum Graphviz {
 
     /// Graphviz's last error message. Not freed: 2.42 allocates it, later releases own it, and
     /// freeing the wrong one would crash; it is only read on error paths.
-    private static func lastError() -> String? {
+    static func lastError() -> String? {
         guard let message = aglasterr() else { return nil }
         let text = String(cString: message)
         return text.isEmpty ? nil : text

@@ -14,22 +14,32 @@ public enum SwiftSnippetState: String, TableSymbol {
     case retry
     /// `usleep(wait)` inside the completion handler: the session's delegate queue is blocked.
     case usleepOnDelegateQueue = "usleep on the delegate queue"
-    /// The completion handler was called with data (any HTTP status counts).
+    /// The completion handler was called without an error: the snippet's success path, for any HTTP
+    /// status (a 503 too: `URLSession` reports it as a response, `error == nil`).
     case success
     /// The completion handler was called with the last error.
     case failure
 }
 
-/// The Swift snippet's events.
-public enum SwiftSnippetEvent: String, TableSymbol {
+/// The Swift snippet's events. What decides is only whether the completion handler got an error:
+/// an HTTP status never does.
+public enum SwiftSnippetEvent: String, TableSymbol, MachineInput {
     /// `resume()`.
     case start
-    /// The data task completed without an error.
-    case completed
-    /// The data task completed with an error (cancellation included).
-    case failed
+    /// The data task completed without an error: a response, whatever its status (503 included).
+    case completed = "any response"
+    /// The data task completed with an error: a transport error (reset, timeout, DNS), or a cancellation.
+    case failed = "transport error"
     /// `usleep` returned.
     case woke
+
+    /// The event is its own input: it carries nothing.
+    public var event: Self { self }
+
+    /// What the completion handler of `dataTask(with:)` sees for `outcome`, as this table's event.
+    public init(_ outcome: OriginalOutcome) {
+        self = outcome.isTransportError ? .failed : .completed
+    }
 }
 
 /// The Swift snippet's one question.
@@ -63,20 +73,30 @@ public enum ObjCSnippetState: String, TableSymbol {
     case request
     /// The download failed; it decides.
     case retry
-    /// `completion(response, data)` was called.
+    /// `completion(response, data)` was called: the snippet's success path, for any HTTP status (a
+    /// 503 too: `sendAsynchronousRequest` reports it as a response without a connection error).
     case success
-    /// `failure()` was called, with no word of why.
+    /// `failure()` was called, with no word of why: only after connection errors.
     case failure
 }
 
-/// The Objective-C snippet's events.
-public enum ObjCSnippetEvent: String, TableSymbol {
+/// The Objective-C snippet's events. Only a connection error counts as a failure: "failure" was
+/// never defined beyond that, so an HTTP 503 is a success to it.
+public enum ObjCSnippetEvent: String, TableSymbol, MachineInput {
     /// The first call.
     case start
-    /// The download succeeded.
-    case completed
-    /// The download failed.
-    case failed
+    /// The download ended with a response and no connection error, whatever its status (503 included).
+    case completed = "any response"
+    /// The download ended with a connection error (reset, timeout, DNS).
+    case failed = "connection error"
+
+    /// The event is its own input: it carries nothing.
+    public var event: Self { self }
+
+    /// What the completion block of `sendAsynchronousRequest` sees for `outcome`, as this table's event.
+    public init(_ outcome: OriginalOutcome) {
+        self = outcome.isTransportError ? .failed : .completed
+    }
 }
 
 /// The Objective-C snippet's one question.
@@ -98,6 +118,21 @@ public enum ObjCSnippetEffect: String, TableSymbol {
     case completion
     /// `failure()`.
     case failure = "failure()"
+}
+
+/// What one request of an original snippet ended with, as the originals' callbacks see it: a
+/// response with its HTTP status (`error == nil`, whatever the status), or a transport error.
+public enum OriginalOutcome: Hashable, Sendable {
+    /// The server answered with this status.
+    case status(Int)
+    /// No answer: the connection was reset, timed out, or the name did not resolve.
+    case transportError(String)
+
+    /// Whether the callbacks see an error (only when no response came).
+    public var isTransportError: Bool {
+        if case .transportError = self { return true }
+        return false
+    }
 }
 
 extension TransitionTable

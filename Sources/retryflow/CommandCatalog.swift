@@ -14,6 +14,13 @@ enum CommandCatalog {
             summary: "draw the retry machine (DOT, Mermaid, SVG, PNG, PDF …), optionally with a run over it",
             specs: RenderCommand.specs, help: RenderCommand.help),
         Command(
+            name: "check-chart",
+            summary: "compare a chart drawn by hand (DOT) with a machine's table, disagreement by disagreement",
+            specs: CheckChartCommand.specs, help: CheckChartCommand.help),
+        Command(
+            name: "verify", summary: "explore a machine exhaustively: invariants, reachable rows, counterexamples",
+            specs: VerifyCommand.specs, help: VerifyCommand.help),
+        Command(
             name: "fetch", summary: "fetch a URL with retries: a better curl --retry", specs: FetchCommand.specs,
             help: FetchCommand.help),
         Command(

@@ -34,21 +34,24 @@ enum PolicyOptions {
           --policy FILE.json      start from a RetryPolicy in its JSON form; flags override it
         """
 
+    /// The policy in `--policy FILE.json`, if given (fetch, simulate, verify and render read it alike).
+    static func policyFile(_ arguments: CommandLineArguments) throws(UsageError) -> RetryPolicy? {
+        guard let path = arguments.value("--policy") else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("--policy \(path): cannot read the file")
+        }
+        do {
+            return try JSONDecoder().decode(RetryPolicy.self, from: data)
+        } catch let error as RetryPolicyError {
+            throw UsageError("--policy \(path): \(error)")
+        } catch {
+            throw UsageError("--policy \(path): not a RetryPolicy in JSON (\(Self.describe(error)))")
+        }
+    }
+
     /// The policy and HTTP rules the flags describe.
     static func make(from arguments: CommandLineArguments) throws(UsageError) -> (RetryPolicy, HTTPRetryRules) {
-        var policy = RetryPolicy.default
-        if let path = arguments.value("--policy") {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw UsageError("--policy \(path): cannot read the file")
-            }
-            do {
-                policy = try JSONDecoder().decode(RetryPolicy.self, from: data)
-            } catch let error as RetryPolicyError {
-                throw UsageError("--policy \(path): \(error)")
-            } catch {
-                throw UsageError("--policy \(path): not a RetryPolicy in JSON (\(Self.describe(error)))")
-            }
-        }
+        var policy = try policyFile(arguments) ?? RetryPolicy.default
         if arguments.has("--attempts") && arguments.has("--retry") {
             throw UsageError("give --attempts (total) or --retry (retries), not both")
         }

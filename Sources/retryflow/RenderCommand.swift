@@ -7,20 +7,20 @@ import RetryFlowSnippets
 /// `retryflow render`: a shipped machine's chart (retry, budget, breaker or transfer), optionally with a run drawn
 /// over it.
 enum RenderCommand {
-    static let specs = [
-        OptionSpec("--machine"), OptionSpec("--table"), OptionSpec("--style"), OptionSpec("--format"),
-        OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("-h", "--help", value: false),
-    ]
+    static let specs =
+        [
+            OptionSpec("--machine"), OptionSpec("--table"), OptionSpec("--style"), OptionSpec("--format"),
+            OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("-h", "--help", value: false),
+        ] + ExplorationOptions.specs
 
-    static let help = """
+    static var help: String {
+        """
         usage: retryflow render [--machine NAME] [--style state|flowchart] [--format FORMAT] [-o FILE]
-                                [--trace TRACE.json]
+                                [--trace TRACE.json] [--policy FILE.json …]
 
         Draws a machine from the same transition table the engine executes.
-          --machine NAME    retry (default), budget (the shared retry budget), breaker (the circuit breaker),
-                            transfer (what a download does with its bytes), or an original snippet
-                            retold as a table: swift-snippet, objc-snippet
-                            (--table is another name for it; --table retryflow means retry)
+          --machine NAME    the machine drawn (--table is another name for it; --table retryflow means retry):
+        \(MachineRegistry.all.map { "                    \($0.name): \($0.summary)" }.joined(separator: "\n"))
           --style STYLE     state (UML state diagram) or flowchart (default flowchart)
           --format FORMAT   dot, mermaid, markdown, or a Graphviz format: svg, png, pdf, json, plain …
                             (default: from -o's extension, else dot)
@@ -28,35 +28,30 @@ enum RenderCommand {
           --trace FILE      draw a run's trace (JSON, e.g. from fetch/simulate --trace, or fetch
                             --trace-transfer for transfer) over the chart; it must be a trace of the
                             machine drawn
+        The chart of one policy: with --policy (and the other flags below), only the rows `retryflow verify`
+        finds reachable under it are drawn, and a state every run passes in no time by its one way out is
+        drawn as part of the edges through it (the default policy comes down to request, retry and wait).
+        \(ExplorationOptions.help)
         With --trace and format html (-o run.html), writes a web page that steps through the run.
         Binary formats (png, pdf) are not written to a terminal.
         """
+    }
 
     static func run(_ arguments: [String]) throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "render", help: help)
         else { return 0 }
-        let names = ["retry", "budget", "breaker", "transfer", "swift-snippet", "objc-snippet"]
-        if args.has("--machine") && args.has("--table") { throw UsageError("give --machine or --table, not both") }
-        let machine =
-            try args.choice("--machine", names)
-            ?? args.choice("--table", ["retryflow"] + names).map { $0 == "retryflow" ? "retry" : $0 } ?? "retry"
-        switch machine {
-        case "budget": return try render(BudgetTable.budget, machine: machine, args: args)
-        case "breaker": return try render(BreakerTable.breaker, machine: machine, args: args)
-        case "transfer":
-            // A download's trace also says how often it resumed: the chart's caption and the report carry it.
-            return try render(TransferTable.transfer, machine: machine, args: args) { $0.resumeSummary }
-        case "swift-snippet": return try render(TransitionTable.swiftSnippet, machine: machine, args: args)
-        case "objc-snippet": return try render(TransitionTable.objcSnippet, machine: machine, args: args)
-        default: return try render(RetryTable.retry, machine: machine, args: args)
-        }
+        return try MachineRegistry.chosen(args).render(args)
     }
 
-    /// Draws `table` (and a run of it from `--trace`, with `summary`'s words in its caption and report).
-    private static func render<S, E, G, F, R>(
+    /// Draws `table` (and a run of it from `--trace`, with `summary`'s words in its caption and report;
+    /// a download's trace says how often it resumed), or with `coverage` only the rows it reached.
+    static func render<S, E, G, F, R>(
         _ table: TransitionTable<S, E, G, F, R>, machine: String, args: CommandLineArguments,
-        summary: (TransitionTrace<S, E, G>) -> String? = { _ in nil }
+        coverage: ExplorationResult<S, E, G>? = nil, summary: (TransitionTrace<S, E, G>) -> String? = { _ in nil }
     ) throws -> Int32 {
+        if coverage != nil, args.has("--trace") {
+            throw UsageError("--trace draws a run over the whole chart; it does not go with --policy")
+        }
         let style = ChartStyle(rawValue: try args.choice("--style", ["state", "flowchart"]) ?? "flowchart")!
         let output = args.value("--output").flatMap { $0 == "-" ? nil : $0 } // `-o -` is stdout, as in curl
         if let output { try AtomicFile.checkWritable(output, option: "-o") }
@@ -90,6 +85,9 @@ enum RenderCommand {
             trace = decoded
         }
 
+        let dot =
+            coverage.map { DOTChart.render(table, style: style, coverage: $0) }
+            ?? DOTChart.render(table, style: style, overlay: overlay)
         let data: Data
         switch format {
         case "html", "htm":
@@ -103,10 +101,13 @@ enum RenderCommand {
             return 0
         case "mermaid", "markdown":
             guard overlay == nil else { throw UsageError("--trace draws on DOT-based formats, not \(format)") }
+            guard coverage == nil else {
+                throw UsageError("a policy's chart is drawn in DOT-based formats, not \(format)")
+            }
             data = Data(
                 (format == "mermaid" ? MermaidChart.render(table, style: style) : MarkdownTable.render(table)).utf8)
         case "dot", "gv":
-            data = Data(DOTChart.render(table, style: style, overlay: overlay).utf8)
+            data = Data(dot.utf8)
         default:
             let available = Graphviz.availableFormats
             guard available.contains(format) else {
@@ -121,7 +122,7 @@ enum RenderCommand {
                     "refusing to write binary \(format.uppercased()) to a terminal; use -o FILE or redirect stdout")
             }
             do {
-                data = try Graphviz.render(dot: DOTChart.render(table, style: style, overlay: overlay), format: format)
+                data = try Graphviz.render(dot: dot, format: format)
             } catch {
                 throw OperationFailed("rendering failed: \(error)")
             }

@@ -7,6 +7,8 @@ let usage = """
 
     commands:
       render     draw the retry machine (DOT, Mermaid, SVG, PNG, PDF …), optionally with a run over it
+      check-chart compare a chart drawn by hand (DOT) with a machine's table, disagreement by disagreement
+      verify     explore a machine exhaustively: invariants, reachable rows, counterexamples
       fetch      fetch a URL with retries: a better curl --retry
       simulate   run a policy against scripted outcomes on a virtual clock, instantly
       demo       live retries against an in-process flaky server, with traces and charts
@@ -17,7 +19,7 @@ let usage = """
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-let commands = ["render", "fetch", "simulate", "demo", "completion"]
+let commands = ["render", "check-chart", "verify", "fetch", "simulate", "demo", "completion"]
 // `retryflow help fetch` is `retryflow fetch --help`.
 if arguments.count == 2, arguments[0] == "help", commands.contains(arguments[1]) {
     arguments = [arguments[1], "--help"]
@@ -37,11 +39,14 @@ do {
         status = arguments.isEmpty ? 2 : 0
     case "completion": status = try CompletionCommand.run(Array(arguments.dropFirst()))
     case "render": status = try RenderCommand.run(Array(arguments.dropFirst()))
+    case "check-chart": status = try CheckChartCommand.run(Array(arguments.dropFirst()))
+    case "verify": status = try VerifyCommand.run(Array(arguments.dropFirst()))
     case "fetch": status = try await FetchCommand.run(Array(arguments.dropFirst()))
     case "simulate": status = try await SimulateCommand.run(Array(arguments.dropFirst()))
     case "demo": status = try await DemoCommand.run(Array(arguments.dropFirst()))
     case let other?:
-        throw UsageError("unknown command \"\(other)\" (use render, fetch, simulate, demo or completion)")
+        throw UsageError(
+            "unknown command \"\(other)\" (use render, check-chart, verify, fetch, simulate, demo or completion)")
     }
 } catch let error as UsageError {
     Console.error("retryflow: \(error)")

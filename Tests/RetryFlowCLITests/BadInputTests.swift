@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test func helpForEveryCommand() async throws {
-        for command in ["render", "fetch", "simulate", "demo"] {
+        for command in ["render", "check-chart", "verify", "fetch", "simulate", "demo"] {
             let result = try await Tool.run([command, "--help"])
             #expect(result.status == 0)
             #expect(result.stdout.hasPrefix("usage: retryflow \(command)"))

@@ -45,7 +45,8 @@ import Testing
             var text = try String(contentsOf: document, encoding: .utf8)
             // Replace from the end so earlier ranges stay valid.
             for block in Self.blocks(in: text).reversed() {
-                let result = try await Tool.run(block.arguments)
+                // From the repository's root, so a block can name a file of it (docs/drawn/…).
+                let result = try await Tool.run(block.arguments, in: Self.root)
                 #expect(
                     result.status != 2,
                     "\(document.lastPathComponent): retryflow \(block.arguments.joined(separator: " ")): \(result.stderr)"
@@ -63,6 +64,41 @@ import Testing
             if Self.regenerate { try Data(text.utf8).write(to: document) }
         }
         #expect(checked >= 5, "the docs embed generated timelines")
+    }
+
+    /// Files shown in the docs are the files: a block after `<!-- file PATH -->` is PATH's text
+    /// (the hand-drawn charts of docs/drawn, which `check-chart` blocks then check).
+    @Test func embeddedFilesMatchTheirFiles() throws {
+        var checked = 0
+        for document in Self.documents {
+            var text = try String(contentsOf: document, encoding: .utf8)
+            var searchFrom = text.startIndex
+            var replacements: [(Range<String.Index>, String)] = []
+            while let marker = text.range(of: "<!-- file ", range: searchFrom..<text.endIndex),
+                let markerEnd = text.range(of: " -->", range: marker.upperBound..<text.endIndex),
+                let fence = text.range(of: "```", range: markerEnd.upperBound..<text.endIndex),
+                let lineEnd = text.range(of: "\n", range: fence.upperBound..<text.endIndex),
+                let close = text.range(of: "```", range: lineEnd.upperBound..<text.endIndex)
+            {
+                let path = String(text[marker.upperBound..<markerEnd.lowerBound])
+                let file = try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
+                let range = lineEnd.upperBound..<close.lowerBound
+                if Self.regenerate {
+                    replacements.append((range, file))
+                } else {
+                    #expect(
+                        String(text[range]) == file,
+                        "\(document.lastPathComponent) shows \(path) as it was; run make docs-regenerate")
+                }
+                checked += 1
+                searchFrom = close.upperBound
+            }
+            if Self.regenerate && !replacements.isEmpty {
+                for (range, file) in replacements.reversed() { text.replaceSubrange(range, with: file) }
+                try Data(text.utf8).write(to: document)
+            }
+        }
+        #expect(checked >= 2, "the guide shows the originals' flowcharts as drawn")
     }
 
     @Test func sampleFileMatchesTheDocs() throws {

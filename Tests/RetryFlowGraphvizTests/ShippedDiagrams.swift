@@ -92,6 +92,11 @@ enum ShippedDiagrams {
             ("retryflow-state.mmd", MermaidChart.render(table, style: .state)),
             ("retryflow-flowchart.mmd", MermaidChart.render(table, style: .flowchart)),
             ("retryflow-table.md", MarkdownTable.render(table)),
+            // The default policy's own chart (`retryflow render --policy … --no-cancel`): the teaching loop.
+            (
+                "retryflow-default-policy.dot",
+                DOTChart.render(policy: .default, world: RetryWorld(cancellation: false), style: .flowchart)
+            ),
             ("example-fail-fail-succeed.trace.json", traceJSON),
             ("example-fail-fail-succeed.dot", DOTChart.render(table, style: .flowchart, overlay: overlay)),
             ("swift-snippet-flowchart.dot", DOTChart.render(TransitionTable.swiftSnippet, style: .flowchart)),
@@ -115,6 +120,7 @@ enum ShippedDiagrams {
         ("retryflow-state.png", "retryflow-state.dot", "png"),
         ("retryflow-flowchart.svg", "retryflow-flowchart.dot", "svg"),
         ("retryflow-flowchart.png", "retryflow-flowchart.dot", "png"),
+        ("retryflow-default-policy.svg", "retryflow-default-policy.dot", "svg"),
         ("example-fail-fail-succeed.svg", "example-fail-fail-succeed.dot", "svg"),
         ("example-fail-fail-succeed.png", "example-fail-fail-succeed.dot", "png"),
         ("swift-snippet-flowchart.svg", "swift-snippet-flowchart.dot", "svg"),

@@ -62,7 +62,7 @@ enum TeachingPages {
                 attempt: 3),
             .init(
                 from: .request, event: .completed, condition: .always, to: .success, at: .milliseconds(520),
-                attempt: 3, detail: "data, response"),
+                attempt: 3, detail: "HTTP 200: data, response (any status would do: error == nil)"),
         ])
         return try RunReport(
             table: .swiftSnippet, trace: trace, title: "The original retryDataTask: two resets, then data",
@@ -70,32 +70,32 @@ enum TeachingPages {
         ).html
     }
 
-    /// The Objective-C original with `retryCount: 2` against a server answering 503: three
-    /// downloads in the same instant, then `failure()` with no word of why.
+    /// The Objective-C original with `retryCount: 2`: two connection resets, retried at once, then a
+    /// 503, which `sendAsynchronousRequest` reports as a response without an error, so the original
+    /// calls its success path (`completion`). Its `failure()` is reached only by transport errors.
     static func objcSnippetPage() throws -> String {
         typealias Trace = TransitionTrace<ObjCSnippetState, ObjCSnippetEvent, ObjCSnippetGuard>
         var steps: [Trace.Step] = [
             .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1)
         ]
-        for attempt in 1...3 {
+        for attempt in 1...2 {
             let at = Duration.milliseconds(30 * attempt)
             steps.append(
                 .init(
-                    from: .request, event: .failed, condition: .always, to: .retry, at: at, attempt: attempt,
-                    detail: "HTTP 503"))
-            if attempt < 3 {
-                steps.append(
-                    .init(from: .retry, event: nil, condition: .always, to: .request, at: at, attempt: attempt + 1))
-            } else {
-                steps.append(
-                    .init(
-                        from: .retry, event: nil, condition: .unless(.retriesLeft), to: .failure, at: at,
-                        attempt: attempt))
-            }
+                    from: .request, event: ObjCSnippetEvent(.transportError("connection reset")), condition: .always,
+                    to: .retry, at: at, attempt: attempt, detail: "connection reset"))
+            steps.append(
+                .init(from: .retry, event: nil, condition: .always, to: .request, at: at, attempt: attempt + 1))
         }
+        steps.append(
+            .init(
+                from: .request, event: ObjCSnippetEvent(.status(503)), condition: .always, to: .success,
+                at: .milliseconds(90), attempt: 3,
+                detail: "HTTP 503 Service Unavailable: no connection error, so completion(response, data) is called"))
         return try RunReport(
-            table: .objcSnippet, trace: Trace(steps: steps), title: "The original downloadAndRetry: 503, 503, 503",
-            policy: "retryCount: 2, no wait between attempts"
+            table: .objcSnippet, trace: Trace(steps: steps),
+            title: "The original downloadAndRetry: reset, reset, then a 503 it calls success",
+            policy: "retryCount: 2, no wait between attempts; an HTTP status is never an error to it"
         ).html
     }
 

@@ -58,17 +58,71 @@ package struct ChartGraph: Hashable, Sendable {
     /// Edges in a fixed order (the table's row order).
     package let edges: [Edge]
 
-    /// The drawing of `table` in `style`.
-    package init<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>, style: ChartStyle) {
+    /// The drawing of `table` in `style`; with `rows`, of those rows only (and the states they
+    /// touch), each edge keeping the numbers of the table's rows; the states in `passedThrough`
+    /// (each left by exactly one of those rows) are drawn as part of the edges through them.
+    package init<S, E, G, F, R>(
+        _ table: TransitionTable<S, E, G, F, R>, style: ChartStyle, rows: Set<Int>? = nil,
+        passedThrough: Set<S> = []
+    ) {
         name = table.name
+        let included = rows ?? Set(table.rows.indices)
         var (nodes, edges): ([Node], [Edge])
         switch style {
-        case .state: (nodes, edges) = Self.stateDiagram(table)
-        case .flowchart: (nodes, edges) = Self.flowchart(table)
+        case .state: (nodes, edges) = Self.stateDiagram(table, included)
+        case .flowchart: (nodes, edges) = Self.flowchart(table, included)
+        }
+        if rows != nil {
+            let touched = Set(edges.flatMap { [$0.from, $0.to] })
+            nodes = nodes.filter { touched.contains($0.id) || $0.state == table.initial.rawValue }
+        }
+        for state in table.states where passedThrough.contains(state) {
+            Self.contract(state.rawValue, nodes: &nodes, edges: &edges)
         }
         Self.markBackEdges(&edges, nodes: nodes, start: nodes.first { $0.shape == .start }?.id)
         self.nodes = nodes
         self.edges = edges
+    }
+
+    /// Draws the state `state` as part of the edges through it: each edge into it goes on to where
+    /// its one way out leads, with that way's effects, and stands for both rows. Nothing changes
+    /// unless exactly one edge leaves it.
+    private static func contract(_ state: String, nodes: inout [Node], edges: inout [Edge]) {
+        guard let node = nodes.first(where: { $0.state == state && $0.id.hasPrefix(state) }) else { return }
+        let out = edges.filter { $0.from == node.id }
+        guard out.count == 1, let exit = out.first, exit.to != node.id else { return }
+        let exitEffects = exit.label.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).dropFirst()
+            .first
+            .map { String($0.drop { $0 == " " }) }
+        edges = edges.compactMap { edge in
+            if edge.from == node.id { return nil }
+            guard edge.to == node.id else { return edge }
+            var label = edge.label
+            if let exitEffects, !exitEffects.isEmpty {
+                label += (label.contains("/") ? ", " : (label.isEmpty ? "/ " : " / ")) + exitEffects
+            }
+            return Edge(from: edge.from, to: exit.to, label: label, rows: edge.rows + exit.rows)
+        }
+        nodes.removeAll { $0.id == node.id }
+    }
+
+    /// The drawing of the rows `coverage` reached, with the states passed through in no time by
+    /// their one reachable way out drawn as part of the edges through them.
+    package init<S, E, G, F, R>(
+        _ table: TransitionTable<S, E, G, F, R>, coverage: ExplorationResult<S, E, G>, style: ChartStyle
+    ) {
+        let reachable = coverage.reachableRows
+        func exits(_ state: S) -> [Int] { reachable.filter { table.rows[$0].from == state } }
+        // A state waited in for nothing (left at once, one way) is part of its edges, unless a decision
+        // after it branches on what it brought (the budget's answer, when a budget can refuse).
+        let passedThrough = table.states.filter { state in
+            guard state != table.initial, !table.isTerminal(state), !coverage.restedStates.contains(state.rawValue),
+                let exit = exits(state).first, exits(state).count == 1
+            else { return false }
+            let next = table.rows[exit].to
+            return !(table.isDecision(next) && exits(next).count > 1)
+        }
+        self.init(table, style: style, rows: reachable, passedThrough: Set(passedThrough))
     }
 
     private static func markBackEdges(_ edges: inout [Edge], nodes: [Node], start: String?) {
@@ -96,11 +150,13 @@ package struct ChartGraph: Hashable, Sendable {
         return table.isDecision(state) ? .decision : .step
     }
 
-    private static func stateDiagram<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) -> ([Node], [Edge]) {
+    private static func stateDiagram<S, E, G, F, R>(
+        _ table: TransitionTable<S, E, G, F, R>, _ included: Set<Int>
+    ) -> ([Node], [Edge]) {
         let nodes = table.states.map {
             Node(id: $0.rawValue, label: $0.label, shape: shape(of: $0, in: table), state: $0.rawValue)
         }
-        let edges = table.rows.enumerated().map { index, row in
+        let edges = table.rows.enumerated().filter { included.contains($0.offset) }.map { index, row in
             Edge(from: row.from.rawValue, to: row.to.rawValue, label: table.label(ofRow: index), rows: [index])
         }
         return (nodes, edges)
@@ -109,7 +165,9 @@ package struct ChartGraph: Hashable, Sendable {
     /// Decision states become chains of diamonds, one per guarded completion row, in lookup order:
     /// a row `[g]` leaves its diamond on "yes", a row `[not g]` on "no"; the other branch goes on to
     /// the next diamond, and the last (unconditional) row takes the final branch.
-    private static func flowchart<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) -> ([Node], [Edge]) {
+    private static func flowchart<S, E, G, F, R>(
+        _ table: TransitionTable<S, E, G, F, R>, _ included: Set<Int>
+    ) -> ([Node], [Edge]) {
         var nodes: [Node] = []
         var entry: [S: String] = [:]
         var chains: [S: [(rowIndex: Int, diamond: String?)]] = [:]
@@ -122,7 +180,9 @@ package struct ChartGraph: Hashable, Sendable {
                 entry[state] = state.rawValue
                 continue
             }
-            let completions = table.rows.indices.filter { table.rows[$0].from == state && table.rows[$0].event == nil }
+            let completions = table.rows.indices.filter {
+                table.rows[$0].from == state && table.rows[$0].event == nil && included.contains($0)
+            }
             if completions.allSatisfy({ table.rows[$0].condition == .always }) {
                 // A decision with no guard still gets a diamond, named for its state, with plain exits.
                 let id = "\(state.rawValue)?"
@@ -151,7 +211,7 @@ package struct ChartGraph: Hashable, Sendable {
         }
 
         var edges: [Edge] = []
-        for (index, row) in table.rows.enumerated() where row.event != nil {
+        for (index, row) in table.rows.enumerated() where row.event != nil && included.contains(index) {
             edges.append(
                 Edge(from: entry[row.from]!, to: entry[row.to]!, label: table.label(ofRow: index), rows: [index]))
         }

@@ -22,6 +22,28 @@ public enum DOTChart {
         render(ChartGraph(table, style: style), style: style, overlay: overlay)
     }
 
+    /// DOT for the rows of `table` that `coverage` found reachable, and only those: the chart of one
+    /// policy. A state every run passes through in no time, by its one reachable way out (the
+    /// retry budget's answer when there is no budget), is drawn as part of the edges through it.
+    public static func render<S, E, G, F, R>(
+        _ table: TransitionTable<S, E, G, F, R>, style: ChartStyle = .state, coverage: ExplorationResult<S, E, G>
+    ) -> String {
+        render(ChartGraph(table, coverage: coverage, style: style), style: style)
+    }
+
+    /// The chart of `policy`'s table (its user steps included) in `world`: only the rows some run takes
+    /// (``RetryExploration``). The default policy, with no budget, breaker or deadline, comes down to
+    /// the teaching loop: request, retry, wait, and the ends.
+    ///
+    /// ```swift
+    /// let dot = DOTChart.render(policy: .default, style: .flowchart)
+    /// ```
+    public static func render(
+        policy: RetryPolicy, world: RetryWorld = RetryWorld(), style: ChartStyle = .state
+    ) -> String {
+        render(policy.table, style: style, coverage: RetryExploration.explore(policy: policy, world: world))
+    }
+
     /// DOT for an already-derived graph.
     package static func render(_ graph: ChartGraph, style: ChartStyle, overlay: TraceOverlay? = nil) -> String {
         let q = ChartEscaping.dotQuoted

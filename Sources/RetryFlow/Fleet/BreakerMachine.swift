@@ -1,6 +1,6 @@
 /// The circuit breaker's specialisation of ``TableMachine``: the sampling window, the break's end
 /// and the probe in flight. Times come in with the inputs; no clock is read.
-package struct BreakerRules: MachineRules {
+package struct BreakerRules: MachineRules, Hashable {
     package typealias State = BreakerState
     package typealias Event = BreakerEvent
     package typealias Guard = BreakerGuard

@@ -17,7 +17,7 @@ package enum BudgetInput: Hashable, Sendable, MachineInput {
 }
 
 /// The retry budget's specialisation of ``TableMachine``: token arithmetic in thousandths, so it is exact.
-package struct BudgetRules: MachineRules {
+package struct BudgetRules: MachineRules, Hashable {
     package typealias State = BudgetState
     package typealias Event = BudgetEvent
     package typealias Guard = BudgetGuard

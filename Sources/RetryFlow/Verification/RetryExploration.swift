@@ -1,0 +1,230 @@
+/// What can happen around a retry run, beyond its policy: whether a shared budget or a circuit
+/// breaker can refuse, whether servers send Retry-After, whether the classifier can refuse an error,
+/// and whether the caller can cancel. ``RetryExploration`` explores every combination it allows.
+public struct RetryWorld: Hashable, Sendable {
+    /// A shared retry budget can refuse a retry (without one, every retry is granted at once).
+    public var budget: Bool
+    /// A circuit breaker can refuse an attempt (`circuit open`).
+    public var breaker: Bool
+    /// What a run refused by the breaker does: wait out the break, or fail.
+    public var waitsOutBreak: Bool
+    /// Servers can ask for a wait with Retry-After (the HTTP rules honour it), within the cap and beyond.
+    public var retryAfter: Bool
+    /// An answer can be final (the HTTP rules' verdict on a 503 to a request that is not safe to repeat).
+    public var finalAnswers: Bool
+    /// The classifier can call an error not worth retrying.
+    public var refusals: Bool
+    /// The caller can cancel in any state it can wait in.
+    public var cancellation: Bool
+
+    /// A world; by default no budget, no breaker, no Retry-After, no final answers, and refusals and
+    /// cancellation possible.
+    public init(
+        budget: Bool = false, breaker: Bool = false, waitsOutBreak: Bool = true, retryAfter: Bool = false,
+        finalAnswers: Bool = false, refusals: Bool = true, cancellation: Bool = true
+    ) {
+        self.finalAnswers = finalAnswers
+        self.budget = budget
+        self.breaker = breaker
+        self.waitsOutBreak = waitsOutBreak
+        self.retryAfter = retryAfter
+        self.refusals = refusals
+        self.cancellation = cancellation
+    }
+
+    /// The words of the report's bound line.
+    var description: String {
+        var parts: [String] = []
+        parts.append(budget ? "a budget" : "no budget")
+        parts.append(breaker ? "a breaker (\(waitsOutBreak ? "waits out breaks" : "fails fast"))" : "no breaker")
+        if retryAfter { parts.append("Retry-After") }
+        if finalAnswers { parts.append("final answers") }
+        if !refusals { parts.append("every error retryable") }
+        if !cancellation { parts.append("no cancellation") }
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// The retry machine explored: every run a policy allows in a ``RetryWorld``, up to its
+/// `maxAttempts`, with the invariants "attempts ≤ maxAttempts" and "no planned wait crosses the
+/// deadline" besides the shared ones. Jitter is drawn at the middle of its range (the draw never
+/// decides a row except `retry immediately`, which a zero backoff reaches).
+///
+/// ```swift
+/// let result = RetryExploration.explore(policy: .default)
+/// print(result.text)             // bound, states explored, invariants, coverage
+/// ```
+public enum RetryExploration {
+    /// Explores `table` (the policy's own, ``RetryPolicy/table``, with its user steps, by default)
+    /// under `policy` in `world`.
+    public static func explore(
+        _ table: RetryTable? = nil, policy: RetryPolicy, world: RetryWorld = RetryWorld()
+    ) -> ExplorationResult<RetryState, RetryEvent, RetryGuard> {
+        let table = table ?? policy.table
+        let rules = RetryRules(policy: policy, random: AnyRandom(MidRangeRandom()), waitsOutBreak: world.waitsOutBreak)
+        return TableExplorer(table: table, rules: rules, model: RetryModel(policy: policy, world: world)).explore()
+    }
+
+    /// The rows of `table` some run under `policy` in `world` takes.
+    public static func reachableRows(
+        _ table: RetryTable? = nil, policy: RetryPolicy, world: RetryWorld = RetryWorld()
+    ) -> Set<Int> {
+        explore(table, policy: policy, world: world).reachableRows
+    }
+}
+
+/// A generator whose every draw is the middle of the range: jitter then gives a typical delay, and
+/// a run is a function of its inputs alone, so positions can be deduplicated.
+struct MidRangeRandom: RandomNumberGenerator, Sendable {
+    mutating func next() -> UInt64 { UInt64.max / 2 }
+}
+
+/// The retry machine's world, as inputs.
+struct RetryModel: ExplorationModel {
+    typealias Rules = RetryRules
+
+    let policy: RetryPolicy
+    let world: RetryWorld
+
+    struct Key: Hashable {
+        var state: RetryState
+        var attempt: Int
+        var previousDelay: Duration?
+        var at: Duration
+        /// What the guards after the budget's answer read: the failure's verdict (its planned delay).
+        var pending: RetryInput?
+        /// The wait being slept.
+        var sleeping: Duration?
+        /// How often each user step ran (a step's guard reads it).
+        var visits: [Int]
+    }
+
+    var inputLimit: Int {
+        // Each attempt takes at most three inputs (its outcome, the budget's answer, the wait's end),
+        // plus the start: a run still going after that many is a loop the table does not bound.
+        // A user step's visit adds its verdict, its result and the attempt it starts.
+        let attempts = min(policy.maxAttempts, 1_000) + policy.steps.reduce(0) { $0 + min($1.maxVisits, 1_000) }
+        return 3 * attempts + 2
+    }
+
+    var boundDescription: String {
+        var words = "attempts ≤ \(policy.maxAttempts) (the policy's maxAttempts); "
+        words += policy.deadline.map { "deadline \($0.shortDescription); " } ?? "no deadline; "
+        words += policy.perAttemptTimeout.map { "attempt timeout \($0.shortDescription); " } ?? ""
+        return words + world.description + "; jitter drawn mid-range"
+    }
+
+    var deliversCancellation: Bool { world.cancellation }
+
+    var invariants: [String] { ["attempts ≤ maxAttempts", "no planned wait crosses the deadline"] }
+
+    func key(_ position: ExplorationPosition<RetryRules>) -> Key {
+        let state = position.machine.state
+        var sleeping: Duration?
+        if state == .wait, let last = position.last {
+            for action in last.actions { if case .sleep(let delay) = action { sleeping = delay } }
+        }
+        return Key(
+            state: state, attempt: position.machine.rules.attempt, previousDelay: position.machine.rules.previousDelay,
+            at: position.at, pending: state == .budget ? position.lastInput : nil, sleeping: sleeping,
+            visits: position.machine.rules.visits)
+    }
+
+    func isCancellation(_ input: RetryInput) -> Bool { input.event == .cancelled }
+
+    func choices(at position: ExplorationPosition<RetryRules>) -> [ExplorationChoice<RetryInput>] {
+        let now = position.at
+        var choices: [ExplorationChoice<RetryInput>] = []
+        let cancel = ExplorationChoice(RetryInput.cancelled(detail: nil), at: now, required: true)
+        switch position.machine.state {
+        case .idle:
+            choices.append(.init(.start, at: now, required: true))
+            if world.cancellation { choices.append(cancel) }
+        case .request:
+            // An attempt's outcome, when it ends at once (time passes only in waits) or, with a deadline,
+            // half-way to it: enough for the `within deadline` guard to answer both ways.
+            var ends = [now]
+            if let deadline = policy.deadline, now < deadline { ends.append(now + (deadline - now) / 2) }
+            for end in ends {
+                choices.append(.init(.succeeded, at: end))
+                choices.append(.init(.failed(.retry, detail: nil), at: end))
+                if world.refusals { choices.append(.init(.failed(.fail, detail: nil), at: end)) }
+                if world.finalAnswers { choices.append(.init(.failed(.finalAnswer, detail: nil), at: end)) }
+                // A verdict naming a step the policy enters on one (a classifier's, an HTTP rule's).
+                for step in policy.steps where step.entry == .onVerdict {
+                    choices.append(.init(.failed(.step(step.name), detail: nil), at: end))
+                }
+                if world.retryAfter {
+                    choices.append(.init(.failed(.retryAfter(.seconds(1)), detail: nil), at: end))
+                    if policy.maxRetryAfter < .seconds(1_000_000) {
+                        choices.append(
+                            .init(.failed(.retryAfter(policy.maxRetryAfter + .seconds(1)), detail: nil), at: end))
+                    }
+                }
+                if world.breaker { choices.append(.init(.circuitOpen(.retryAfter(.seconds(1)), detail: nil), at: end)) }
+            }
+            if let timeout = policy.perAttemptTimeout {
+                choices.append(.init(.attemptTimedOut(.retry, detail: nil), at: now + timeout))
+            }
+            if let deadline = policy.deadline, now < deadline {
+                choices.append(.init(.deadlineExceeded(detail: nil), at: deadline))
+            }
+            if world.cancellation { choices.append(cancel) }
+        case .budget:
+            // The driver answers at once: granted without a budget.
+            choices.append(.init(.budgetAnswered(granted: true, detail: nil), at: now, required: true))
+            if world.budget { choices.append(.init(.budgetAnswered(granted: false, detail: nil), at: now)) }
+        case .wait:
+            let sleeping = key(position).sleeping ?? .zero
+            choices.append(.init(.delayElapsed, at: now + sleeping, required: true))
+            if world.cancellation { choices.append(cancel) }
+        case .step:
+            // The step's action ends with a result or an error; the caller can cancel meanwhile.
+            choices.append(.init(.stepDone, at: now))
+            choices.append(.init(.stepFailed(detail: nil), at: now))
+            if world.cancellation { choices.append(cancel) }
+        case .retry, .admission, .success, .failure, .cancelled:
+            break
+        }
+        return choices
+    }
+
+    func check(
+        before: ExplorationPosition<RetryRules>, after: ExplorationPosition<RetryRules>, input: RetryInput, rows: [Int]
+    ) -> [InvariantViolation] {
+        var found: [InvariantViolation] = []
+        if after.machine.rules.attempt > policy.maxAttempts {
+            found.append(
+                .init(
+                    "attempts ≤ maxAttempts",
+                    "attempt \(after.machine.rules.attempt) started, the policy allows \(policy.maxAttempts)"))
+        }
+        if let deadline = policy.deadline, let step = after.last {
+            for action in step.actions {
+                if case .sleep(let delay) = action, after.at + delay >= deadline {
+                    found.append(
+                        .init(
+                            "no planned wait crosses the deadline",
+                            "a wait of \(delay.shortDescription) at \(after.at.shortDescription) ends at or after the "
+                                + "deadline \(deadline.shortDescription)"))
+                }
+            }
+        }
+        return found
+    }
+
+    func detail(of input: RetryInput) -> String? {
+        switch input {
+        case .failed(let decision, _), .attemptTimedOut(let decision, _), .circuitOpen(let decision, _):
+            switch decision {
+            case .retry: "retryable"
+            case .fail: "not retryable"
+            case .finalAnswer: "final answer"
+            case .step(let name): "step \(name)"
+            case .retryAfter(let wait): "Retry-After \(wait.shortDescription)"
+            }
+        case .budgetAnswered(let granted, _): granted ? "granted" : "refused"
+        default: nil
+        }
+    }
+}
