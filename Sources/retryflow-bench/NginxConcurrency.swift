@@ -84,7 +84,7 @@ enum NginxConcurrency {
         // One session for both sides: the same configuration, the same pool of warm connections.
         let session = HTTPBenchmarks.session(connections: inFlight)
         let count = quick ? 640 : 10_000
-        let rounds = quick ? 1 : 5
+        let rounds = quick ? 1 : 3
         var results: [BenchmarkResult] = []
         for (name, size) in files {
             let request = URLRequest(url: nginx.url("/\(name).bin"))
@@ -99,7 +99,7 @@ enum NginxConcurrency {
                         try await concurrent(side, session, request, count: count, size: size))
                 }
             }
-            let ceiling = try await wrk(nginx.url("/\(name).bin"), seconds: quick ? 1 : 5)
+            let ceiling = try await wrk(nginx.url("/\(name).bin"), seconds: quick ? 1 : 3)
             results += figures(file: name, count: count, measured: measured, wrk: ceiling)
         }
         results.append(try await sequential(session, URLRequest(url: nginx.url("/1KiB.bin")), quick: quick))
@@ -161,7 +161,8 @@ enum NginxConcurrency {
         let late50 = { (r: Round) in Round.percentile(0.50, of: r.lateness) * 1e3 }
         let late99 = { (r: Round) in Round.percentile(0.99, of: r.lateness) * 1e3 }
         let lateMax = { (r: Round) in (r.lateness.last ?? 0) * 1e3 }
-        let setting = "\(count) GETs of \(file), \(inFlight) in flight, one session; median of \(pairs.count) interleaved rounds"
+        let setting =
+            "\(count) GETs of \(file), \(inFlight) in flight, one session; median of \(pairs.count) interleaved rounds"
         let rps = ratios(\.perSecond)
         let p99Ratios = ratios(p99)
         let p50Ratios = ratios(p50)
@@ -401,7 +402,8 @@ struct ThreadCensus {
             let moved = thread.switches - (earlier.threads[tid]?.switches ?? 0)
             guard moved > 0 else { continue }
             ran += 1
-            let name = String(thread.name.filter { !$0.isNumber }).trimmingCharacters(in: CharacterSet(charactersIn: ".-_ "))
+            let name = String(thread.name.filter { !$0.isNumber })
+                .trimmingCharacters(in: CharacterSet(charactersIn: ".-_ "))
             byName[name.isEmpty ? "?" : name, default: 0] += moved
         }
         return (ran, byName)
