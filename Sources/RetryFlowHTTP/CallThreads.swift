@@ -17,7 +17,7 @@ package final class CallThreads: @unchecked Sendable {
     package static let width = 2
 
     /// The process's pool, started on its first call.
-    package static let shared = CallThreads(width: width, name: "RetryFlow.CallThreads")
+    package static let shared = CallThreads(width: width, name: "RetryFlowCall") // 15 bytes with ".1"
 
     private let width: Int
     private let name: String
@@ -44,8 +44,18 @@ package final class CallThreads: @unchecked Sendable {
         condition.unlock()
         if start {
             for index in 0..<width {
-                let thread = Thread { [self] in run() }
-                thread.name = "\(name).\(index)"
+                let label = "\(name).\(index)"
+                let thread = Thread { [self] in
+                    #if os(Linux)
+                        // Named from inside: `Thread.name` did not reach the kernel here, so these
+                        // threads showed up in profiles and /proc/self/task under the name of the
+                        // thread that started them (Linux keeps 15 bytes of a thread's name).
+                        try? String(label.prefix(15)).write(
+                            toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+                    #endif
+                    run()
+                }
+                thread.name = label
                 thread.start()
             }
         }

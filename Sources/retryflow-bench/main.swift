@@ -8,6 +8,7 @@ let all = [
     "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
     "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm",
     "download-resume", "download-resume-large", "budget-step", "breaker-step", "transfer-step",
+    "nginx-concurrency",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -48,6 +49,12 @@ if arguments.first == "__park", arguments.count == 3, let kind = ParkedMemory.Ki
 if arguments.first == "__requests", arguments.count == 3, let count = Int(arguments[2]) {
     // N sequential GETs one way, to profile that path alone (docs/benchmarks.md).
     try await TransportPaths.requests(arguments[1], count: count)
+    exit(0)
+}
+if arguments.first == "__nginx", (3...5).contains(arguments.count), let count = Int(arguments[2]) {
+    // GETs against nginx along several paths, interleaved: where data(for:retry:)'s cost goes.
+    let numbers = arguments.dropFirst(3).map { Int($0) ?? 0 } + [1, 1]
+    try await NginxPaths.run(arguments[1], count: count, inFlight: numbers[0], rounds: numbers[1])
     exit(0)
 }
 if arguments.first == "__serve", arguments.count == 2, let seconds = Int(arguments[1]) {
@@ -125,6 +132,7 @@ for name in names {
         case "breaker-step": results += await TableStepBenchmarks.run(.breaker, quick: quick)
         case "transfer-step": results += await TableStepBenchmarks.run(.transfer, quick: quick)
         case "download-resume-large": results += try await DownloadBenchmark.runLarge(size: largeSize, quick: quick)
+        case "nginx-concurrency": results += try await NginxConcurrency.run(quick: quick)
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
         }
     } catch {
