@@ -17,15 +17,17 @@ build: deps
 run: deps
 	$(SWIFT) run retryflow demo
 
-# Parallel, as `swift test` runs by default: the library never blocks Swift's cooperative pool
-# (URLSession's blocking calls run on a Dispatch queue, FlakyServer.stop() returns at once), and
-# timing expectations keep margins a loaded 2-core machine holds (speed lives in retryflow-bench).
+# Parallel, as `swift test` runs by default: nothing blocks or computes for long on Swift's cooperative
+# pool (URLSession's blocking calls run on CallThreads, the library's own threads; FlakyServer.stop()
+# returns at once; tests hash, compare and block in runOnOwnThread: docs/reliability.md, "The loaded
+# machine"), and timing expectations keep margins a loaded 2-core machine holds (speed: retryflow-bench).
 # scripts/swift-test.sh runs `swift test` once more only if the process died in libdispatch's event
 # loop with nothing failed before it (a libdispatch race, docs/reliability.md).
 test: deps-browser lint
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) scripts/swift-test.sh --skip-build
 	SWIFT=$(SWIFT) scripts/bench-smoke.sh
+	Fuzz/run.sh --smoke
 	scripts/test-browser.sh
 	$(MAKE) test-tsan
 	scripts/build-docs.sh
@@ -85,6 +87,8 @@ stress: deps
 
 # libFuzzer over every parser of outside input (Fuzz/targets), FUZZ_SECONDS each (default 60):
 # `make fuzz FUZZ_SECONDS=600` for a long run. Needs nothing beyond the toolchain and Graphviz.
+# `make test` runs `Fuzz/run.sh --smoke`: every target built and run 5 s on its seeds, so a target
+# that stops building (or trips at once) fails CI instead of rotting until the next long run.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh

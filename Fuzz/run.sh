@@ -3,9 +3,17 @@
 # .build/fuzz/corpus/TARGET (not committed), crash reproducers to .build/fuzz/crashes/TARGET.
 # Prints executions and findings per target; exits 1 if any target found a crash.
 #   FUZZ_SECONDS=600 Fuzz/run.sh [TARGET...]
+#   Fuzz/run.sh --smoke [TARGET...]   (make test, so CI: builds every target, runs each
+#                                      FUZZ_SMOKE_SECONDS, default 5, on its seed corpus only)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
+smoke=0
+if [ "${1:-}" = --smoke ]; then
+    smoke=1
+    seconds="${FUZZ_SMOKE_SECONDS:-5}"
+    shift
+fi
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=($(ls Fuzz/targets | grep -v Common.swift | sed 's/\.swift$//'))
 Fuzz/build.sh "${targets[@]}" 2> >(grep -v "Cannot export local symbol" >&2) || exit 1
@@ -14,6 +22,13 @@ export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0"
 for target in "${targets[@]}"; do
     work=.build/fuzz/corpus/$target
     crashes=.build/fuzz/crashes/$target
+    # The smoke run starts from the committed seeds alone, in a fresh folder: what CI sees is what
+    # a clean clone has, not what an earlier long run found.
+    if [ "$smoke" = 1 ]; then
+        work=.build/fuzz/smoke/$target
+        crashes=.build/fuzz/smoke/crashes-$target
+        rm -rf "$work" "$crashes"
+    fi
     mkdir -p "$work" "$crashes"
     log=.build/fuzz/$target.log
     # stdout is the CLI's own output (charts, timelines): not wanted here.

@@ -114,10 +114,10 @@ public enum RetryAfter {
     private static func date(year: Int, month: Int, day: Int, time: (Int, Int, Int)) -> Date? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "GMT")!
-        // A leap second (23:59:60) is the last second of its day: read it as 23:59:59 plus one
-        // second, so the day check below still sees the right day.
+        // Second 60 is a leap second wherever RFC 9110's grammar puts it (`second = 2DIGIT`,
+        // "00:00:00 - 23:59:60", §5.6.7; urllib3 and cpython's email.utils accept 08:49:60 too):
+        // read it as second 59 plus one, so the day check below still sees the day it was sent on.
         let leap = time.2 == 60
-        guard !leap || (time.0 == 23 && time.1 == 59) else { return nil }
         let components = DateComponents(
             year: year, month: month, day: day, hour: time.0, minute: time.1, second: leap ? 59 : time.2)
         guard let date = calendar.date(from: components),

@@ -219,9 +219,9 @@ enum DownloadBenchmark {
             ).1
         }
         let growth = (Measure.peakResidentBytes() - before) / 1_048_576
-        let complete =
-            outcome?.succeeded == true && outcome?.bytesOnDisk == size
-            && (try? FlakyServer.Resource.sha256(ofFileAt: file)) == resource.sha256
+        let onDisk = try? await FlakyServer.Resource.sha256(ofFileAt: file)
+        let expected = await resource.sha256
+        let complete = outcome?.succeeded == true && outcome?.bytesOnDisk == size && onDisk == expected
         let sent = Double(server.bodyBytesSent(to: "/file")) / Double(size)
         return String(
             format: "%.2f %.3f %d %d %.4f %d", growth, seconds, outcome?.retry.attempts.count ?? 0, complete ? 1 : 0,

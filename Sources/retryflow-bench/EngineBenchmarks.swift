@@ -42,7 +42,10 @@ enum EngineBenchmarks {
                 baselineValue: nil, ratio: nil, goal: "ratio <= 1/15", met: nil,
                 note: "baseline skipped: the dot program is not installed (apt-get install graphviz); \(freshNote)")
         }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-bench.dot")
+        // A file of this run's own (a fixed name was shared by concurrent runs), removed after.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "retryflow-bench-\(UUID().uuidString).dot")
+        defer { try? FileManager.default.removeItem(at: file) }
         try Data(dot.utf8).write(to: file)
         // Interleaved: one spawn, then a batch of cached renders, so both see the same machine load.
         var spawned: [Double] = []

@@ -200,7 +200,11 @@ enum FleetBenchmarks {
                 BenchmarkResult(
                     name: "retry-storm: \(configuration.name)", value: amplification, unit: "requests ÷ first attempts",
                     baseline: "no protection", baselineValue: unprotected?.amplification,
-                    ratio: unprotected.map { amplification / $0.amplification }, goal: goal, met: met,
+                    ratio: unprotected.map { amplification / $0.amplification }, goal: goal,
+                    // Not judged when quick: its ~50 first attempts can make ~150 retries, about what the
+                    // AWS budget's 500 tokens pay for (100), so it printed "no" for a budget working as
+                    // designed; the full storm (~1,000 first attempts) is the one that judges.
+                    met: quick ? nil : met,
                     note:
                         "\(clients) clients; outage \(quick ? 1 : 5) s: \(first) first attempts, \(duringOutage) requests "
                         + "(\(afterTrip) in 1–5 s); last failure \(recovered.shortDescription) after healing"))

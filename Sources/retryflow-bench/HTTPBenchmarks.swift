@@ -190,6 +190,7 @@ enum HTTPBenchmarks {
                 goal: "ratio <= 1.2",
                 met: nil, note: "skipped: swiftc could not build the minimal GET program")
         }
+        defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: bare).deletingLastPathComponent()) }
         var toolTimes: [Double] = []
         var bareTimes: [Double] = []
         var curlTimes: [Double] = []
@@ -226,10 +227,12 @@ enum BareGet {
         exit(status)
         """
 
+    /// Compiles the bare GET into a folder of this run's own: a fixed path was shared by concurrent
+    /// runs (and users) and reused a binary built from an older source.
     static func build() async throws -> String? {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-bench-bare-get")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "retryflow-bench-bare-get-\(UUID().uuidString)")
         let binary = folder.appendingPathComponent("bare-get").path
-        if FileManager.default.isExecutableFile(atPath: binary) { return binary }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("main.swift")
         try Data(source.utf8).write(to: file)

@@ -8,7 +8,7 @@ let all = [
     "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
     "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm",
     "download-resume", "download-resume-large", "budget-step", "breaker-step", "transfer-step",
-    "nginx-concurrency",
+    "nginx-concurrency", "deadline-under-load",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -63,6 +63,11 @@ if arguments.first == "__serve", arguments.count == 2, let seconds = Int(argumen
     FileHandle.standardOutput.write(Data((server.url("/ok").absoluteString + "\n").utf8))
     try await Task.sleep(for: .seconds(seconds))
     server.stop()
+    exit(0)
+}
+if arguments.first == "__hang-server", arguments.count == 2, let seconds = Int(arguments[1]) {
+    // The never-answering server of deadline-under-load, in a process of its own.
+    try await DeadlineUnderLoad.serveHanging(seconds: seconds)
     exit(0)
 }
 if arguments.first == "__download-large", arguments.count == 4, let window = Int(arguments[1]),
@@ -133,6 +138,7 @@ for name in names {
         case "transfer-step": results += await TableStepBenchmarks.run(.transfer, quick: quick)
         case "download-resume-large": results += try await DownloadBenchmark.runLarge(size: largeSize, quick: quick)
         case "nginx-concurrency": results += try await NginxConcurrency.run(quick: quick)
+        case "deadline-under-load": results += try await DeadlineUnderLoad.run(quick: quick)
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
         }
     } catch {

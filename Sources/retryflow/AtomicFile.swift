@@ -94,6 +94,10 @@ enum AtomicFile {
             try? FileManager.default.removeItem(at: temporary)
             throw OperationFailed("cannot write \(path): \(error.localizedDescription)")
         }
+        // The new file keeps the replaced one's permissions, as writing into it would have (a trace
+        // kept 0600 stays private; an executable stays executable): a new file gets the umask's 0644.
+        var replaced = stat()
+        if stat(target.path, &replaced) == 0 { chmod(temporary.path, replaced.st_mode & 0o7777) }
         // rename(2) replaces an existing file atomically (FileManager.replaceItemAt fails on Linux here).
         guard rename(temporary.path, target.path) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -44,6 +44,33 @@ import Testing
         }
     }
 
+    /// A file replaced by its new contents keeps its permissions (it got 0644, the umask's, so a
+    /// trace kept private became readable by all); a file that did not exist gets the umask's.
+    @Test func aReplacedFileKeepsItsMode() async throws {
+        let server = try FlakyServer(scripts: ["/x": [.status(200, body: "hi")]])
+        defer { server.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-mode-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let kept = folder.appendingPathComponent("kept.json").path
+        let fresh = folder.appendingPathComponent("fresh.json").path
+        _ = FileManager.default.createFile(
+            atPath: kept, contents: Data("old".utf8), attributes: [.posixPermissions: 0o600])
+        for path in [kept, fresh] {
+            let result = try await Tool.run(
+                ["fetch", server.url("/x").absoluteString, "-s", "--trace", path] + Self.fast)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try String(contentsOfFile: path, encoding: .utf8).contains("\"steps\""), "the trace was written")
+        }
+        let mode = { (path: String) in
+            (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
+        }
+        #expect(mode(kept) == 0o600, "was \(String(mode(kept), radix: 8))")
+        let plain = folder.appendingPathComponent("plain").path
+        _ = FileManager.default.createFile(atPath: plain, contents: Data())
+        #expect(mode(fresh) == mode(plain), "a new file gets what any new file gets: \(String(mode(fresh), radix: 8))")
+    }
+
     /// `-o -` is stdout, as in curl: no file named "-" is written.
     @Test func outputDashIsStdout() async throws {
         let server = try FlakyServer(scripts: ["/x": [.status(200, body: "hi")]])

@@ -22,7 +22,7 @@ import Testing
         return url
     }
 
-    static func sha(_ url: URL) throws -> String { try FlakyServer.Resource.sha256(ofFileAt: url) }
+    static func sha(_ url: URL) async throws -> String { try await FlakyServer.Resource.sha256(ofFileAt: url) }
 
     /// The `Range` a request starting at byte `from` sends: one first window (these files are smaller).
     static func window(from: Int) -> String {
@@ -99,7 +99,7 @@ import Testing
             resource, steps: [.cut(after: Self.cut, reset: reset), .serve])
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
         #expect(!FileManager.default.fileExists(atPath: destination.path + ".part"))
         let requests = server.requests(to: "/file")
         #expect(requests.count == 2)
@@ -124,7 +124,7 @@ import Testing
         let (outcome, server, destination) = try await Self.run(resource, steps: steps)
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
         #expect(outcome.ranges.map(\.requestedFrom) == (0..<8).map { $0 * slice })
         #expect(server.bodyBytesSent(to: "/file") == resource.size)
         #expect(server.requests(to: "/file").dropFirst().allSatisfy { $0.header("If-Range") == "\"v1\"" })
@@ -135,7 +135,7 @@ import Testing
         let (outcome, server, destination) = try await Self.run(resource, steps: [.cut(after: Self.cut), .ignoreRange])
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
         #expect(server.requests(to: "/file")[1].header("Range") == Self.window(from: Self.cut))
         #expect(outcome.ranges[1].status == 200 && outcome.ranges[1].wroteFrom == 0)
     }
@@ -146,7 +146,7 @@ import Testing
         let (outcome, server, destination) = try await Self.run(old, steps: [.cut(after: Self.cut), .change(to: new)])
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == new.sha256)
+        #expect(try await new.firstDifference(fromFileAt: destination) == nil)
         #expect(server.requests(to: "/file")[1].header("If-Range") == "\"v1\"")
         #expect(outcome.ranges[1].status == 200)
         #expect(outcome.bytesOnDisk == new.size && outcome.expectedTotal == new.size)
@@ -158,7 +158,7 @@ import Testing
             resource, steps: [.cut(after: Self.cut), .wrongStart(by: offset), .serve])
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
         let requests = server.requests(to: "/file")
         #expect(requests.count == 3)
         #expect(requests[2].header("Range") == Self.window(from: 0)) // started again from byte 0
@@ -172,7 +172,7 @@ import Testing
         let (outcome, server, destination) = try await Self.run(resource, steps: [.cut(after: Self.cut), .serve])
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
         #expect(server.requests(to: "/file")[1].header("Range") == Self.window(from: Self.cut))
         #expect(server.requests(to: "/file")[1].header("If-Range") == nil)
         #expect(outcome.ranges[1].sentIfRange == false)
@@ -185,7 +185,7 @@ import Testing
         ) { destination in try Data(resource.body).write(to: destination) }
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
         #expect(server.requests(to: "/file").map { $0.header("Range") } == [Self.window(from: 200_000)])
         #expect(outcome.ranges.map(\.status) == [416])
         #expect(server.bodyBytesSent(to: "/file") == 0)
@@ -200,7 +200,7 @@ import Testing
         }
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
         #expect(
             server.requests(to: "/file").map { $0.header("Range") } == [
                 Self.window(from: 50_000), Self.window(from: 0),
@@ -216,7 +216,7 @@ import Testing
         }
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
         #expect(server.bodyBytesSent(to: "/file") == resource.size - 123_456)
     }
 
@@ -229,9 +229,10 @@ import Testing
         #expect(!outcome.succeeded && outcome.transferState == .failed)
         #expect(outcome.retry.reason == .notRetryable)
         #expect(server.requests(to: "/file").count == 2) // the cut was retried, the mismatch was not
+        let actual = await resource.sha256
         #expect(
-            outcome.retry.attempts.last?.error as? DownloadProblem
-                == .checksumMismatch(expected: wrong, actual: resource.sha256))
+            outcome.retry.attempts.last?.error as? DownloadProblem == .checksumMismatch(expected: wrong, actual: actual)
+        )
         #expect(!FileManager.default.fileExists(atPath: destination.path))
         #expect(!FileManager.default.fileExists(atPath: destination.path + ".part"))
     }
@@ -242,7 +243,7 @@ import Testing
             resource, steps: [.cut(after: 100_000), .serve], options: DownloadOptions(expectedSHA256: resource.sha256))
         defer { try? FileManager.default.removeItem(at: destination.deletingLastPathComponent()) }
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
     }
 
     @Test func theRulesDefaultAttemptTimeoutDoesNotCutADownload() async throws {
@@ -261,7 +262,7 @@ import Testing
             clock: ContinuousClock())
         Self.expectTracesConsistent(outcome)
         #expect(outcome.succeeded && outcome.retry.attempts.count == 1)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
     }
 
     @Test func theHTTPRulesShapeEachAttempt() async throws {
@@ -347,7 +348,7 @@ import Testing
         let part = URL(fileURLWithPath: destination.path + ".part")
         let kept = try Data(contentsOf: part)
         #expect(kept.count == 512 << 10)
-        #expect(try Self.sha(part) == SHA256.hex(of: resource.bytes(0..<kept.count)))
+        #expect(try await Self.sha(part) == SHA256.hex(of: resource.bytes(0..<kept.count)))
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
@@ -396,7 +397,7 @@ import Testing
         let outcome = try await run.value
         Self.expectTracesConsistent(outcome)
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
         #expect(
             outcome.retry.attempts.first?.error as? DownloadProblem
                 == .stalled(bytesPerSecond: 1_000, window: .seconds(1)))
@@ -428,7 +429,7 @@ import Testing
         let outcome = try await run.value
         Self.expectTracesConsistent(outcome)
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
         #expect(outcome.retry.attempts.first?.error is AttemptTimeout)
         #expect(server.requests(to: "/file").last?.header("Range") == Self.window(from: 150_000))
         #expect(outcome.ranges.map(\.requestedFrom) == [0, 150_000])
@@ -452,7 +453,7 @@ import Testing
         }
         #expect(counter.count == 1)
         #expect(outcome.succeeded)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
     }
 
     @Test(arguments: [3, Int.max]) func theFileBasedOriginalShapeDeliversTheFile(retryCount: Int) async throws {
@@ -470,6 +471,6 @@ import Testing
                 failure: { error, _ in continuation.resume(throwing: error) })
         }
         #expect(delivered == destination)
-        #expect(try Self.sha(destination) == resource.sha256)
+        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
     }
 }

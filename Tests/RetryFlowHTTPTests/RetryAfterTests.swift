@@ -59,11 +59,23 @@ import Testing
         #expect(RetryAfter.parse("9999999999999", now: Self.reference) == .delay(.seconds(999_999_999_999)))
     }
 
-    @Test func leapSecondEndsItsDay() {
+    @Test func leapSecondIsValidInAnyMinute() {
         let leap = RetryAfter.httpDate("Sat, 31 Dec 2016 23:59:60 GMT")
         #expect(leap == RetryAfter.httpDate("Sun, 01 Jan 2017 00:00:00 GMT"))
         #expect(leap != nil)
-        #expect(RetryAfter.httpDate("Sat, 31 Dec 2016 12:00:60 GMT") == nil, "a leap second only ends a day")
+        // RFC 9110 §5.6.7's grammar allows second 60 in any minute; urllib3 (whose Retry-After
+        // dates go through cpython's email.utils.parsedate_tz) accepts Sun, 06 Nov 1994 08:49:60 GMT.
+        #expect(
+            RetryAfter.httpDate("Sun, 06 Nov 1994 08:49:60 GMT") == RetryAfter.httpDate("Sun, 06 Nov 1994 08:50:00 GMT")
+        )
+        #expect(RetryAfter.httpDate("Sunday, 06-Nov-94 08:49:60 GMT", now: .init(timeIntervalSince1970: 0)) != nil)
+        #expect(RetryAfter.httpDate("Sun Nov  6 08:49:60 1994") == RetryAfter.httpDate("Sun Nov  6 08:50:00 1994"))
+        #expect(RetryAfter.httpDate("Sun, 06 Nov 1994 08:49:61 GMT") == nil, "61 is no second")
+        // urllib3 test/test_retry.py, test_respect_retry_after_header_sleep: at 2019-06-03 11:00:00
+        // UTC, "Mon, 03 Jun 2019 11:30:12 GMT" sleeps 1812 s; the same minute's leap second, 1860 s (11:31:00).
+        let urllib3Now = Date(timeIntervalSince1970: 1_559_559_600)
+        #expect(RetryAfter.parse("Mon, 03 Jun 2019 11:30:12 GMT", now: urllib3Now) == .delay(.seconds(1812)))
+        #expect(RetryAfter.parse("Mon, 03 Jun 2019 11:30:60 GMT", now: urllib3Now) == .delay(.seconds(1860)))
     }
 
     /// Two-digit years are read against the `now` given, not the wall clock.

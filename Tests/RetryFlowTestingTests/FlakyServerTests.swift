@@ -156,15 +156,20 @@ import Testing
         #expect(Self.canListen(on: refusing.port), "stop gives the port back")
     }
 
-    /// A thousand clients connected at once, each answered.
-    @Test func servesAThousandConcurrentConnections() throws {
+    /// A thousand clients connected at once, each answered. The blocking sockets run on a thread
+    /// of their own: on one of Swift's two threads they held every other test's timers.
+    @Test func servesAThousandConcurrentConnections() async throws {
         let server = try FlakyServer(scripts: ["/c": [.status(200, body: "c")]])
         defer { server.stop() }
-        let clients = try (0..<1000).map { _ in try RawClient(port: server.port) }
-        for client in clients { try client.send("GET /c HTTP/1.1\r\nHost: x\r\n\r\n") }
-        #expect(server.openConnections == 1000)
-        for client in clients {
-            let reply = try client.receive()
+        let port = server.port
+        let (open, replies) = try await runOnOwnThread {
+            let clients = try (0..<1000).map { _ in try RawClient(port: port) }
+            for client in clients { try client.send("GET /c HTTP/1.1\r\nHost: x\r\n\r\n") }
+            let open = server.openConnections
+            return (open, try clients.map { try $0.receive() })
+        }
+        #expect(open == 1000)
+        for reply in replies {
             #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
             #expect(reply.hasSuffix("\r\n\r\nc"))
         }
@@ -175,27 +180,52 @@ import Testing
 
 extension FlakyServerTests {
     /// libcurl sends `Expect: 100-continue` and waits up to a second for it before a POST body.
-    @Test func answersExpectContinueAtOnce() throws {
+    @Test func answersExpectContinueAtOnce() async throws {
         let server = try FlakyServer(scripts: ["/p": [.status(201)]])
         defer { server.stop() }
-        let client = try RawClient(port: server.port)
-        try client.send("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
-        let interim = try client.receiveHead()
+        let port = server.port
+        let (interim, final) = try await runOnOwnThread {
+            let client = try RawClient(port: port)
+            try client.send("POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+            let interim = try client.receiveHead()
+            try client.send("{}")
+            return (interim, try client.receive())
+        }
         #expect(interim.hasPrefix("HTTP/1.1 100 Continue"))
-        try client.send("{}")
-        #expect(try client.receive().hasPrefix("HTTP/1.1 201"))
+        #expect(final.hasPrefix("HTTP/1.1 201"))
         #expect(server.requests.first?.body == Data("{}".utf8))
     }
 
     /// A range ending at `Int.max` is cut to the file (it trapped on `end + 1`, killing the tests).
-    @Test func aRangeEndingAtTheLargestIntegerIsCutToTheFile() throws {
+    @Test func aRangeEndingAtTheLargestIntegerIsCutToTheFile() async throws {
         let server = try FlakyServer()
         defer { server.stop() }
         try server.serveDownload(FlakyServer.Resource(size: 10), at: "/f")
-        let client = try RawClient(port: server.port)
-        try client.send("GET /f HTTP/1.1\r\nHost: x\r\nRange: bytes=4-\(Int.max)\r\n\r\n")
-        let answer = try client.receive()
+        let port = server.port
+        let answer = try await runOnOwnThread {
+            let client = try RawClient(port: port)
+            try client.send("GET /f HTTP/1.1\r\nHost: x\r\nRange: bytes=4-\(Int.max)\r\n\r\n")
+            return try client.receive()
+        }
         #expect(answer.hasPrefix("HTTP/1.1 206"))
         #expect(answer.contains("Content-Range: bytes 4-9/10"))
+    }
+
+    /// How download tests compare the bytes on disk with the source: the first differing offset.
+    @Test func firstDifferenceFindsTheFirstWrongByte() async throws {
+        let resource = FlakyServer.Resource(size: 3 << 20, seed: 7)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-diff-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var bytes = resource.bytes(0..<resource.size)
+        try Data(bytes).write(to: file)
+        #expect(try await resource.firstDifference(fromFileAt: file) == nil)
+        bytes[(2 << 20) + 5] ^= 1
+        try Data(bytes).write(to: file)
+        #expect(try await resource.firstDifference(fromFileAt: file) == (2 << 20) + 5)
+        try Data(resource.bytes(0..<1000)).write(to: file)
+        #expect(try await resource.firstDifference(fromFileAt: file) == 1000, "a short file differs at its end")
+        try Data(resource.bytes(0..<resource.size) + [0]).write(to: file)
+        #expect(try await resource.firstDifference(fromFileAt: file) == resource.size, "so does a long one")
+        #expect(try await FlakyServer.Resource(size: 3 << 20, seed: 8).firstDifference(fromFileAt: file) != nil)
     }
 }

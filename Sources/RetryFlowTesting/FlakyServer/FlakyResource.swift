@@ -48,28 +48,62 @@ extension FlakyServer {
         /// The whole body (for small resources in tests).
         public var body: [UInt8] { bytes(0..<size) }
 
-        /// The SHA-256 of the file at `url` (read in slices), to compare with ``sha256``: how a test
-        /// checks that the bytes on disk are the source's.
-        public static func sha256(ofFileAt url: URL) throws -> String {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            var hasher = SHA256()
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                chunk.withUnsafeBytes { hasher.update(buffer: $0) }
+        /// The offset of the first byte where the file at `url` differs from this body (the
+        /// shorter length when one is a prefix of the other), or `nil` when they are the same: how
+        /// a test checks that the bytes on disk are the source's, and where they stop being so.
+        ///
+        /// Bytes are compared slice by slice, not hashed: hashing both sides cost a debug build
+        /// about ten times as much CPU, and the download suites running beside the timing tests
+        /// starved them. Done on a thread of its own (``runOnOwnThread(_:)``).
+        public func firstDifference(fromFileAt url: URL) async throws -> Int? {
+            try await runOnOwnThread { [self] in
+                let handle = try FileHandle(forReadingFrom: url)
+                defer { try? handle.close() }
+                var offset = 0
+                while true {
+                    let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+                    let expected = bytes(offset..<offset + chunk.count)
+                    if chunk.count != expected.count || !chunk.elementsEqual(expected) {
+                        let same = zip(chunk, expected).prefix { $0 == $1 }.count
+                        return offset + same
+                    }
+                    if chunk.isEmpty { return offset == size ? nil : offset }
+                    offset += chunk.count
+                }
             }
-            return hasher.hexDigest()
         }
 
-        /// The SHA-256 of the whole body, as 64 lowercase hex digits, computed in slices.
-        public var sha256: String {
-            var hasher = SHA256()
-            var offset = 0
-            while offset < size {
-                let chunk = bytes(offset..<min(size, offset + 1 << 20))
-                chunk.withUnsafeBytes { hasher.update(buffer: $0) }
-                offset += chunk.count
+        /// The SHA-256 of the file at `url` (read in slices), to compare with ``sha256``: how a test
+        /// checks that the bytes on disk are the source's. Hashed on a thread of its own
+        /// (``runOnOwnThread(_:)``): tens of MiB take seconds in a debug build, too long to hold
+        /// one of the threads every other test's timers run on.
+        public static func sha256(ofFileAt url: URL) async throws -> String {
+            try await runOnOwnThread {
+                let handle = try FileHandle(forReadingFrom: url)
+                defer { try? handle.close() }
+                var hasher = SHA256()
+                while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                    chunk.withUnsafeBytes { hasher.update(buffer: $0) }
+                }
+                return hasher.hexDigest()
             }
-            return hasher.hexDigest()
+        }
+
+        /// The SHA-256 of the whole body, as 64 lowercase hex digits, computed in slices on a
+        /// thread of its own (see ``sha256(ofFileAt:)``).
+        public var sha256: String {
+            get async {
+                await runOnOwnThread { [self] in
+                    var hasher = SHA256()
+                    var offset = 0
+                    while offset < size {
+                        let chunk = bytes(offset..<min(size, offset + 1 << 20))
+                        chunk.withUnsafeBytes { hasher.update(buffer: $0) }
+                        offset += chunk.count
+                    }
+                    return hasher.hexDigest()
+                }
+            }
         }
     }
 

@@ -95,7 +95,8 @@ public final class FlakyServer: @unchecked Sendable {
         }
     }
 
-    /// How many connections are open now.
+    /// How many connections are open now. It waits for the server's queue: from async code, read
+    /// it inside ``runOnOwnThread(_:)``, not on one of Swift's threads.
     public var openConnections: Int { queue.sync { connections.count } }
 
     /// Closes the listening socket and every connection; once it returns, new connections are
