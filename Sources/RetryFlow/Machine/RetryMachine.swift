@@ -58,6 +58,7 @@ public struct RetryMachine: Sendable {
             case .start: .start
             case .succeeded: .succeeded
             case .failed: .failed(decision, detail: detail)
+            case .failedAfterProgress: .failedAfterProgress(decision, detail: detail)
             case .attemptTimedOut: .attemptTimedOut(decision, detail: detail)
             case .deadlineExceeded: .deadlineExceeded(detail: detail)
             case .delayElapsed: .delayElapsed

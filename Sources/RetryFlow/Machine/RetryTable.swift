@@ -20,6 +20,8 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
 
             .init(from: .request, event: .succeeded, to: .success, effects: [.finish], reason: .succeeded),
             .init(from: .request, event: .failed, to: .retry, effects: [.planDelay]),
+            // A failure after progress (a download's new bytes) starts the count and the backoff over.
+            .init(from: .request, event: .failedAfterProgress, to: .retry, effects: [.resetBackoff, .planDelay]),
             .init(from: .request, event: .attemptTimedOut, to: .retry, effects: [.cancelAttempt, .planDelay]),
             .init(
                 from: .request, event: .cancelled, to: .cancelled, effects: [.cancelAttempt, .finish],
