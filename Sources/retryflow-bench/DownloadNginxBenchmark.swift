@@ -126,7 +126,7 @@ enum DownloadNginxBenchmark {
                 name: "download-nginx cut", value: cutSeconds, unit: "s",
                 baseline: "1.5 × uncut + 0.1 s × \(cuts) cuts", baselineValue: cutBudget, ratio: cutSeconds / cutBudget,
                 goal: "ratio <= 1", met: cutSeconds <= cutBudget,
-                note: "every connection aborted (RST) after 7 MB, RetryPolicy.download; "
+                note: "every connection closed after 7 MB (FIN: each byte sent is read), RetryPolicy.download; "
                     + cut.map { String(format: "%.2f", $0) }.joined(separator: ", ") + " s; attempts "
                     + cutAttempts.map(String.init).joined(separator: ", ") + "; curl --retry -C -: "
                     + describe(curlCut, sent: curlCutSent)),
