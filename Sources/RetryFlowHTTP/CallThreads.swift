@@ -1,8 +1,9 @@
 import Foundation
 
 /// A few threads of our own that run closures in the order they were submitted: where
-/// `DataTaskAttempt` makes URLSession's blocking calls (`dataTask(with:)`, `resume()`), so that a
-/// blocked call never holds a thread that Swift's tasks run on.
+/// `DataTaskAttempt` and the download's `TransferDriver` make URLSession's blocking calls
+/// (`dataTask(with:)`, `resume()`), so that a blocked call never holds a thread that Swift's tasks
+/// run on.
 ///
 /// Why not a Dispatch queue: this toolchain's libdispatch (Linux) has no cooperative queue, so
 /// Swift's global executor *is* the default-QoS root queue, and a concurrent Dispatch queue runs its

@@ -443,6 +443,7 @@ enum TableStepBenchmarks {
         case .reject: checksum &+= 11
         case .discard: checksum &+= 13
         case .install: checksum &+= 17
+        case .creditProgress(let resume): checksum &+= resume &+ 37
         case .finish(let state): checksum &+= state == .complete ? 19 : 23
         }
     }

@@ -106,14 +106,40 @@ private func sample5() async throws {
     let step = try machine.handle(.push, at: .zero)       // step.actions: ["ring 1"]; machine.state: .open
     let chart = DOTChart.render(door, style: .state)      // the same rows, drawn
 
+    // Every run the world allows, explored (`retryflow verify` does this for the shipped machines):
+    struct DoorWorld: ExplorationModel {                  // what can happen, and the bound
+        typealias Rules = DoorRules
+        var inputLimit: Int { 4 }
+        var boundDescription: String { "4 inputs" }
+        func choices(at position: ExplorationPosition<DoorRules>) -> [ExplorationChoice<DoorEvent>] {
+            [.init(.push, at: position.at), .init(.lock, at: position.at)]
+        }
+        func key(_ position: ExplorationPosition<DoorRules>) -> [Int] {   // what tells two positions apart
+            [Door.allCases.firstIndex(of: position.machine.state)!, position.machine.rules.rings]
+        }
+    }
+    let explored = TableExplorer(table: door, rules: DoorRules(), model: DoorWorld()).explore()
+    print(explored.text)          // FAIL every run ends: push, push, push, push never locks; the run is a trace
+
     _ = door
     _ = machine
     _ = step
     _ = chart
+    _ = explored
 }
 
-// downloads.md, sample 6
+// charts.md, sample 6
 private func sample6() async throws {
+    let drawn = try Graphviz.drawing(of: String(contentsOfFile: "flow.dot", encoding: .utf8))
+    let check = ChartCheck.compare(drawn, with: RetryTable.retry)
+    print(check.text)                                     // one line per finding, then the verdict
+
+    _ = drawn
+    _ = check
+}
+
+// downloads.md, sample 7
+private func sample7() async throws {
     let destination = URL(fileURLWithPath: "/tmp/big.iso")
     let (response, outcome) = try await URLSession.shared.download(for: request, to: destination, retry: .download)
     print(response.statusCode, outcome.bytesOnDisk)
@@ -124,8 +150,8 @@ private func sample6() async throws {
     _ = outcome
 }
 
-// downloads.md, sample 7
-private func sample7() async throws {
+// downloads.md, sample 8
+private func sample8() async throws {
     var options = DownloadOptions()
     options.resumeExisting = true                                              // continue big.iso.part (or big.iso)
     options.expectedSHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -160,8 +186,8 @@ private func sample7() async throws {
     _ = task
 }
 
-// downloads.md, sample 8
-private func sample8() async throws {
+// downloads.md, sample 9
+private func sample9() async throws {
     let server = try FlakyServer()
     let file = FlakyServer.Resource(size: 4 << 20, etag: "\"v1\"")
     try server.serveDownload(file, at: "/file", steps: [.cut(after: 1 << 20), .cut(after: 1 << 20, reset: true), .serve])
@@ -177,8 +203,8 @@ private func sample8() async throws {
     _ = wrongAt
 }
 
-// fleet.md, sample 9
-private func sample9() async throws {
+// fleet.md, sample 10
+private func sample10() async throws {
     let budget = try RetryBudget(.awsStandard)
     let breaker = try CircuitBreaker(.polly)
     let resilience = Resilience(policy: .default, budget: budget, breaker: breaker)
@@ -197,8 +223,8 @@ private func sample9() async throws {
     _ = value
 }
 
-// fleet.md, sample 10
-private func sample10() async throws {
+// fleet.md, sample 11
+private func sample11() async throws {
     let registry = try ResilienceRegistry(budget: .grpc(maxTokens: 10, tokenRatio: 0.1), breaker: .polly)
     let shared = Resilience(policy: .default, registry: registry)
 
@@ -206,8 +232,8 @@ private func sample10() async throws {
     _ = shared
 }
 
-// http.md, sample 11
-private func sample11() async throws {
+// http.md, sample 12
+private func sample12() async throws {
     var rules = HTTPRetryRules.default
     rules.rateLimitResetHeaders.append("X-Quota-Reset")  // a header of your API, read the same way
     rules.attemptHeader = .retryFlow                     // RetryFlow-Attempt: 1, 2, 3 … on each request
@@ -217,7 +243,7 @@ private func sample11() async throws {
     _ = outcome
 }
 
-// linear-iteration.md, sample 12
+// linear-iteration.md, sample 13
 // The original design, for study: do not use. (Retold in Swift 6: its closures now say @Sendable.)
 extension URLSession {
     func originalRetryDataTask(
@@ -238,8 +264,8 @@ extension URLSession {
     }
 }
 
-// linear-iteration.md, sample 13
-private func sample13() async throws {
+// linear-iteration.md, sample 14
+private func sample14() async throws {
     func fetchWithRetries(_ request: URLRequest, attempts: Int, delay: Duration) async throws -> Data {
         var attempt = 1
         while true {
@@ -254,8 +280,8 @@ private func sample13() async throws {
 
 }
 
-// migrating.md, sample 14
-private func sample14() throws {
+// migrating.md, sample 15
+private func sample15() throws {
 
     // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
     // a POST is retried only when safe, and the returned task exposes state and trace.
@@ -274,16 +300,16 @@ private func sample14() throws {
     _ = error
 }
 
-// migrating.md, sample 15
-private func sample15() async throws {
+// migrating.md, sample 16
+private func sample16() async throws {
     let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .originalSnippet())
 
     _ = data
     _ = response
 }
 
-// migrating.md, sample 16
-private func sample16() async throws {
+// migrating.md, sample 17
+private func sample17() async throws {
     URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
         // the final answer
     }, failure: { error, attempts in
@@ -292,8 +318,8 @@ private func sample16() async throws {
 
 }
 
-// migrating.md, sample 17
-private func sample17() async throws {
+// migrating.md, sample 18
+private func sample18() async throws {
     let policy = RetryPolicy(maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
     var rules = HTTPRetryRules.default
     rules.retryableStatuses.remove(429)          // to match exactly; RetryFlow also retries 429 and honours Retry-After
@@ -305,8 +331,8 @@ private func sample17() async throws {
     _ = response
 }
 
-// migrating.md, sample 18
-private func sample18() async throws {
+// migrating.md, sample 19
+private func sample19() async throws {
     let value = try await Retry(policy).run { attempt in
         try await compute()
     }
@@ -314,8 +340,8 @@ private func sample18() async throws {
     _ = value
 }
 
-// policies.md, sample 19
-private func sample19() async throws {
+// policies.md, sample 20
+private func sample20() async throws {
     var policy = RetryPolicy.default      // 3 attempts; exponential 0.5 s × 2; cap 20 s; full jitter; Retry-After ≤ 300 s
     policy.maxAttempts = 5
     policy.deadline = .seconds(30)
@@ -324,8 +350,8 @@ private func sample19() async throws {
     _ = policy
 }
 
-// policies.md, sample 20
-private func sample20() async throws {
+// policies.md, sample 21
+private func sample21() async throws {
     var policy = RetryPolicy.default
     policy.add(RetryStep("refresh credentials") { _ in
         let token = try await fetchNewToken()                  // your token service
@@ -341,8 +367,8 @@ private func sample20() async throws {
     _ = response
 }
 
-// policies.md, sample 21
-private func sample21() async throws {
+// policies.md, sample 22
+private func sample22() async throws {
     var policy = RetryPolicy(maxAttempts: 4)
     policy.add(RetryStep("use mirror", entry: .afterFailures(2)) { _ in
         ["mirror": RequestChange { $0.url = URL(string: "https://mirror.example.test/file")! }]
@@ -353,8 +379,8 @@ private func sample21() async throws {
     _ = data
 }
 
-// README.md, sample 22
-private func sample22() async throws {
+// README.md, sample 23
+private func sample23() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -366,8 +392,8 @@ private func sample22() async throws {
     _ = value
 }
 
-// README.md, sample 23
-private func sample23() async throws {
+// README.md, sample 24
+private func sample24() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -375,8 +401,8 @@ private func sample23() async throws {
     _ = outcome
 }
 
-// README.md, sample 24
-private func sample24() async throws {
+// README.md, sample 25
+private func sample25() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -386,8 +412,8 @@ private func sample24() async throws {
     _ = run
 }
 
-// README.md, sample 25
-private func sample25() async throws {
+// README.md, sample 26
+private func sample26() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
@@ -405,8 +431,8 @@ private func sample25() async throws {
     _ = task
 }
 
-// README.md, sample 26
-private func sample26() throws {
+// README.md, sample 27
+private func sample27() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
 
@@ -419,8 +445,8 @@ private func sample26() throws {
     _ = error
 }
 
-// README.md, sample 27
-private func sample27() async throws {
+// README.md, sample 28
+private func sample28() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart

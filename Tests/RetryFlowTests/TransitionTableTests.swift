@@ -207,6 +207,7 @@ import Testing
         case .start: .start
         case .succeeded: .succeeded
         case .failed: .failed(.retry, detail: nil)
+        case .failedAfterProgress: .failedAfterProgress(.retry, detail: nil)
         case .attemptTimedOut: .attemptTimedOut(.retry, detail: nil)
         case .deadlineExceeded: .deadlineExceeded(detail: nil)
         case .delayElapsed: .delayElapsed

@@ -66,6 +66,14 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         get { settings.interruptsInlineAttempts }
         set { unique().interruptsInlineAttempts = newValue }
     }
+    /// Asked about each error an attempt throws: whether the attempt made progress first (the
+    /// download driver's transfer table decides, by its `made progress` guard). Then the machine
+    /// hears `failed after progress`, whose row starts the attempt count and the backoff over.
+    /// `nil` (the default): no attempt makes progress.
+    package var madeProgress: (@Sendable (any Error) -> Bool)? {
+        get { settings.madeProgress }
+        set { unique().madeProgress = newValue }
+    }
     /// The fleet's shared guards every run of this engine answers to (retry budget, circuit breaker);
     /// none by default.
     public var guards: FleetGuards {
@@ -96,6 +104,7 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         var onTransition: (@Sendable (RetryTrace.Step) -> Void)?
         var runsAttemptsInline: Bool
         var interruptsInlineAttempts = false
+        var madeProgress: (@Sendable (any Error) -> Bool)?
         var guards: FleetGuards
 
         init(
@@ -120,6 +129,7 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
                 describeError: describeError, onTransition: onTransition, runsAttemptsInline: runsAttemptsInline,
                 guards: guards)
             copy.interruptsInlineAttempts = interruptsInlineAttempts
+            copy.madeProgress = madeProgress
             return copy
         }
     }
@@ -255,6 +265,7 @@ private final class RunBook<Value: Sendable> {
     let classifyResult: (@Sendable (Value) -> RetryVerdict?)?
     let runsAttemptsInline: Bool
     let interruptsInlineAttempts: Bool
+    let madeProgress: (@Sendable (any Error) -> Bool)?
     // The fleet's guards, and what this run holds from them: the breaker's ticket for the attempt in
     // flight, the tokens its last retry took (AWS gives them back on success).
     let guards: FleetGuards
@@ -274,6 +285,7 @@ private final class RunBook<Value: Sendable> {
         self.classifyResult = classifyResult
         self.runsAttemptsInline = engine.runsAttemptsInline
         self.interruptsInlineAttempts = engine.interruptsInlineAttempts
+        self.madeProgress = engine.madeProgress
         self.machine = RetryMachine(
             policy: engine.policy, waitsOutBreak: engine.guards.whenCircuitOpen == .waitOutBreak,
             table: engine.policy.table, random: engine.randomness.nextRun())
@@ -501,7 +513,10 @@ private final class RunBook<Value: Sendable> {
                 pending = .cancelled(detail: describe(thrown))
             } else {
                 decision = policy.retryIf.decision(for: thrown)
-                pending = .failed(decision, detail: describe(thrown))
+                pending =
+                    madeProgress?(thrown) == true
+                    ? .failedAfterProgress(decision, detail: describe(thrown))
+                    : .failed(decision, detail: describe(thrown))
             }
         case .timerFired where timer?.kind == .deadline:
             let passed = DeadlineExceeded(deadline: policy.deadline ?? .zero)
@@ -576,7 +591,8 @@ private final class RunBook<Value: Sendable> {
         if let onRetry = engine.onRetry, let lastError {
             onRetry(
                 RetryNotice(
-                    attempt: attempt, error: lastError, delay: delay, remainingAttempts: policy.maxAttempts - attempt))
+                    attempt: attempt, error: lastError, delay: delay,
+                    remainingAttempts: policy.maxAttempts - machine.core.rules.attemptInSeries))
         }
         delayBefore = delay
     }

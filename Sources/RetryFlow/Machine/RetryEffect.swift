@@ -9,6 +9,9 @@ public enum RetryEffect: String, TableSymbol {
     /// Work out the wait before the next attempt: the server's Retry-After, or the policy's backoff
     /// with its cap and jitter. On the rows entering `retry`, so its guards read a planned delay.
     case planDelay = "plan delay"
+    /// Start the attempt count and the backoff over: the attempt that made progress becomes the
+    /// first of a new series, so the next wait is the first delay and `attempts left` counts from it.
+    case resetBackoff = "reset backoff"
     /// Tell observers a retry is coming (the `onRetry` hook).
     case notifyRetry = "notify retry"
     /// Tell the fleet's guards how the attempt ended: the breaker records a success, a failure or

@@ -6,6 +6,9 @@ public enum RetryEvent: String, TableSymbol {
     case succeeded
     /// The attempt threw, or produced a result the policy wants retried.
     case failed
+    /// The attempt failed after it made progress the driver vouches for (a download cut after it
+    /// wrote new bytes): the count of attempts and the backoff start over from it.
+    case failedAfterProgress = "failed after progress"
     /// The attempt ran past the policy's per-attempt timeout and was cancelled.
     case attemptTimedOut = "attempt timed out"
     /// The circuit breaker refused the attempt: it was not sent.

@@ -5,7 +5,8 @@ public enum RetryGuard: TableSymbol {
     case finalAnswer
     /// The policy's classifier did not say `fail` (or `final answer`) for this error or result.
     case retryable
-    /// Fewer attempts have started than the policy's `maxAttempts`.
+    /// Fewer attempts have started than the policy's `maxAttempts`, counted from the last attempt
+    /// that made progress (`reset backoff`), or from the first.
     case attemptsLeft
     /// Any Retry-After the server asked for is within the policy's `maxRetryAfter`.
     case retryAfterWithinCap

@@ -8,6 +8,10 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     /// The attempt threw, or produced a result the policy wants retried: the classifier's verdict,
     /// and words for the trace (already redacted).
     case failed(RetryDecision, detail: String?)
+    /// The attempt failed after making progress (the driver says what progress is: a download's
+    /// transfer table credits an attempt that added enough new bytes): the classifier's verdict and
+    /// words, as for ``failed(_:detail:)``.
+    case failedAfterProgress(RetryDecision, detail: String?)
     /// The attempt ran past the per-attempt timeout and was cancelled; the verdict on the timeout.
     case attemptTimedOut(RetryDecision, detail: String?)
     /// The overall deadline passed while an attempt was in flight.
@@ -32,6 +36,7 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
         case .start: .start
         case .succeeded: .succeeded
         case .failed: .failed
+        case .failedAfterProgress: .failedAfterProgress
         case .attemptTimedOut: .attemptTimedOut
         case .deadlineExceeded: .deadlineExceeded
         case .circuitOpen: .circuitOpen
@@ -46,9 +51,9 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     /// The words kept in the trace for this input.
     public var detail: String? {
         switch self {
-        case .failed(_, let detail), .attemptTimedOut(_, let detail), .deadlineExceeded(let detail),
-            .cancelled(let detail), .circuitOpen(_, let detail), .budgetAnswered(_, let detail),
-            .stepFailed(let detail):
+        case .failed(_, let detail), .failedAfterProgress(_, let detail), .attemptTimedOut(_, let detail),
+            .deadlineExceeded(let detail), .cancelled(let detail), .circuitOpen(_, let detail),
+            .budgetAnswered(_, let detail), .stepFailed(let detail):
             detail
         case .start, .succeeded, .delayElapsed, .stepDone: nil
         }
@@ -58,7 +63,9 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     /// an end that is never retried, `retry` (unused by any guard) for the rest.
     var decision: RetryDecision {
         switch self {
-        case .failed(let decision, _), .attemptTimedOut(let decision, _), .circuitOpen(let decision, _): decision
+        case .failed(let decision, _), .failedAfterProgress(let decision, _), .attemptTimedOut(let decision, _),
+            .circuitOpen(let decision, _):
+            decision
         case .deadlineExceeded, .cancelled, .stepFailed: .fail
         case .start, .succeeded, .delayElapsed, .budgetAnswered, .stepDone: .retry
         }

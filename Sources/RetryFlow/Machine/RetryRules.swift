@@ -14,6 +14,11 @@ struct RetryRules: MachineRules {
     var random: AnyRandom
     /// How many attempts have started.
     private(set) var attempt = 0
+    /// The attempts before the current series: `reset backoff` moves it up to the attempt that made
+    /// progress, so `attempts left` and the backoff count from there.
+    private(set) var seriesStart = 0
+    /// The attempt's number in its series (1 for the first, and for one that made progress).
+    var attemptInSeries: Int { attempt - seriesStart }
     /// The last delay actually waited (decorrelated jitter grows from it).
     private(set) var previousDelay: Duration?
     /// The verdict of the last input (received as its row is taken).
@@ -59,7 +64,7 @@ struct RetryRules: MachineRules {
         switch guardSymbol {
         case .finalAnswer: return decision == .finalAnswer
         case .retryable: return decision.isRetryable
-        case .attemptsLeft: return attempt < policy.maxAttempts
+        case .attemptsLeft: return attemptInSeries < policy.maxAttempts
         case .retryAfterWithinCap:
             if case .retryAfter(let asked) = decision { return asked <= policy.maxRetryAfter }
             return true
@@ -102,9 +107,14 @@ struct RetryRules: MachineRules {
         case .planDelay:
             switch decision {
             case .retryAfter(let asked): plannedDelay = max(.zero, asked)
-            case .retry: plannedDelay = policy.delay(beforeRetry: attempt, previous: previousDelay, using: &random)
+            case .retry:
+                plannedDelay = policy.delay(beforeRetry: attemptInSeries, previous: previousDelay, using: &random)
             case .fail, .finalAnswer, .step: plannedDelay = .zero
             }
+            return nil
+        case .resetBackoff:
+            seriesStart = attempt - 1
+            previousDelay = nil
             return nil
         case .reportHealth:
             // Only a retryable failure speaks of the server's health (a 503, a reset, a timeout).

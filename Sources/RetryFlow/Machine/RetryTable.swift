@@ -22,6 +22,10 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
             .init(
                 from: .request, event: .succeeded, to: .success, effects: [.reportHealth, .finish], reason: .succeeded),
             .init(from: .request, event: .failed, to: .retry, effects: [.reportHealth, .planDelay]),
+            // A failure after progress (a download's new bytes) starts the count and the backoff over.
+            .init(
+                from: .request, event: .failedAfterProgress, to: .retry,
+                effects: [.reportHealth, .resetBackoff, .planDelay]),
             .init(
                 from: .request, event: .attemptTimedOut, to: .retry,
                 effects: [.cancelAttempt, .reportHealth, .planDelay]),

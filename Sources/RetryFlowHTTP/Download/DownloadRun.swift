@@ -35,20 +35,20 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
         queue.maxConcurrentOperationCount = 1
         var reported: (@Sendable (Int) -> Int)?
         if let bytes = options.reportedBacklog { reported = { _ in bytes } }
-        let book = DownloadBook(
+        let driver = TransferDriver(
             file: file, expectedSHA256: options.expectedSHA256, window: options.bytesPerRequest,
-            maxBytes: rules.maxBodyBytes, progress: progress, delegateQueue: queue,
+            maxBytes: rules.maxBodyBytes, progressRule: options.progressRule, progress: progress, delegateQueue: queue,
             now: { start.duration(to: clock.now) }, backlog: reported)
-        let delegate = DownloadDelegate(book: book)
+        let delegate = DownloadDelegate(driver: driver)
         // No URLCache: a file streamed to disk is not cached, and with a cache a cancelled data task
         // can trap however it is cancelled (docs/reliability.md window 2); without one, an ended
         // attempt's task is cancelled safely and frees its connection at once.
         let uncached = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         uncached.urlCache = nil
         let session = URLSession(configuration: uncached, delegate: delegate, delegateQueue: queue)
-        book.attach(session)
+        driver.attach(session)
         defer {
-            book.close()
+            driver.close()
             session.finishTasksAndInvalidate()
         }
 
@@ -68,9 +68,12 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
         engine.runsAttemptsInline = true
         engine.describeError = { Redaction.describe($0) }
         engine.onTransition = onTransition
+        // The transfer table's `checking progress` rows decide; the retry table's
+        // `failed after progress` row then starts the count and the backoff over.
+        engine.madeProgress = { _ in driver.madeProgress() }
         let speedLimit = options.speedLimit
         let retry = try await engine.outcome(classifyResult: { (answer: HTTPResponse) -> RetryVerdict? in
-            if book.isComplete { return nil }
+            if driver.isComplete { return nil }
             // An answer that is not the file (a 503, a 404) is judged as on every HTTP surface: retried,
             // failed (a failing status), or accepted as the final answer, ending the retry run in
             // success while the transfer, with nothing to install, ends `failed`.
@@ -80,39 +83,40 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
             if let header = rules.attemptHeader, let value = header.value(forAttempt: attempt.number) {
                 numbered.setValue(value, forHTTPHeaderField: header.name)
             }
-            let (id, attemptRequest) = try book.begin(numbered)
-            let watchdog = speedLimit.map { limit in Task { await book.watch(id, limit: limit, clock: clock) } }
+            let (id, attemptRequest) = try driver.begin(numbered)
+            let watchdog = speedLimit.map { limit in Task { await driver.watch(id, limit: limit, clock: clock) } }
             defer { watchdog?.cancel() }
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    // dataTask(with:) blocks on a queue all sessions share: not on the cooperative pool.
-                    queue.addOperation {
-                        book.start(id, task: session.dataTask(with: attemptRequest), continuation: continuation)
+                    // dataTask(with:) and resume() block on a queue all sessions share: on threads of
+                    // our own, not the delegate queue's (Swift's own threads on Linux).
+                    CallThreads.shared.submit {
+                        driver.start(id, task: session.dataTask(with: attemptRequest), continuation: continuation)
                     }
                 }
             } onCancel: {
-                book.end(id, with: CancellationError())
+                driver.end(id, with: CancellationError())
             }
         }
-        return book.finish(retry)
+        return driver.finish(retry)
     }
 
 }
 
-/// The URLSession delegate of one download: forwards each callback to the book.
+/// The URLSession delegate of one download: forwards each callback to the driver.
 private final class DownloadDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    let book: DownloadBook
-    init(book: DownloadBook) { self.book = book }
+    let driver: TransferDriver
+    init(driver: TransferDriver) { self.driver = driver }
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        completionHandler(book.received(response, from: dataTask))
+        completionHandler(driver.received(response, from: dataTask))
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        book.received(data, from: dataTask)
+        driver.received(data, from: dataTask)
     }
 
     func urlSession(
@@ -123,6 +127,6 @@ private final class DownloadDelegate: NSObject, URLSessionDataDelegate, @uncheck
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        book.completed(task, error: error)
+        driver.completed(task, error: error)
     }
 }

@@ -11,7 +11,7 @@ import Foundation
 /// The file a download writes into (`FILE.part` beside its destination): opened once, written in
 /// place, truncated when a transfer restarts, renamed over the destination when complete.
 /// Beside it, `FILE.part.meta` records which version of the resource its bytes belong to (see
-/// ``Meta``). Not thread-safe: the download's book serialises every call.
+/// ``Meta``). Not thread-safe: the download's transfer driver serialises every call.
 final class PartialFile {
     /// What a later run needs to resume this partial file safely: the validator its `If-Range`
     /// carries (so a changed resource restarts instead of appending a new version's bytes) and the

@@ -95,7 +95,7 @@ struct TransferModel: ExplorationModel {
                 .init(.interrupted(bytesOnDisk: min(end, onDisk + total / 2)), at: now),
                 cancel,
             ]
-        case .checkingRange, .checkingLength, .verifying, .complete, .failed, .cancelled:
+        case .checkingRange, .checkingLength, .verifying, .checkingProgress, .complete, .failed, .cancelled:
             return []
         }
     }

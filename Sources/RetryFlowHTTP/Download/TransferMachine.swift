@@ -98,6 +98,9 @@ public enum TransferAction: Hashable, Sendable {
     case discard
     /// Move the finished file into place.
     case install
+    /// The attempt made progress: resume number `resume` of the rule's bound. The driver tells the
+    /// retry machine the attempt's failure came after progress.
+    case creditProgress(resume: Int)
     /// The run is over in `state`.
     case finish(TransferState)
 }
@@ -131,13 +134,23 @@ public struct TransferRules: MachineRules {
     /// The last answer received.
     public private(set) var answer: TransferAnswer?
     private var sha256: String?
+    /// What counts as progress; `nil`: nothing does (curl's meaning).
+    public let progressRule: ProgressRule?
+    /// The most bytes the file held of this version when the current attempt began: its progress is
+    /// measured beyond this.
+    public private(set) var progressMark = 0
+    /// Attempts credited with progress.
+    public private(set) var resumes = 0
 
     /// Rules for a file that already holds `bytesOnDisk` bytes, asking for at most `window` bytes
     /// per request (a window that is not positive means no window). `validator` and `total`, when a
     /// partial file's sidecar recorded them, validate its resume (`If-Range`) from the first request.
     public init(
-        bytesOnDisk: Int, expectedSHA256: String?, window: Int? = nil, validator: String? = nil, total: Int? = nil
+        bytesOnDisk: Int, expectedSHA256: String?, window: Int? = nil, validator: String? = nil, total: Int? = nil,
+        progressRule: ProgressRule? = nil
     ) {
+        self.progressRule = progressRule
+        progressMark = bytesOnDisk
         self.bytesOnDisk = bytesOnDisk
         self.expectedSHA256 = expectedSHA256?.lowercased()
         self.window = window.flatMap { $0 > 0 ? $0 : nil }
@@ -152,6 +165,7 @@ public struct TransferRules: MachineRules {
         switch input {
         case .attempt:
             attempt += 1
+            progressMark = max(progressMark, bytesOnDisk)
         case .answered(let answer):
             self.answer = answer
             if answer.status == 416 { sha256 = answer.fileSHA256 }
@@ -196,6 +210,11 @@ public struct TransferRules: MachineRules {
                 end >= start, end < Int.max, end + 1 == bytesOnDisk, let total
             else { return false }
             return bytesOnDisk < total
+        case .madeProgress:
+            guard let progressRule else { return false }
+            return bytesOnDisk - progressMark >= progressRule.minimumBytes
+        case .resumesLeft:
+            return resumes < (progressRule?.maxResumes ?? 0)
         }
     }
 
@@ -213,6 +232,8 @@ public struct TransferRules: MachineRules {
         case .truncate:
             bytesOnDisk = 0
             total = answer?.contentLength
+            // Another version (If-Range did not match): the bytes held before are no measure of it.
+            if let fresh = answer?.ifRangeValidator, fresh != validator { progressMark = 0 }
             validator = answer?.ifRangeValidator
             return .truncate
         case .append:
@@ -230,6 +251,9 @@ public struct TransferRules: MachineRules {
         case .install:
             if total == nil { total = bytesOnDisk }
             return .install
+        case .creditProgress:
+            resumes += 1
+            return .creditProgress(resume: resumes)
         case .finish:
             return .finish(row.to)
         }
@@ -287,6 +311,11 @@ public struct TransferMachine: Sendable {
     public var isFinished: Bool { core.isFinished }
     /// The facts: bytes on disk, total, validator, attempt.
     public var rules: TransferRules { core.rules }
+
+    /// Whether the table has a row for `event` in the current state (whatever its guard).
+    func hasRow(for event: TransferEvent) -> Bool {
+        core.table.rows.contains { $0.from == core.state && $0.event == event }
+    }
 
     /// Delivers `input`, observed `at` (time since the run started), and moves by the table.
     /// - Throws: a rejection when the table has no row for it in this state (machine unchanged).

@@ -14,6 +14,9 @@ public enum TransferState: String, TableSymbol {
     case checkingRange = "checking range"
     /// A `416` arrived: is the file on disk already whole? A decision.
     case checkingLength = "checking length"
+    /// An attempt ended early after its answer began: did it add enough new bytes to count as
+    /// progress (``ProgressRule``)? A decision.
+    case checkingProgress = "checking progress"
     /// An attempt ended early; the bytes on disk are kept for the next attempt to resume.
     case cut
     /// The partial file was discarded (wrong `206`, unusable `416`); the next attempt starts at 0.
@@ -69,6 +72,11 @@ public enum TransferGuard: String, TableSymbol {
     /// A `206` body ended cleanly at its `Content-Range` end, short of the total: the next window
     /// is asked for at once, within the same attempt.
     case windowEnded = "window ended"
+    /// The attempt added at least ``ProgressRule/minimumBytes`` bytes beyond the most the file held
+    /// of this version before it began (never without a rule: curl's meaning).
+    case madeProgress = "made progress"
+    /// Fewer attempts than ``ProgressRule/maxResumes`` were credited with progress so far.
+    case resumesLeft = "resumes left"
 
     /// How a failing guard reads on the chart.
     public var negatedLabel: String {
@@ -79,6 +87,8 @@ public enum TransferGuard: String, TableSymbol {
         case .checksumMatches: "checksum mismatch"
         case .windowed: "not windowed"
         case .windowEnded: "window not ended"
+        case .madeProgress: "no progress"
+        case .resumesLeft: "no resumes left"
         }
     }
 }
@@ -114,6 +124,9 @@ public enum TransferEffect: String, TableSymbol {
     case discard
     /// Move the finished file into place.
     case install
+    /// The attempt made progress: count the resume, and tell the retry machine (its
+    /// `failed after progress` row starts the attempt count and the backoff over).
+    case creditProgress = "credit progress"
     /// The run is over: report it.
     case finish
 }

@@ -27,7 +27,8 @@ where
             .init(from: .requesting, event: .partial, to: .checkingRange),
             .init(from: .requesting, event: .notSatisfiable, to: .checkingLength),
             .init(from: .requesting, event: .refused, to: .cut),
-            .init(from: .requesting, event: .interrupted, to: .cut),
+            // Even before an answer: an earlier window of the same attempt may have made progress.
+            .init(from: .requesting, event: .interrupted, to: .checkingProgress),
             .init(from: .requesting, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
 
             .init(
@@ -38,21 +39,26 @@ where
             .init(from: .checkingLength, event: nil, to: .restarting, effects: [.reject, .discard]),
 
             .init(from: .streaming, event: .bodyEnded, to: .verifying),
-            .init(from: .streaming, event: .interrupted, to: .cut),
+            .init(from: .streaming, event: .interrupted, to: .checkingProgress),
             .init(from: .streaming, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
             .init(from: .appending, event: .bodyEnded, to: .verifying),
-            .init(from: .appending, event: .interrupted, to: .cut),
+            .init(from: .appending, event: .interrupted, to: .checkingProgress),
             .init(from: .appending, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
 
             // A window ended short of the total: the same attempt asks for the next one.
             .init(
                 from: .verifying, event: nil, condition: .when(.windowEnded), to: .requesting,
                 effects: [.askWindow]),
-            .init(from: .verifying, event: nil, condition: .unless(.fileComplete), to: .cut),
+            .init(from: .verifying, event: nil, condition: .unless(.fileComplete), to: .checkingProgress),
             .init(
                 from: .verifying, event: nil, condition: .unless(.checksumMatches), to: .failed,
                 effects: [.discard, .finish], reason: .checksumMismatch),
             .init(from: .verifying, event: nil, to: .complete, effects: [.install, .finish], reason: .complete),
+
+            // Cut: enough new bytes, within the bound on resumes, start the retry count and backoff over.
+            .init(from: .checkingProgress, event: nil, condition: .unless(.madeProgress), to: .cut),
+            .init(from: .checkingProgress, event: nil, condition: .unless(.resumesLeft), to: .cut),
+            .init(from: .checkingProgress, event: nil, to: .cut, effects: [.creditProgress]),
 
             .init(from: .cut, event: .attempt, condition: .when(.windowed), to: .requesting, effects: [.askWindow]),
             .init(from: .cut, event: .attempt, condition: .when(.partialOnDisk), to: .requesting, effects: [.askRest]),

@@ -5,11 +5,14 @@ import RetryFlow
     import FoundationNetworking
 #endif
 
-/// One download's shared bookkeeping: the transfer machine, its trace, the file and the attempt
-/// in flight. URLSession's delegate queue, the engine's task and cancellation handlers all come
-/// through here; one lock serialises them, so once an attempt is closed (cut, rejected, stalled,
-/// cancelled) no late callback of its data task can write a byte.
-final class DownloadBook: @unchecked Sendable {
+/// Drives one download's transfer machine: delivers what URLSession reports (answers, chunks, ends)
+/// as inputs and performs the actions the table's rows ask for (requests, writes, install), keeping
+/// the trace, the file and the attempt in flight. It decides nothing itself: what an attempt asks
+/// for, whether a window follows, whether the file is complete and whether a cut made progress are
+/// all rows' actions. URLSession's delegate queue, the engine's task and cancellation handlers all
+/// come through here; one lock serialises them, so once an attempt is closed (cut, rejected,
+/// stalled, cancelled) no late callback of its data task can write a byte.
+final class TransferDriver: @unchecked Sendable {
     // @unchecked: every mutable field is behind `lock`.
     private struct Attempt {
         let id: Int
@@ -27,6 +30,8 @@ final class DownloadBook: @unchecked Sendable {
         var startedAt: Duration
         var received = 0
         var wroteFrom = 0
+        /// How the transfer ended, from a `finish` action taken while this attempt was in flight.
+        var finished: TransferState?
     }
 
     private static let bodyLimit = 64 * 1024
@@ -39,6 +44,10 @@ final class DownloadBook: @unchecked Sendable {
     private let now: @Sendable () -> Duration
     private var current: Attempt?
     private var lastAttemptID = 0
+    /// Whether the last attempt to end was credited with progress (a `credit progress` action).
+    private var progressCredited = false
+    /// How the transfer ended, once a `finish` action said so.
+    private var finishedState: TransferState?
     private var mismatch: (expected: String, actual: String)?
     /// HTTPRetryRules.maxBodyBytes: a larger body fails the download, not retried.
     private let maxBytes: Int?
@@ -47,7 +56,7 @@ final class DownloadBook: @unchecked Sendable {
     /// Data tasks of ended attempts whose cancel is queued and whose completion has not run.
     private var abandoned: Set<ObjectIdentifier> = []
     /// The session that makes each window's data task (weak: the session owns its delegate, which
-    /// owns this book).
+    /// owns this driver).
     private weak var session: URLSession?
     /// Set by `close()` once the run is over.
     private var closed = false
@@ -58,7 +67,8 @@ final class DownloadBook: @unchecked Sendable {
 
     init(
         file: PartialFile, expectedSHA256: String?, window: Int? = nil, maxBytes: Int? = nil,
-        progress: AsyncStream<DownloadProgress>.Continuation?, delegateQueue: OperationQueue,
+        progressRule: ProgressRule? = nil, progress: AsyncStream<DownloadProgress>.Continuation?,
+        delegateQueue: OperationQueue,
         now: @escaping @Sendable () -> Duration,
         backlog: (@Sendable (_ chunk: Int) -> Int)? = nil
     ) {
@@ -75,7 +85,7 @@ final class DownloadBook: @unchecked Sendable {
         machine = TransferMachine(
             rules: TransferRules(
                 bytesOnDisk: file.size, expectedSHA256: expectedSHA256, window: sizer?.size,
-                validator: file.meta?.validator, total: file.meta?.total))
+                validator: file.meta?.validator, total: file.meta?.total, progressRule: progressRule))
     }
 
     /// The session whose data tasks carry this download (set once, before the first attempt).
@@ -86,7 +96,11 @@ final class DownloadBook: @unchecked Sendable {
     }
 
     /// Whether the transfer reached `complete`.
-    var isComplete: Bool { withLock { machine.state == .complete } }
+    var isComplete: Bool { withLock { finishedState == .complete } }
+
+    /// Whether the attempt that just ended made progress, as the transfer table's
+    /// `checking progress` rows decided: what the retry engine asks (``Retry/madeProgress``).
+    func madeProgress() -> Bool { withLock { progressCredited } }
 
     // MARK: attempts (the engine's task)
 
@@ -101,6 +115,7 @@ final class DownloadBook: @unchecked Sendable {
                 base.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
             }
             let (request, from, ifRange) = Self.request(base, asking: actions)
+            progressCredited = false
             lastAttemptID += 1
             current = Attempt(id: lastAttemptID, request: base, startedAt: now())
             ranges.append(
@@ -126,7 +141,7 @@ final class DownloadBook: @unchecked Sendable {
             case .askWindow(let start, let through, let ifRange):
                 (from, validator) = (start, ifRange)
                 request.setValue("bytes=\(start)-\(through)", forHTTPHeaderField: "Range")
-            default:
+            case .askWhole, .truncate, .append, .reject, .discard, .install, .creditProgress, .finish:
                 break
             }
         }
@@ -135,8 +150,9 @@ final class DownloadBook: @unchecked Sendable {
     }
 
     /// Starts `task` for attempt `id`, unless the attempt already ended (then fails at once).
-    /// Called on the delegate queue: `resume()` and `cancel()` block on a queue every URLSession
-    /// shares, so they are never made from Swift's cooperative pool (docs/reliability.md).
+    /// Called on ``CallThreads``: `dataTask(with:)`, `resume()` and `cancel()` block on a queue
+    /// every URLSession shares, so they are never made on a thread Swift's tasks run on (the
+    /// delegate queue's OperationQueue runs on those too, docs/reliability.md).
     func start(_ id: Int, task: URLSessionDataTask, continuation: CheckedContinuation<HTTPResponse, any Error>) {
         let early: (any Error)? = withLock {
             guard var attempt = current, attempt.id == id else { return CancellationError() }
@@ -262,7 +278,9 @@ final class DownloadBook: @unchecked Sendable {
                         try file.install()
                     case .reject(let reason):
                         return fail(attempt, DownloadProblem.rejected(reason))
-                    case .askWhole, .askRest, .askWindow, .finish:
+                    case .finish(let state):
+                        attempt.finished = state
+                    case .askWhole, .askRest, .askWindow, .creditProgress:
                         break
                     }
                 }
@@ -329,63 +347,69 @@ final class DownloadBook: @unchecked Sendable {
                 return (attempt.continuation, .failure(URLError(.badServerResponse)))
             }
             let answer = HTTPResponse(data: attempt.body, response: response)
-            switch machine.state {
-            case .streaming, .appending:
-                do {
-                    var sha: String?
-                    if let expected = machine.rules.expectedSHA256, machine.rules.total.map({ $0 == file.size }) ?? true
-                    {
-                        sha = try file.sha256()
-                        if sha != expected { mismatch = (expected, sha ?? "") }
-                    }
-                    // The window ended cleanly: the sizer picks the next one from its backlog.
-                    let nextWindow = sizer?.windowEnded()
-                    guard let actions = deliver(.bodyEnded(bytesOnDisk: file.size, sha256: sha, nextWindow: nextWindow))
-                    else {
-                        return (attempt.continuation, .failure(DownloadProblem.rejected("body end has no row")))
-                    }
-                    for action in actions {
-                        if case .install = action { try file.install() }
-                        if case .discard = action { try file.truncate(to: 0) }
-                    }
-                    recordMeta()
-                    // A window ended short of the total: the attempt goes on with the next one.
-                    let (request, _, _) = Self.request(attempt.request, asking: actions)
-                    if machine.state == .requesting, request.value(forHTTPHeaderField: "Range") != nil {
-                        attempt.task = nil
-                        attempt.response = nil
-                        attempt.body = Data()
-                        attempt.writes = false
-                        current = attempt
-                        next = (attempt.id, request)
-                        return nil
-                    }
-                } catch {
-                    return (attempt.continuation, .failure(error))
-                }
-                switch machine.state {
-                case .complete:
-                    return (attempt.continuation, .success(answer))
-                case .failed:
-                    let (expected, actual) = mismatch ?? ("?", "?")
+            // A file body (the answer's row truncated or appended) ends by the table's rows; any other
+            // answer (a 416 already decided, a 503) goes to the classifier as it is.
+            guard attempt.writes else {
+                if attempt.finished == .failed {
+                    let (expected, actual) = mismatch ?? (machine.rules.expectedSHA256 ?? "?", "?")
                     return (
                         attempt.continuation,
                         .failure(DownloadProblem.checksumMismatch(expected: expected, actual: actual))
                     )
-                default:
-                    return (
-                        attempt.continuation,
-                        .failure(DownloadProblem.incomplete(bytesOnDisk: file.size, total: machine.rules.total))
-                    )
                 }
-            case .failed:
-                let (expected, actual) = mismatch ?? (machine.rules.expectedSHA256 ?? "?", "?")
+                return (attempt.continuation, .success(answer))
+            }
+            do {
+                var sha: String?
+                if let expected = machine.rules.expectedSHA256, machine.rules.total.map({ $0 == file.size }) ?? true {
+                    sha = try file.sha256()
+                    if sha != expected { mismatch = (expected, sha ?? "") }
+                }
+                // The window ended cleanly: the sizer picks the next one from its backlog.
+                let nextWindow = sizer?.windowEnded()
+                guard let actions = deliver(.bodyEnded(bytesOnDisk: file.size, sha256: sha, nextWindow: nextWindow))
+                else {
+                    return (attempt.continuation, .failure(DownloadProblem.rejected("body end has no row")))
+                }
+                var window: URLRequest?
+                for action in actions {
+                    switch action {
+                    case .install: try file.install()
+                    case .discard: try file.truncate(to: 0)
+                    case .finish(let state): attempt.finished = state
+                    case .askWindow, .askRest:
+                        // A window ended short of the total: the attempt goes on with the next one.
+                        window = Self.request(attempt.request, asking: [action]).0
+                    case .askWhole, .truncate, .append, .reject, .creditProgress: break
+                    }
+                }
+                recordMeta()
+                if let window {
+                    attempt.task = nil
+                    attempt.response = nil
+                    attempt.body = Data()
+                    attempt.writes = false
+                    current = attempt
+                    next = (attempt.id, window)
+                    return nil
+                }
+            } catch {
+                return (attempt.continuation, .failure(error))
+            }
+            switch attempt.finished {
+            case .complete?:
+                return (attempt.continuation, .success(answer))
+            case .failed?:
+                let (expected, actual) = mismatch ?? ("?", "?")
                 return (
                     attempt.continuation, .failure(DownloadProblem.checksumMismatch(expected: expected, actual: actual))
                 )
             default:
-                // A 416 that completed the file, or another status for the classifier to judge.
-                return (attempt.continuation, .success(answer))
+                // No row finished the transfer: bytes are missing, a cut the next attempt resumes.
+                return (
+                    attempt.continuation,
+                    .failure(DownloadProblem.incomplete(bytesOnDisk: file.size, total: machine.rules.total))
+                )
             }
         }
         if let next { return startWindow(next.id, next.request) }
@@ -393,12 +417,16 @@ final class DownloadBook: @unchecked Sendable {
         continuation?.resume(with: outcome)
     }
 
-    /// Starts the data task of attempt `id`'s next window (on the delegate queue, like every
-    /// `resume()`), unless the attempt ended meanwhile.
+    /// Starts the data task of attempt `id`'s next window, unless the attempt ended meanwhile.
+    /// Called on the delegate queue, whose chunks of the window are all handled (its completion
+    /// comes after them): the moment to give their pages back; the blocking calls go to
+    /// ``CallThreads``.
     private func startWindow(_ id: Int, _ request: URLRequest) {
-        // The window's chunks are all handled (its completion comes after them on the delegate
-        // queue): the moment to give their pages back.
         HeapTrim.release()
+        CallThreads.shared.submit { [self] in startWindowTask(id, request) }
+    }
+
+    private func startWindowTask(_ id: Int, _ request: URLRequest) {
         let task: URLSessionDataTask? = withLock {
             // Made under the lock: an attempt cancelled between windows lets the run end and close
             // the session, and a task made on an invalidated session traps.
@@ -422,13 +450,13 @@ final class DownloadBook: @unchecked Sendable {
     /// Tells the transfer machine how the retry run ended and gathers the outcome.
     func finish(_ retry: RetryOutcome<HTTPResponse>) -> DownloadOutcome {
         withLock {
-            if !machine.isFinished {
+            if finishedState == nil {
                 _ = deliver(retry.finalState == .cancelled ? .cancelled : .gaveUp)
             }
-            if machine.state != .complete { file.removeIfEmpty() }
+            if finishedState != .complete { file.removeIfEmpty() }
             return DownloadOutcome(
                 retry: retry, transferState: machine.state, transfer: trace, ranges: ranges,
-                file: machine.state == .complete ? file.destination : file.url, bytesOnDisk: file.size,
+                file: finishedState == .complete ? file.destination : file.url, bytesOnDisk: file.size,
                 expectedTotal: machine.rules.total)
         }
     }
@@ -442,6 +470,13 @@ final class DownloadBook: @unchecked Sendable {
         do {
             let step = try machine.handle(input, at: time)
             trace.steps += step.taken
+            for action in step.actions {
+                switch action {
+                case .creditProgress: progressCredited = true
+                case .finish(let state): finishedState = state
+                case .askWhole, .askRest, .askWindow, .truncate, .append, .reject, .discard, .install: break
+                }
+            }
             return step.actions
         } catch {
             trace.rejections.append(error)
@@ -454,9 +489,8 @@ final class DownloadBook: @unchecked Sendable {
         _ attempt: Attempt, _ error: any Error
     ) -> (CheckedContinuation<HTTPResponse, any Error>?, any Error) {
         current = nil
-        if machine.state == .requesting || machine.state == .streaming || machine.state == .appending {
-            _ = deliver(.interrupted(bytesOnDisk: file.size))
-        }
+        // Whether the attempt is still open is the table's to say: a row for `interrupted` here.
+        if machine.hasRow(for: .interrupted) { _ = deliver(.interrupted(bytesOnDisk: file.size)) }
         closeRange()
         return (attempt.continuation, error)
     }
@@ -464,7 +498,7 @@ final class DownloadBook: @unchecked Sendable {
     /// Keeps the partial file's sidecar in step with the validator and total the machine holds
     /// (after the bytes changed, never before: see ``PartialFile/record(_:)``).
     private func recordMeta() {
-        guard machine.state != .complete else { return } // installed: the sidecar is gone with the part
+        guard finishedState != .complete else { return } // installed: the sidecar is gone with the part
         file.record(PartialFile.Meta(validator: machine.rules.validator, total: machine.rules.total))
     }
 
