@@ -66,7 +66,8 @@ extension RetryGuard {
         switch self {
         case .withinDeadline, .retryImmediately: ([.planDelay], [])
         case .retryBudgetLeft: ([], [.budgetAnswered])
-        case .finalAnswer, .retryable, .retryAfterWithinCap, .enters: ([], [.failed, .attemptTimedOut, .circuitOpen])
+        case .finalAnswer, .retryable, .retryAfterWithinCap, .enters:
+            ([], [.failed, .failedAfterProgress, .attemptTimedOut, .circuitOpen])
         case .attemptsLeft, .waitsOutBreak: nil
         }
     }
