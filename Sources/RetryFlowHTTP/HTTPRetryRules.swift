@@ -63,6 +63,9 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     /// costs at most 30 s, and the trace says this default ended it. `nil`: no default. Downloads
     /// (`URLSession.download(for:to:…)`) do not apply it: they end a stalled attempt by idle time.
     public var defaultAttemptTimeout: Duration?
+    /// Which answers are throttles (429; 503 with Retry-After; AWS throttling codes): they tell an
+    /// ``AdaptiveRateLimiter`` to slow down and are retried like a retryable status. See ``ThrottleRules``.
+    public var throttling: ThrottleRules
 
     /// RFC 9110's defaults, as listed on each field.
     public init(
@@ -81,7 +84,7 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         failingStatuses: Set<Int> = [],
         maxBodyBytes: Int? = nil,
         connectionClose: ConnectionClose = .never,
-        defaultAttemptTimeout: Duration? = .seconds(30)
+        defaultAttemptTimeout: Duration? = .seconds(30), throttling: ThrottleRules = .default
     ) {
         self.retryableStatuses = retryableStatuses
         self.retryableErrorCodes = retryableErrorCodes
@@ -98,16 +101,17 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         self.maxBodyBytes = maxBodyBytes
         self.connectionClose = connectionClose
         self.defaultAttemptTimeout = defaultAttemptTimeout
+        self.throttling = throttling
     }
 
     private enum CodingKeys: String, CodingKey {
         case retryableStatuses, retryableErrorCodes, neverSentErrorCodes, idempotentMethods, retryNonIdempotent
         case idempotencyKeyHeader, retryAfterStatuses, honorRetryAfter, honorRateLimit, rateLimitResetHeaders
-        case attemptHeader, failingStatuses, maxBodyBytes, connectionClose, defaultAttemptTimeout
+        case attemptHeader, failingStatuses, maxBodyBytes, connectionClose, defaultAttemptTimeout, throttling
     }
 
     /// Decodes rules; fields added later (the rate-limit ones, the attempt header, the failing
-    /// statuses, the body limit) may be absent, so JSON written by earlier versions still reads, with those fields
+    /// statuses, the body limit, the throttles) may be absent, so JSON written by earlier versions still reads, with those fields
     /// at their defaults.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -130,7 +134,8 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
             connectionClose: try c.decodeIfPresent(ConnectionClose.self, forKey: .connectionClose)
                 ?? defaults.connectionClose,
             defaultAttemptTimeout: c.contains(.defaultAttemptTimeout)
-                ? try c.decodeIfPresent(Duration.self, forKey: .defaultAttemptTimeout) : defaults.defaultAttemptTimeout)
+                ? try c.decodeIfPresent(Duration.self, forKey: .defaultAttemptTimeout) : defaults.defaultAttemptTimeout,
+            throttling: try c.decodeIfPresent(ThrottleRules.self, forKey: .throttling) ?? defaults.throttling)
     }
 
     /// The defaults.

@@ -16,7 +16,8 @@ import Testing
     func close(_ actual: Double, _ expected: Double, _ what: String, sourceLocation: SourceLocation = #_sourceLocation)
     {
         #expect(
-            abs(actual - expected) <= Self.tolerance, "\(what): \(actual) ≠ \(expected)", sourceLocation: sourceLocation)
+            abs(actual - expected) <= Self.tolerance, "\(what): \(actual) ≠ \(expected)", sourceLocation: sourceLocation
+        )
     }
 
     func curve(maxRate: Double = 10, lastThrottle: Double = 5, beta: Double = 0.7) -> CubicCurve {
