@@ -121,6 +121,23 @@ import Testing
     }
 }
 
+extension AdaptiveRateLimiterTests {
+    @Test func theRegistryKeepsOneLimiterPerHostAndNoneByDefault() throws {
+        let clock = ManualClock()
+        let registry = try ResilienceRegistry(budget: .awsStandard, breaker: nil, limiter: .aws, clock: clock)
+        let a = try #require(registry.limiter(forKey: "a.example"))
+        #expect(registry.limiter(forKey: "a.example") === a)
+        #expect(registry.limiter(forKey: "b.example") !== a)
+        let guards = Resilience(registry: registry).guards(forKey: "a.example")
+        #expect(guards.limiter === a)
+        #expect(guards.whenRateLimited == .waitForToken)
+        #expect(try ResilienceRegistry(clock: clock).limiter(forKey: "a.example") == nil)
+        var bad = AdaptiveRateLimiterOptions.aws
+        bad.smoothing = 0
+        #expect(throws: RetryPolicyError.self) { try ResilienceRegistry(limiter: bad, clock: clock) }
+    }
+}
+
 extension AdaptiveTrace.Step {
     /// Whether this step is a granted send (a `token available` row, or a send while disabled).
     fileprivate var effectsGranted: Bool {
