@@ -35,15 +35,15 @@ extension HTTPRetryRules {
         if let maxBodyBytes, answer.data.count > maxBodyBytes {
             return RetryVerdict(.fail, "the body has \(answer.data.count) bytes, more than the \(maxBodyBytes) allowed")
         }
-        guard let throttle = throttling.throttle(in: answer) else {
+        guard throttling.throttle(in: answer) != nil else {
             return verdict(for: answer.response, request: request, now: now)
         }
         // A throttle is marked for the adaptive limiter, and retried like a retryable status even
         // when its status is not one (DynamoDB's 400 ProvisionedThroughputExceededException).
         var rules = self
         rules.retryableStatuses.insert(answer.statusCode)
+        // The words stay the status's (traces and timelines read as before); the flag carries it.
         guard var verdict = rules.verdict(for: answer.response, request: request, now: now) else { return nil }
-        verdict.description += "; \(throttle)"
         verdict.throttled = true
         return verdict
     }

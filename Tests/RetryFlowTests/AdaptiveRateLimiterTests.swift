@@ -68,6 +68,29 @@ import Testing
         #expect(abs(limiter.fillRate - 0.7 * min(fill, limiter.measuredRate)) < 1e-6)
     }
 
+    /// RetryFlow's default counts a burst of throttles as one drop per 0.5 s bucket; `.aws` drops on each.
+    @Test func aBurstOfThrottlesDropsOnceByDefault() throws {
+        for (options, drops) in [(AdaptiveRateLimiterOptions.default, 1), (.aws, 3)] {
+            let clock = ManualClock()
+            let limiter = try AdaptiveRateLimiter(options, clock: clock, tracing: true)
+            answer(limiter, clock, count: 100, over: 5)
+            limiter.record(throttled: true)
+            let first = limiter.fillRate
+            for _ in 1...2 {
+                clock.advance(by: .milliseconds(10))
+                limiter.record(throttled: true)
+            }
+            let expected = drops == 1 ? first : first * 0.7 * 0.7
+            #expect(abs(limiter.fillRate - expected) < 1e-6, "\(options.dropsOncePerBucket)")
+            let coalesced = limiter.trace!.steps.filter { $0.condition == .when(.droppedThisBucket) }.count
+            #expect(coalesced == 3 - drops)
+            clock.advance(by: .milliseconds(500))
+            limiter.record(throttled: true) // a bucket later: a new congestion event
+            #expect(limiter.fillRate < expected)
+            expectConsistent(limiter.trace!, with: AdaptiveTable.adaptive)
+        }
+    }
+
     @Test func failFastThrowsItsReasonAndTakesNothing() async throws {
         let clock = ManualClock()
         let limiter = try AdaptiveRateLimiter(.aws, clock: clock)

@@ -11,7 +11,7 @@ import Foundation
 /// Time comes from the injected clock only. Thread-safe: one lock, one table lookup per call.
 ///
 /// ```swift
-/// let limiter = try AdaptiveRateLimiter(.aws)
+/// let limiter = try AdaptiveRateLimiter(.default)   // AWS's numbers; .aws for AWS exactly
 /// let resilience = Resilience(policy: .default, limiter: limiter, whenRateLimited: .wait)
 /// ```
 public final class AdaptiveRateLimiter: Sendable {
@@ -61,7 +61,7 @@ public final class AdaptiveRateLimiter: Sendable {
     }
 
     /// A disabled limiter on the real clock (see ``init(_:clock:tracing:)``).
-    public convenience init(_ options: AdaptiveRateLimiterOptions = .aws, tracing: Bool = false)
+    public convenience init(_ options: AdaptiveRateLimiterOptions = .default, tracing: Bool = false)
         throws(RetryPolicyError)
     {
         try self.init(options, clock: ContinuousClock(), tracing: tracing)

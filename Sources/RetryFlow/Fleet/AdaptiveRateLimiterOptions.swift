@@ -18,12 +18,17 @@ public struct AdaptiveRateLimiterOptions: Hashable, Sendable {
     public var maxRateScale: Double
     /// Tokens a send costs: 1.
     public var requestCost: Double
+    /// Whether throttles less than one bucket width after a drop are counted (measured) but drop
+    /// the rate no further: a burst of 429s to requests already in flight is one congestion event,
+    /// as TCP treats the losses of one window. On by default; off in ``aws`` (every peer drops on
+    /// each throttle, so 32 requests in flight answered 429 take the rate to its floor).
+    public var dropsOncePerBucket: Bool
 
-    /// Makes options; every argument has AWS's value.
+    /// Makes options; every number has AWS's value (and a burst of throttles drops the rate once).
     public init(
         beta: Double = 0.7, scaleConstant: Double = 0.4, smoothing: Double = 0.8,
         bucketWidth: Duration = .milliseconds(500), minimumFillRate: Double = 0.5, minimumCapacity: Double = 1,
-        maxRateScale: Double = 2, requestCost: Double = 1
+        maxRateScale: Double = 2, requestCost: Double = 1, dropsOncePerBucket: Bool = true
     ) {
         self.beta = beta
         self.scaleConstant = scaleConstant
@@ -33,11 +38,16 @@ public struct AdaptiveRateLimiterOptions: Hashable, Sendable {
         self.minimumCapacity = minimumCapacity
         self.maxRateScale = maxRateScale
         self.requestCost = requestCost
+        self.dropsOncePerBucket = dropsOncePerBucket
     }
 
-    /// AWS's adaptive mode: β 0.7, C 0.4, smoothing 0.8, 0.5 s buckets, at least 0.5 tokens/s and a
-    /// capacity of 1, a new rate at most 2 × the measured one, 1 token a request.
-    public static let aws = AdaptiveRateLimiterOptions()
+    /// RetryFlow's default: AWS's numbers, and a burst of throttles drops the rate once.
+    public static let `default` = AdaptiveRateLimiterOptions()
+
+    /// AWS's adaptive mode exactly: β 0.7, C 0.4, smoothing 0.8, 0.5 s buckets, at least 0.5
+    /// tokens/s and a capacity of 1, a new rate at most 2 × the measured one, 1 token a request,
+    /// and a drop on every throttle.
+    public static let aws = AdaptiveRateLimiterOptions(dropsOncePerBucket: false)
 
     /// Throws ``RetryPolicyError`` naming the bad field.
     public func validate() throws(RetryPolicyError) {

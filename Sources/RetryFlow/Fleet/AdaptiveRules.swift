@@ -35,6 +35,8 @@ package struct AdaptiveRules: MachineRules {
     package private(set) var meter: SendRateMeter
     package private(set) var cubic: CubicCurve
     package private(set) var answer: Answer = .granted
+    /// When the rate last dropped (`cubic drop`), in seconds; `nil` before any.
+    private var lastDrop: Double?
     /// When the bucket was last refilled, in seconds.
     private var lastRefill: Double = 0
     private var now: Double = 0
@@ -59,6 +61,8 @@ package struct AdaptiveRules: MachineRules {
         // A nanosecond's slack: a wait is rounded up to whole nanoseconds, and the refill after it
         // must not come out a hair short of the token it waited for (another wait of 1 ns).
         case .tokenAvailable: tokens >= options.requestCost - 1e-9
+        case .droppedThisBucket:
+            options.dropsOncePerBucket && lastDrop.map { now - $0 < options.bucketWidth.inSeconds } == true
         }
     }
 
@@ -77,8 +81,9 @@ package struct AdaptiveRules: MachineRules {
         case .cubicGrowth: calculatedRate = cubic.rate(at: now)
         case .cubicDrop:
             // Once enabled, the rate sent at is what the bucket let through, if that was lower.
-            let sentAt = row.from == .enabled ? min(meter.rate, fillRate) : meter.rate
+            let sentAt = row.from == .disabled ? meter.rate : min(meter.rate, fillRate)
             calculatedRate = cubic.throttle(sendingAt: sentAt, at: now)
+            lastDrop = now
         case .setFillRate:
             let rate = min(calculatedRate, options.maxRateScale * meter.rate)
             fillRate = max(rate, options.minimumFillRate)

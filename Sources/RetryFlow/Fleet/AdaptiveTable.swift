@@ -8,6 +8,9 @@ public enum AdaptiveState: String, TableSymbol {
     /// A send was asked and the bucket refilled; the limiter decides whether a token is there. A
     /// decision: never rested in.
     case acquiring
+    /// A throttle came while enabled and was measured; the limiter decides whether it is a new
+    /// congestion event (drop) or part of the last one. A decision: never rested in.
+    case dropping
 }
 
 /// What happens to a limiter. Each comes from a run sharing it (or a caller of its own API).
@@ -20,13 +23,21 @@ public enum AdaptiveEvent: String, TableSymbol {
     case throttled
 }
 
-/// The one question a limiter asks.
+/// The questions a limiter asks.
 public enum AdaptiveGuard: String, TableSymbol {
     /// The bucket, just refilled, holds the request's cost.
     case tokenAvailable = "token available"
+    /// The rate already dropped less than one measurement bucket (0.5 s) ago, and the options
+    /// count a burst of throttles as one (``AdaptiveRateLimiterOptions/dropsOncePerBucket``).
+    case droppedThisBucket = "dropped this bucket"
 
-    /// `[no token]`.
-    public var negatedLabel: String { "no token" }
+    /// `[no token]`, `[not dropped this bucket]`.
+    public var negatedLabel: String {
+        switch self {
+        case .tokenAvailable: "no token"
+        case .droppedThisBucket: "not dropped this bucket"
+        }
+    }
 }
 
 /// What a limiter's rows do, each one formula of AWS's adaptive mode.
@@ -65,7 +76,8 @@ where
     ///
     /// A perpetual machine (no terminal state). A response updates the rate in any state (the
     /// measured rate is kept from the start, so the first throttle drops from a real rate); only
-    /// `enabled` makes sends pay. The `acquiring` decision reads the tokens its row's `refill` produced.
+    /// `enabled` makes sends pay. The `acquiring` decision reads the tokens its row's `refill` produced;
+    /// `dropping`'s `[dropped this bucket]` reads the time of the last `cubic drop` and of the throttle.
     public static let adaptive = AdaptiveTable(
         name: "AdaptiveRateLimiter",
         initial: .disabled,
@@ -88,9 +100,11 @@ where
             .init(
                 from: .enabled, event: .answered, to: .enabled,
                 effects: [.measureRate, .cubicGrowth, .refill, .setFillRate]),
-            .init(
-                from: .enabled, event: .throttled, to: .enabled,
-                effects: [.measureRate, .cubicDrop, .refill, .setFillRate]),
+            .init(from: .enabled, event: .throttled, to: .dropping, effects: [.measureRate]),
+            // The other answers to sends made before the drop: one congestion event, as in TCP, not
+            // one drop each (AWS drops on every throttle: 32 in flight take the rate to 0.7³²).
+            .init(from: .dropping, event: nil, condition: .when(.droppedThisBucket), to: .enabled),
+            .init(from: .dropping, event: nil, to: .enabled, effects: [.cubicDrop, .refill, .setFillRate]),
         ]
     )
 }
