@@ -8,6 +8,7 @@ let all = [
     "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
     "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm",
     "download-resume", "download-resume-large", "budget-step", "breaker-step", "transfer-step",
+    "adaptive-throttle",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -124,6 +125,7 @@ for name in names {
         case "budget-step": results += await TableStepBenchmarks.run(.budget, quick: quick)
         case "breaker-step": results += await TableStepBenchmarks.run(.breaker, quick: quick)
         case "transfer-step": results += await TableStepBenchmarks.run(.transfer, quick: quick)
+        case "adaptive-throttle": results += try await AdaptiveThrottleBenchmark.run(quick: quick)
         case "download-resume-large": results += try await DownloadBenchmark.runLarge(size: largeSize, quick: quick)
         default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
         }

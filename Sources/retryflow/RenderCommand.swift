@@ -4,8 +4,8 @@ import RetryFlowGraphviz
 import RetryFlowHTTP
 import RetryFlowSnippets
 
-/// `retryflow render`: a shipped machine's chart (retry, budget, breaker or transfer), optionally with a run drawn
-/// over it.
+/// `retryflow render`: a shipped machine's chart (retry, budget, breaker, adaptive or transfer), optionally with a
+/// run drawn over it.
 enum RenderCommand {
     static let specs = [
         OptionSpec("--machine"), OptionSpec("--table"), OptionSpec("--style"), OptionSpec("--format"),
@@ -18,8 +18,8 @@ enum RenderCommand {
 
         Draws a machine from the same transition table the engine executes.
           --machine NAME    retry (default), budget (the shared retry budget), breaker (the circuit breaker),
-                            transfer (what a download does with its bytes), or an original snippet
-                            retold as a table: swift-snippet, objc-snippet
+                            adaptive (the adaptive rate limiter), transfer (what a download does with its
+                            bytes), or an original snippet retold as a table: swift-snippet, objc-snippet
                             (--table is another name for it; --table retryflow means retry)
           --style STYLE     state (UML state diagram) or flowchart (default flowchart)
           --format FORMAT   dot, mermaid, markdown, or a Graphviz format: svg, png, pdf, json, plain …
@@ -35,7 +35,7 @@ enum RenderCommand {
     static func run(_ arguments: [String]) throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "render", help: help)
         else { return 0 }
-        let names = ["retry", "budget", "breaker", "transfer", "swift-snippet", "objc-snippet"]
+        let names = ["retry", "budget", "breaker", "adaptive", "transfer", "swift-snippet", "objc-snippet"]
         if args.has("--machine") && args.has("--table") { throw UsageError("give --machine or --table, not both") }
         let machine =
             try args.choice("--machine", names)
@@ -43,6 +43,7 @@ enum RenderCommand {
         switch machine {
         case "budget": return try render(BudgetTable.budget, machine: machine, args: args)
         case "breaker": return try render(BreakerTable.breaker, machine: machine, args: args)
+        case "adaptive": return try render(AdaptiveTable.adaptive, machine: machine, args: args)
         case "transfer":
             // A download's trace also says how often it resumed: the chart's caption and the report carry it.
             return try render(TransferTable.transfer, machine: machine, args: args) { $0.resumeSummary }
