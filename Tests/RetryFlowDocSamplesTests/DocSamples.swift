@@ -204,8 +204,23 @@ private func sample10() async throws {
     _ = shared
 }
 
-// http.md, sample 11
+// fleet.md, sample 11
 private func sample11() async throws {
+    let limiter = try AdaptiveRateLimiter(.default)                       // one per host
+    let budget = try RetryBudget(.awsStandard)
+    let resilience = Resilience(policy: .default, budget: budget, limiter: limiter,
+                                whenRateLimited: .waitForToken)           // or .fail
+    // or one per host from the registry:
+    let registry = try ResilienceRegistry(budget: .awsStandard, breaker: nil, limiter: .default)
+
+    _ = limiter
+    _ = budget
+    _ = resilience
+    _ = registry
+}
+
+// http.md, sample 12
+private func sample12() async throws {
     var rules = HTTPRetryRules.default
     rules.rateLimitResetHeaders.append("X-Quota-Reset")  // a header of your API, read the same way
     rules.attemptHeader = .retryFlow                     // RetryFlow-Attempt: 1, 2, 3 … on each request
@@ -215,7 +230,7 @@ private func sample11() async throws {
     _ = outcome
 }
 
-// linear-iteration.md, sample 12
+// linear-iteration.md, sample 13
 // The original design, for study: do not use. (Retold in Swift 6: its closures now say @Sendable.)
 extension URLSession {
     func originalRetryDataTask(
@@ -236,8 +251,8 @@ extension URLSession {
     }
 }
 
-// linear-iteration.md, sample 13
-private func sample13() async throws {
+// linear-iteration.md, sample 14
+private func sample14() async throws {
     func fetchWithRetries(_ request: URLRequest, attempts: Int, delay: Duration) async throws -> Data {
         var attempt = 1
         while true {
@@ -252,8 +267,8 @@ private func sample13() async throws {
 
 }
 
-// migrating.md, sample 14
-private func sample14() throws {
+// migrating.md, sample 15
+private func sample15() throws {
 
     // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
     // a POST is retried only when safe, and the returned task exposes state and trace.
@@ -272,16 +287,16 @@ private func sample14() throws {
     _ = error
 }
 
-// migrating.md, sample 15
-private func sample15() async throws {
+// migrating.md, sample 16
+private func sample16() async throws {
     let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .originalSnippet())
 
     _ = data
     _ = response
 }
 
-// migrating.md, sample 16
-private func sample16() async throws {
+// migrating.md, sample 17
+private func sample17() async throws {
     URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
         // the final answer
     }, failure: { error, attempts in
@@ -290,8 +305,8 @@ private func sample16() async throws {
 
 }
 
-// migrating.md, sample 17
-private func sample17() async throws {
+// migrating.md, sample 18
+private func sample18() async throws {
     let policy = RetryPolicy(maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
     var rules = HTTPRetryRules.default
     rules.retryableStatuses.remove(429)          // to match exactly; RetryFlow also retries 429 and honours Retry-After
@@ -303,8 +318,8 @@ private func sample17() async throws {
     _ = response
 }
 
-// migrating.md, sample 18
-private func sample18() async throws {
+// migrating.md, sample 19
+private func sample19() async throws {
     let value = try await Retry(policy).run { attempt in
         try await compute()
     }
@@ -312,8 +327,8 @@ private func sample18() async throws {
     _ = value
 }
 
-// policies.md, sample 19
-private func sample19() async throws {
+// policies.md, sample 20
+private func sample20() async throws {
     var policy = RetryPolicy.default      // 3 attempts; exponential 0.5 s × 2; cap 20 s; full jitter; Retry-After ≤ 300 s
     policy.maxAttempts = 5
     policy.deadline = .seconds(30)
@@ -322,8 +337,8 @@ private func sample19() async throws {
     _ = policy
 }
 
-// README.md, sample 20
-private func sample20() async throws {
+// README.md, sample 21
+private func sample21() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -335,8 +350,8 @@ private func sample20() async throws {
     _ = value
 }
 
-// README.md, sample 21
-private func sample21() async throws {
+// README.md, sample 22
+private func sample22() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -344,8 +359,8 @@ private func sample21() async throws {
     _ = outcome
 }
 
-// README.md, sample 22
-private func sample22() async throws {
+// README.md, sample 23
+private func sample23() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -355,8 +370,8 @@ private func sample22() async throws {
     _ = run
 }
 
-// README.md, sample 23
-private func sample23() async throws {
+// README.md, sample 24
+private func sample24() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
@@ -374,8 +389,8 @@ private func sample23() async throws {
     _ = task
 }
 
-// README.md, sample 24
-private func sample24() throws {
+// README.md, sample 25
+private func sample25() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
 
@@ -388,8 +403,8 @@ private func sample24() throws {
     _ = error
 }
 
-// README.md, sample 25
-private func sample25() async throws {
+// README.md, sample 26
+private func sample26() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart
