@@ -29,12 +29,23 @@ extension HTTPRetryRules {
     }
 
     /// The verdict on `answer` (response and body) to `request` at `now`: a body over
-    /// ``maxBodyBytes`` fails the run; anything else is judged by its response, as below.
+    /// ``maxBodyBytes`` fails the run; a throttle (``throttling``) is retried and marked
+    /// ``RetryVerdict/throttled``; anything else is judged by its response, as below.
     public func verdict(for answer: HTTPResponse, request: URLRequest, now: Date) -> RetryVerdict? {
         if let maxBodyBytes, answer.data.count > maxBodyBytes {
             return RetryVerdict(.fail, "the body has \(answer.data.count) bytes, more than the \(maxBodyBytes) allowed")
         }
-        return verdict(for: answer.response, request: request, now: now)
+        guard throttling.throttle(in: answer) != nil else {
+            return verdict(for: answer.response, request: request, now: now)
+        }
+        // A throttle is marked for the adaptive limiter, and retried like a retryable status even
+        // when its status is not one (DynamoDB's 400 ProvisionedThroughputExceededException).
+        var rules = self
+        rules.retryableStatuses.insert(answer.statusCode)
+        // The words stay the status's (traces and timelines read as before); the flag carries it.
+        guard var verdict = rules.verdict(for: answer.response, request: request, now: now) else { return nil }
+        verdict.throttled = true
+        return verdict
     }
 
     /// The verdict on a response to `request` received at `now`: `nil` accepts it; otherwise why

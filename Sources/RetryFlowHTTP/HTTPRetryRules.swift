@@ -63,6 +63,9 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     /// ``RetryStep/Entry/onVerdict``): `[401: "refresh credentials"]`. Asked before every other rule;
     /// none by default.
     public var statusSteps: [Int: String] = [:]
+    /// Which answers are throttles (429; 503 with Retry-After; AWS throttling codes): they tell an
+    /// ``AdaptiveRateLimiter`` to slow down and are retried like a retryable status. See ``ThrottleRules``.
+    public var throttling: ThrottleRules
 
     /// RFC 9110's defaults, as listed on each field.
     public init(
@@ -81,7 +84,7 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         failingStatuses: Set<Int> = [],
         maxBodyBytes: Int? = nil,
         connectionClose: ConnectionClose = .never,
-        defaultAttemptTimeout: Duration? = .seconds(30)
+        defaultAttemptTimeout: Duration? = .seconds(30), throttling: ThrottleRules = .default
     ) {
         self.retryableStatuses = retryableStatuses
         self.retryableErrorCodes = retryableErrorCodes
@@ -98,16 +101,18 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
         self.maxBodyBytes = maxBodyBytes
         self.connectionClose = connectionClose
         self.defaultAttemptTimeout = defaultAttemptTimeout
+        self.throttling = throttling
     }
 
     private enum CodingKeys: String, CodingKey {
         case retryableStatuses, retryableErrorCodes, neverSentErrorCodes, idempotentMethods, retryNonIdempotent
         case idempotencyKeyHeader, retryAfterStatuses, honorRetryAfter, honorRateLimit, rateLimitResetHeaders
-        case attemptHeader, failingStatuses, maxBodyBytes, connectionClose, defaultAttemptTimeout, statusSteps
+        case attemptHeader, failingStatuses, maxBodyBytes, connectionClose, defaultAttemptTimeout, throttling
+        case statusSteps
     }
 
     /// Decodes rules; fields added later (the rate-limit ones, the attempt header, the failing
-    /// statuses, the body limit) may be absent, so JSON written by earlier versions still reads, with those fields
+    /// statuses, the body limit, the throttles) may be absent, so JSON written by earlier versions still reads, with those fields
     /// at their defaults.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -130,7 +135,8 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
             connectionClose: try c.decodeIfPresent(ConnectionClose.self, forKey: .connectionClose)
                 ?? defaults.connectionClose,
             defaultAttemptTimeout: c.contains(.defaultAttemptTimeout)
-                ? try c.decodeIfPresent(Duration.self, forKey: .defaultAttemptTimeout) : defaults.defaultAttemptTimeout)
+                ? try c.decodeIfPresent(Duration.self, forKey: .defaultAttemptTimeout) : defaults.defaultAttemptTimeout,
+            throttling: try c.decodeIfPresent(ThrottleRules.self, forKey: .throttling) ?? defaults.throttling)
         statusSteps = try c.decodeIfPresent([Int: String].self, forKey: .statusSteps) ?? [:]
     }
 

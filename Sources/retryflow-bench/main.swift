@@ -8,7 +8,7 @@ let all = [
     "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
     "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm",
     "download-resume", "download-resume-large", "budget-step", "breaker-step", "transfer-step",
-    "nginx-concurrency", "deadline-under-load", "download-nginx",
+    "nginx-concurrency", "deadline-under-load", "download-nginx", "adaptive-throttle",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -137,6 +137,7 @@ for name in names {
         case "breaker-step": results += await TableStepBenchmarks.run(.breaker, quick: quick)
         case "transfer-step": results += await TableStepBenchmarks.run(.transfer, quick: quick)
         case "download-nginx": results += try await DownloadNginxBenchmark.run(quick: quick)
+        case "adaptive-throttle": results += try await AdaptiveThrottleBenchmark.run(quick: quick)
         case "download-resume-large": results += try await DownloadBenchmark.runLarge(size: largeSize, quick: quick)
         case "nginx-concurrency": results += try await NginxConcurrency.run(quick: quick)
         case "deadline-under-load": results += try await DeadlineUnderLoad.run(quick: quick)

@@ -7,7 +7,8 @@ enum FleetOptions {
     static let specs = [
         OptionSpec("--clients"), OptionSpec("--duration"), OptionSpec("--interval"), OptionSpec("--outage"),
         OptionSpec("--budget"), OptionSpec("--breaker"), OptionSpec("--break"), OptionSpec("--when-open"),
-        OptionSpec("--chart"),
+        OptionSpec("--chart"), OptionSpec("--server-rate"), OptionSpec("--burst"), OptionSpec("--latency"),
+        OptionSpec("--adaptive", value: false), OptionSpec("--aws-exact", value: false),
     ]
 
     static let help = """
@@ -26,12 +27,26 @@ enum FleetOptions {
           --when-open ACTION     wait (wait out the break, default) or fail
           --chart FILE.svg       write a line chart of load over time
         In fleet mode the policy defaults to 4 attempts.
+        Rate mode (--clients with --server-rate): N clients (1-1000) each send as fast as they can against a
+        server that accepts R requests/s (nginx limit_req, nodelay) and answers 429 beyond; prints per second
+        the requests offered, sent, throttled and delayed, goodput and the share of 429s.
+          --server-rate R        what the server accepts, requests per second
+          --burst B              requests above the rate it accepts at once (default 20)
+          --latency MS           from send to answer, in milliseconds (default 10)
+          --adaptive             the clients share one adaptive rate limiter (AWS's adaptive mode;
+                                 a burst of throttles drops the rate once)
+          --aws-exact            with --adaptive: drop the rate on every throttle, as AWS's SDKs do
+          (--duration defaults to 20 here; --chart works too)
 
         """
 
     static func run(_ args: CommandLineArguments) async throws -> Int32 {
         for option in ["--outcomes", "--trace", "--trace-chart", "--request", "--header"] where args.has(option) {
             throw UsageError("\(option) does not go with --clients (fleet mode)")
+        }
+        if args.has("--server-rate") { return try runRate(args) }
+        for option in ["--burst", "--latency", "--adaptive", "--aws-exact"] where args.has(option) {
+            throw UsageError("\(option) needs --server-rate (rate mode)")
         }
         var scenario = FleetScenario()
         scenario.clients = try args.integer("--clients", in: 1...10_000) ?? scenario.clients
@@ -65,6 +80,43 @@ enum FleetOptions {
         Console.output(report.text)
         if let chart {
             try AtomicFile.write(Data(FleetChart.svg(report, title: title(args)).utf8), to: chart)
+        }
+        return 0
+    }
+
+    /// Rate mode: clients as fast as they can against a rate limit, with or without the adaptive limiter.
+    static func runRate(_ args: CommandLineArguments) throws -> Int32 {
+        for option in ["--outage", "--budget", "--breaker", "--break", "--when-open", "--interval"]
+        where args.has(option) {
+            throw UsageError("\(option) does not go with --server-rate (rate mode)")
+        }
+        var scenario = AdaptiveSimulation.Scenario()
+        scenario.clients = try args.integer("--clients", in: 1...1000) ?? scenario.clients
+        guard let rate = args.value("--server-rate").flatMap(Double.init), rate.isFinite, rate >= 0.1, rate <= 100_000
+        else {
+            throw UsageError(
+                "--server-rate needs requests per second from 0.1 to 100000, got \"\(args.value("--server-rate") ?? "")\""
+            )
+        }
+        scenario.serverRate = rate
+        scenario.burst = try args.integer("--burst", in: 0...100_000) ?? scenario.burst
+        if let latency = try args.integer("--latency", in: 1...10_000) { scenario.latency = .milliseconds(latency) }
+        scenario.duration = try args.seconds("--duration") ?? scenario.duration
+        scenario.adaptive = args.has("--adaptive")
+        if args.has("--aws-exact") {
+            guard scenario.adaptive else { throw UsageError("--aws-exact goes with --adaptive") }
+            scenario.limiter = .aws
+        }
+        let chart = args.value("--chart")
+        if let chart {
+            try AtomicFile.checkWritable(chart, option: "--chart")
+            guard chart.lowercased().hasSuffix(".svg") else { throw UsageError("--chart writes SVG: give a FILE.svg") }
+        }
+        let report: AdaptiveSimulation.Report
+        do { report = try AdaptiveSimulation.run(scenario) } catch { throw UsageError(error.description) }
+        Console.output(report.text)
+        if let chart {
+            try AtomicFile.write(Data(AdaptiveSimulation.chart(report).utf8), to: chart)
         }
         return 0
     }

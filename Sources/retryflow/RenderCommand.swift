@@ -4,8 +4,8 @@ import RetryFlowGraphviz
 import RetryFlowHTTP
 import RetryFlowSnippets
 
-/// `retryflow render`: a shipped machine's chart (retry, budget, breaker or transfer), optionally with a run drawn
-/// over it.
+/// `retryflow render`: a shipped machine's chart (retry, budget, breaker, adaptive or transfer), optionally with a
+/// run drawn over it.
 enum RenderCommand {
     static let specs =
         [

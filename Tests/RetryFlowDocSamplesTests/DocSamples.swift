@@ -232,8 +232,23 @@ private func sample11() async throws {
     _ = shared
 }
 
-// http.md, sample 12
+// fleet.md, sample 12
 private func sample12() async throws {
+    let limiter = try AdaptiveRateLimiter(.default)                       // one per host
+    let budget = try RetryBudget(.awsStandard)
+    let resilience = Resilience(policy: .default, budget: budget, limiter: limiter,
+                                whenRateLimited: .waitForToken)           // or .fail
+    // or one per host from the registry:
+    let registry = try ResilienceRegistry(budget: .awsStandard, breaker: nil, limiter: .default)
+
+    _ = limiter
+    _ = budget
+    _ = resilience
+    _ = registry
+}
+
+// http.md, sample 13
+private func sample13() async throws {
     var rules = HTTPRetryRules.default
     rules.rateLimitResetHeaders.append("X-Quota-Reset")  // a header of your API, read the same way
     rules.attemptHeader = .retryFlow                     // RetryFlow-Attempt: 1, 2, 3 … on each request
@@ -243,7 +258,7 @@ private func sample12() async throws {
     _ = outcome
 }
 
-// linear-iteration.md, sample 13
+// linear-iteration.md, sample 14
 // The original design, for study: do not use. (Retold in Swift 6: its closures now say @Sendable.)
 extension URLSession {
     func originalRetryDataTask(
@@ -264,8 +279,8 @@ extension URLSession {
     }
 }
 
-// linear-iteration.md, sample 14
-private func sample14() async throws {
+// linear-iteration.md, sample 15
+private func sample15() async throws {
     func fetchWithRetries(_ request: URLRequest, attempts: Int, delay: Duration) async throws -> Data {
         var attempt = 1
         while true {
@@ -280,8 +295,8 @@ private func sample14() async throws {
 
 }
 
-// migrating.md, sample 15
-private func sample15() throws {
+// migrating.md, sample 16
+private func sample16() throws {
 
     // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
     // a POST is retried only when safe, and the returned task exposes state and trace.
@@ -300,16 +315,16 @@ private func sample15() throws {
     _ = error
 }
 
-// migrating.md, sample 16
-private func sample16() async throws {
+// migrating.md, sample 17
+private func sample17() async throws {
     let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .originalSnippet())
 
     _ = data
     _ = response
 }
 
-// migrating.md, sample 17
-private func sample17() async throws {
+// migrating.md, sample 18
+private func sample18() async throws {
     URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
         // the final answer
     }, failure: { error, attempts in
@@ -318,8 +333,8 @@ private func sample17() async throws {
 
 }
 
-// migrating.md, sample 18
-private func sample18() async throws {
+// migrating.md, sample 19
+private func sample19() async throws {
     let policy = RetryPolicy(maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
     var rules = HTTPRetryRules.default
     rules.retryableStatuses.remove(429)          // to match exactly; RetryFlow also retries 429 and honours Retry-After
@@ -331,8 +346,8 @@ private func sample18() async throws {
     _ = response
 }
 
-// migrating.md, sample 19
-private func sample19() async throws {
+// migrating.md, sample 20
+private func sample20() async throws {
     let value = try await Retry(policy).run { attempt in
         try await compute()
     }
@@ -340,8 +355,8 @@ private func sample19() async throws {
     _ = value
 }
 
-// policies.md, sample 20
-private func sample20() async throws {
+// policies.md, sample 21
+private func sample21() async throws {
     var policy = RetryPolicy.default      // 3 attempts; exponential 0.5 s × 2; cap 20 s; full jitter; Retry-After ≤ 300 s
     policy.maxAttempts = 5
     policy.deadline = .seconds(30)
@@ -350,8 +365,8 @@ private func sample20() async throws {
     _ = policy
 }
 
-// policies.md, sample 21
-private func sample21() async throws {
+// policies.md, sample 22
+private func sample22() async throws {
     var policy = RetryPolicy.default
     policy.add(RetryStep("refresh credentials") { _ in
         let token = try await fetchNewToken()                  // your token service
@@ -367,8 +382,8 @@ private func sample21() async throws {
     _ = response
 }
 
-// policies.md, sample 22
-private func sample22() async throws {
+// policies.md, sample 23
+private func sample23() async throws {
     var policy = RetryPolicy(maxAttempts: 4)
     policy.add(RetryStep("use mirror", entry: .afterFailures(2)) { _ in
         ["mirror": RequestChange { $0.url = URL(string: "https://mirror.example.test/file")! }]
@@ -379,8 +394,8 @@ private func sample22() async throws {
     _ = data
 }
 
-// README.md, sample 23
-private func sample23() async throws {
+// README.md, sample 24
+private func sample24() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -392,8 +407,8 @@ private func sample23() async throws {
     _ = value
 }
 
-// README.md, sample 24
-private func sample24() async throws {
+// README.md, sample 25
+private func sample25() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -401,8 +416,8 @@ private func sample24() async throws {
     _ = outcome
 }
 
-// README.md, sample 25
-private func sample25() async throws {
+// README.md, sample 26
+private func sample26() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -412,8 +427,8 @@ private func sample25() async throws {
     _ = run
 }
 
-// README.md, sample 26
-private func sample26() async throws {
+// README.md, sample 27
+private func sample27() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
@@ -431,8 +446,8 @@ private func sample26() async throws {
     _ = task
 }
 
-// README.md, sample 27
-private func sample27() throws {
+// README.md, sample 28
+private func sample28() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
 
@@ -445,8 +460,8 @@ private func sample27() throws {
     _ = error
 }
 
-// README.md, sample 28
-private func sample28() async throws {
+// README.md, sample 29
+private func sample29() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart

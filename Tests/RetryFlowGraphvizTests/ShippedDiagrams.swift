@@ -70,6 +70,15 @@ enum ShippedDiagrams {
         return charts
     }
 
+    /// The rate scenario of docs/fleet.md (`retryflow simulate --clients 32 --server-rate 100
+    /// [--adaptive]`), as load charts.
+    static func adaptiveCharts() throws -> [(name: String, text: String)] {
+        try [false, true].map { adaptive in
+            let report = try AdaptiveSimulation.run(.init(clients: 32, serverRate: 100, adaptive: adaptive))
+            return (adaptive ? "fleet-adaptive.svg" : "fleet-rate-none.svg", AdaptiveSimulation.chart(report))
+        }
+    }
+
     struct ExampleError: Error, CustomStringConvertible {
         let attempt: Int
         var description: String { "connection reset (scripted, attempt \(attempt))" }
@@ -111,7 +120,10 @@ enum ShippedDiagrams {
             ("example-breaker-trip.dot", DOTChart.render(BreakerTable.breaker, style: .state, overlay: breakerOverlay)),
             ("transfer-state.dot", DOTChart.render(TransferTable.transfer, style: .state)),
             ("transfer-table.md", MarkdownTable.render(TransferTable.transfer)),
-        ] + (try await fleetCharts())
+            ("adaptive-state.dot", DOTChart.render(AdaptiveTable.adaptive, style: .state)),
+            ("adaptive-state.mmd", MermaidChart.render(AdaptiveTable.adaptive, style: .state)),
+            ("adaptive-table.md", MarkdownTable.render(AdaptiveTable.adaptive)),
+        ] + (try await fleetCharts()) + (try adaptiveCharts())
     }
 
     /// Images rendered from the DOT files: (image name, DOT file it comes from, format).
@@ -129,6 +141,7 @@ enum ShippedDiagrams {
         ("breaker-state.svg", "breaker-state.dot", "svg"),
         ("example-breaker-trip.svg", "example-breaker-trip.dot", "svg"),
         ("transfer-state.svg", "transfer-state.dot", "svg"),
+        ("adaptive-state.svg", "adaptive-state.dot", "svg"),
     ]
 
     /// Writes every file (used by `make diagrams`).

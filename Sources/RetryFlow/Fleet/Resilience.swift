@@ -1,4 +1,4 @@
-/// A policy together with the fleet's shared guards: what one call passes so that every surface
+/// A policy together with the fleet's shared guards (budget, breaker, adaptive limiter): what one call passes so that every surface
 /// (the engine, async, completion-handler and synchronous HTTP) runs under the same protection.
 ///
 /// ```swift
@@ -12,16 +12,19 @@ public struct Resilience: Sendable {
     public var policy: RetryPolicy
     /// The shared budget and breaker.
     public var guards: FleetGuards
-    /// Where the HTTP surfaces find a budget and a breaker per host when ``guards`` has none.
+    /// Where the HTTP surfaces find a budget, a breaker and a limiter per host when ``guards`` has none.
     public var registry: ResilienceRegistry?
 
     /// A policy under these guards.
     public init(
         policy: RetryPolicy = .default, budget: RetryBudget? = nil, breaker: CircuitBreaker? = nil,
-        whenCircuitOpen: CircuitOpenBehavior = .waitOutBreak, registry: ResilienceRegistry? = nil
+        whenCircuitOpen: CircuitOpenBehavior = .waitOutBreak, limiter: AdaptiveRateLimiter? = nil,
+        whenRateLimited: RateLimitedBehavior = .waitForToken, registry: ResilienceRegistry? = nil
     ) {
         self.policy = policy
-        self.guards = FleetGuards(budget: budget, breaker: breaker, whenCircuitOpen: whenCircuitOpen)
+        self.guards = FleetGuards(
+            budget: budget, breaker: breaker, whenCircuitOpen: whenCircuitOpen, limiter: limiter,
+            whenRateLimited: whenRateLimited)
         self.registry = registry
     }
 
@@ -31,6 +34,7 @@ public struct Resilience: Sendable {
         if let registry {
             if resolved.budget == nil { resolved.budget = registry.budget(forKey: key) }
             if resolved.breaker == nil { resolved.breaker = registry.breaker(forKey: key) }
+            if resolved.limiter == nil { resolved.limiter = registry.limiter(forKey: key) }
         }
         return resolved
     }

@@ -1,8 +1,8 @@
-/// One retry budget and one circuit breaker per key (per host, for the HTTP surfaces), made on
-/// first use: for users who do not want to manage them. Thread-safe.
+/// One retry budget, one circuit breaker and one adaptive rate limiter per key (per host, for the
+/// HTTP surfaces), made on first use: for users who do not want to manage them. Thread-safe.
 ///
 /// ```swift
-/// let registry = ResilienceRegistry(budget: .awsStandard, breaker: .polly)
+/// let registry = ResilienceRegistry(budget: .awsStandard, breaker: .polly, limiter: .aws)
 /// let resilience = Resilience(policy: .default, registry: registry)
 /// ```
 public final class ResilienceRegistry: Sendable {
@@ -10,44 +10,61 @@ public final class ResilienceRegistry: Sendable {
     public let budgetMode: RetryBudgetMode?
     /// The options of every breaker it makes; `nil` for none.
     public let breakerOptions: CircuitBreakerOptions?
-    private let made: Locked<[String: (RetryBudget?, CircuitBreaker?)]>
-    private let make: @Sendable (String) -> (RetryBudget?, CircuitBreaker?)
+    /// The options of every adaptive limiter it makes; `nil` (the default) for none.
+    public let limiterOptions: AdaptiveRateLimiterOptions?
+    private let made: Locked<[String: Entry]>
+    private let make: @Sendable (String) -> Entry
 
-    /// A registry making budgets of `budget` mode and breakers with `breaker` options, timed by `clock`.
+    /// What one key has.
+    private struct Entry {
+        let budget: RetryBudget?
+        let breaker: CircuitBreaker?
+        let limiter: AdaptiveRateLimiter?
+    }
+
+    /// A registry making budgets of `budget` mode, breakers with `breaker` options and limiters
+    /// with `limiter` options (none by default: AWS calls adaptive mode advanced), timed by `clock`.
     public init<C: Clock<Duration>>(
-        budget: RetryBudgetMode? = .awsStandard, breaker: CircuitBreakerOptions? = .polly, clock: C
+        budget: RetryBudgetMode? = .awsStandard, breaker: CircuitBreakerOptions? = .polly,
+        limiter: AdaptiveRateLimiterOptions? = nil, clock: C
     ) throws(RetryPolicyError) {
         try budget?.validate()
         try breaker?.validate()
+        try limiter?.validate()
         self.budgetMode = budget
         self.breakerOptions = breaker
+        self.limiterOptions = limiter
         self.made = Locked([:])
         // Validated above, so making them cannot fail.
         self.make = { _ in
-            (
-                budget.flatMap { try? RetryBudget($0, clock: clock) },
-                breaker.flatMap { try? CircuitBreaker($0, clock: clock) }
-            )
+            Entry(
+                budget: budget.flatMap { try? RetryBudget($0, clock: clock) },
+                breaker: breaker.flatMap { try? CircuitBreaker($0, clock: clock) },
+                limiter: limiter.flatMap { try? AdaptiveRateLimiter($0, clock: clock) })
         }
     }
 
     /// A registry on the real clock.
     public convenience init(
-        budget: RetryBudgetMode? = .awsStandard, breaker: CircuitBreakerOptions? = .polly
+        budget: RetryBudgetMode? = .awsStandard, breaker: CircuitBreakerOptions? = .polly,
+        limiter: AdaptiveRateLimiterOptions? = nil
     ) throws(RetryPolicyError) {
-        try self.init(budget: budget, breaker: breaker, clock: ContinuousClock())
+        try self.init(budget: budget, breaker: breaker, limiter: limiter, clock: ContinuousClock())
     }
 
     /// The budget for `key`, made on first use.
-    public func budget(forKey key: String) -> RetryBudget? { entry(key).0 }
+    public func budget(forKey key: String) -> RetryBudget? { entry(key).budget }
 
     /// The breaker for `key`, made on first use.
-    public func breaker(forKey key: String) -> CircuitBreaker? { entry(key).1 }
+    public func breaker(forKey key: String) -> CircuitBreaker? { entry(key).breaker }
+
+    /// The adaptive limiter for `key`, made on first use.
+    public func limiter(forKey key: String) -> AdaptiveRateLimiter? { entry(key).limiter }
 
     /// The keys seen so far, sorted.
     public var keys: [String] { made.withLock { $0.keys.sorted() } }
 
-    private func entry(_ key: String) -> (RetryBudget?, CircuitBreaker?) {
+    private func entry(_ key: String) -> Entry {
         made.withLock { table in
             if let entry = table[key] { return entry }
             let entry = make(key)

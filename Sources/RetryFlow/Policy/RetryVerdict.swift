@@ -11,10 +11,14 @@ public struct RetryVerdict: Hashable, Sendable {
     public var decision: RetryDecision
     /// Why, for people: e.g. `HTTP 503; Retry-After "soon" ignored (malformed)`.
     public var description: String
+    /// Whether the value is a throttle (the server said "slow down"): an ``AdaptiveRateLimiter``
+    /// sharing the run lowers its rate. HTTP's ``ThrottleRules`` set it.
+    public var throttled: Bool
 
     /// Makes a verdict.
-    public init(_ decision: RetryDecision, _ description: String) {
+    public init(_ decision: RetryDecision, _ description: String, throttled: Bool = false) {
         self.decision = decision
         self.description = description
+        self.throttled = throttled
     }
 }

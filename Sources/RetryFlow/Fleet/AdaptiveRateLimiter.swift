@@ -1,0 +1,141 @@
+import Foundation
+
+/// A client-side rate limiter shared by many runs: AWS's "adaptive" retry mode as a table
+/// (``TransitionTable/adaptive``), drawn by `retryflow render --machine adaptive`.
+///
+/// Disabled until the first throttle: until then every send goes out and responses only measure
+/// the send rate. From the first throttle on, every attempt (first attempts too) takes a token
+/// from a bucket whose fill rate follows TCP CUBIC: it drops by β = 0.7 at each throttle and grows
+/// back as C·(t − K)³ + W_max, never above twice the measured send rate.
+///
+/// Time comes from the injected clock only. Thread-safe: one lock, one table lookup per call.
+///
+/// ```swift
+/// let limiter = try AdaptiveRateLimiter(.default)   // AWS's numbers; .aws for AWS exactly
+/// let resilience = Resilience(policy: .default, limiter: limiter, whenRateLimited: .wait)
+/// ```
+public final class AdaptiveRateLimiter: Sendable {
+    /// Its numbers.
+    public let options: AdaptiveRateLimiterOptions
+    private let book: Locked<Book>
+    private let elapsed: @Sendable () -> Duration
+    private let sleep: @Sendable (Duration) async throws -> Void
+
+    struct Book {
+        var machine: AdaptiveMachine
+        var trace: AdaptiveTrace?
+
+        /// Delivers `event`; the trace (when kept) gets its rows, the last noting the bucket.
+        mutating func deliver(_ event: AdaptiveEvent, at time: Duration) {
+            // Every state has a row for every event: a rejection cannot happen.
+            guard let step = try? machine.handle(event, at: time), trace != nil else { return }
+            let taken = step.taken
+            let rules = machine.rules
+            for (index, var traced) in taken.enumerated() {
+                if index == taken.count - 1 {
+                    traced.detail =
+                        "fill \(Self.rate(rules.fillRate))/s, measured \(Self.rate(rules.meter.rate))/s, "
+                        + "tokens \(Self.rate(rules.tokens)) of \(Self.rate(rules.capacity))"
+                }
+                trace!.steps.append(traced)
+            }
+        }
+
+        static func rate(_ value: Double) -> String { String(format: "%.3g", value) }
+    }
+
+    /// A disabled limiter with `options`, timed by `clock` (from now). With `tracing`, every
+    /// transition is kept in ``trace`` (for charts and tests; it grows with every call).
+    public init<C: Clock<Duration>>(_ options: AdaptiveRateLimiterOptions, clock: C, tracing: Bool = false)
+        throws(RetryPolicyError)
+    {
+        try options.validate()
+        self.options = options
+        self.book = Locked(
+            Book(
+                machine: AdaptiveMachine(table: .adaptive, rules: AdaptiveRules(options: options)),
+                trace: tracing ? AdaptiveTrace() : nil))
+        let start = clock.now
+        self.elapsed = { start.duration(to: clock.now) }
+        self.sleep = { delay in try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil) }
+    }
+
+    /// A disabled limiter on the real clock (see ``init(_:clock:tracing:)``).
+    public convenience init(_ options: AdaptiveRateLimiterOptions = .default, tracing: Bool = false)
+        throws(RetryPolicyError)
+    {
+        try self.init(options, clock: ContinuousClock(), tracing: tracing)
+    }
+
+    /// `disabled` until the first throttle, then `enabled`.
+    public var state: AdaptiveState { book.withLock { $0.machine.state } }
+    /// Tokens per second the bucket fills at now.
+    public var fillRate: Double { book.withLock { $0.machine.rules.fillRate } }
+    /// The measured send rate, responses per second.
+    public var measuredRate: Double { book.withLock { $0.machine.rules.meter.rate } }
+    /// Tokens in the bucket as of its last refill.
+    public var tokens: Double { book.withLock { $0.machine.rules.tokens } }
+    /// Every transition so far, when made with `tracing`.
+    public var trace: AdaptiveTrace? { book.withLock { $0.trace } }
+
+    /// Asks to send one request now: granted (a token was taken, or the limiter is disabled), or
+    /// the wait after which a token will be there (nothing was taken: ask again then).
+    public func ask() -> RateLimitPermit {
+        let now = elapsed()
+        return book.withLock { book in
+            book.deliver(.sendAsked, at: now)
+            switch book.machine.rules.answer {
+            case .granted: return .granted
+            case .wait(let seconds): return .wait(Duration.checkedSeconds(seconds, rounding: .up) ?? .inputLimit)
+            }
+        }
+    }
+
+    /// Reports a response (`throttled`: the server said slow down), or an attempt that ended in a
+    /// transport error (not throttled): every one moves the measured rate and the curve.
+    public func record(throttled: Bool) {
+        let now = elapsed()
+        book.withLock { $0.deliver(throttled ? .throttled : .answered, at: now) }
+    }
+
+    /// Waits on the limiter's clock until a token is taken, or throws ``RateLimitRefusal`` at once
+    /// when the next token is further away than `maxWait` (`nil`: no limit; `.zero`: fail fast).
+    public func acquire(maxWait: Duration? = nil) async throws {
+        var waited = Duration.zero
+        while true {
+            switch ask() {
+            case .granted: return
+            case .wait(let delay):
+                if let maxWait, waited + delay > maxWait {
+                    throw RateLimitRefusal(wait: delay, fillRate: fillRate)
+                }
+                try await sleep(delay)
+                waited += delay
+            }
+        }
+    }
+}
+
+/// The limiter's answer to ``AdaptiveRateLimiter/ask()``.
+public enum RateLimitPermit: Hashable, Sendable {
+    /// Send now.
+    case granted
+    /// Not yet: a token will be there after this wait (nothing was taken; ask again then).
+    case wait(Duration)
+}
+
+/// Why a send was not made: the limiter's next token is further away than the caller would wait.
+public struct RateLimitRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+    /// How long until the next token.
+    public let wait: Duration
+    /// The bucket's fill rate, tokens per second.
+    public let fillRate: Double
+
+    /// `rate limited (next token in 420 ms at 2.37 requests/s)`.
+    public var description: String {
+        "rate limited (next token in \(wait.shortDescription) at \(String(format: "%.3g", fillRate)) requests/s)"
+    }
+}
+
+/// An adaptive limiter's trace: each step's `detail` holds the bucket after it.
+public typealias AdaptiveTrace = TransitionTrace<AdaptiveState, AdaptiveEvent, AdaptiveGuard>

@@ -1,0 +1,98 @@
+/// What a run tells an adaptive rate limiter. Its events carry nothing but their time.
+extension AdaptiveEvent: MachineInput {
+    /// The event this input stands for: itself.
+    public var event: AdaptiveEvent { self }
+}
+
+/// The adaptive limiter's specialisation of ``TableMachine``: the token bucket, the measured send
+/// rate and the CUBIC curve, in seconds since the limiter began. Times come in with the inputs; no
+/// clock is read.
+package struct AdaptiveRules: MachineRules {
+    package typealias State = AdaptiveState
+    package typealias Event = AdaptiveEvent
+    package typealias Guard = AdaptiveGuard
+    package typealias Effect = AdaptiveEffect
+    package typealias Reason = PerpetualReason
+    package typealias Input = AdaptiveEvent
+    package typealias Action = Never
+
+    /// What the last `send asked` was answered.
+    package enum Answer: Hashable, Sendable {
+        case granted
+        /// Wait this many seconds, then ask again.
+        case wait(Double)
+    }
+
+    package let options: AdaptiveRateLimiterOptions
+    /// Tokens in the bucket (as of ``lastRefill``).
+    package private(set) var tokens: Double = 0
+    /// The bucket's size.
+    package private(set) var capacity: Double
+    /// Tokens per second.
+    package private(set) var fillRate: Double
+    /// The rate the CUBIC curve last worked out (before the 2 × measured cap).
+    package private(set) var calculatedRate: Double = 0
+    package private(set) var meter: SendRateMeter
+    package private(set) var cubic: CubicCurve
+    package private(set) var answer: Answer = .granted
+    /// When the rate last dropped (`cubic drop`), in seconds; `nil` before any.
+    private var lastDrop: Double?
+    /// When the bucket was last refilled, in seconds.
+    private var lastRefill: Double = 0
+    private var now: Double = 0
+
+    /// A limiter at its start: the bucket empty, at the minimum fill rate and capacity, the curve's
+    /// top at 0 (so its first growth is from nothing, as in every peer).
+    package init(options: AdaptiveRateLimiterOptions) {
+        self.options = options
+        self.capacity = options.minimumCapacity
+        self.fillRate = options.minimumFillRate
+        self.meter = SendRateMeter(smoothing: options.smoothing, bucketWidth: options.bucketWidth)
+        self.cubic = CubicCurve(beta: options.beta, scaleConstant: options.scaleConstant)
+    }
+
+    package mutating func receive(_ input: AdaptiveEvent, at time: Duration) {
+        now = time.inSeconds
+        answer = .granted
+    }
+
+    package func holds(_ guardSymbol: AdaptiveGuard) -> Bool {
+        switch guardSymbol {
+        // A nanosecond's slack: a wait is rounded up to whole nanoseconds, and the refill after it
+        // must not come out a hair short of the token it waited for (another wait of 1 ns).
+        case .tokenAvailable: tokens >= options.requestCost - 1e-9
+        case .droppedThisBucket:
+            options.dropsOncePerBucket && lastDrop.map { now - $0 < options.bucketWidth.inSeconds } == true
+        }
+    }
+
+    package mutating func perform(_ effect: AdaptiveEffect, of row: Row, notes: inout StepNotes) -> Never? {
+        switch effect {
+        case .grant: answer = .granted
+        case .planWait:
+            let wait = (options.requestCost - tokens) / fillRate
+            answer = .wait(wait)
+            notes.delay = Duration.checkedSeconds(wait, rounding: .up)
+        case .refill:
+            tokens = min(capacity, tokens + max(0, now - lastRefill) * fillRate)
+            lastRefill = max(lastRefill, now)
+        case .takeToken: tokens -= options.requestCost
+        case .measureRate: meter.record(at: now)
+        case .cubicGrowth: calculatedRate = cubic.rate(at: now)
+        case .cubicDrop:
+            // Once enabled, the rate sent at is what the bucket let through, if that was lower.
+            let sentAt = row.from == .disabled ? meter.rate : min(meter.rate, fillRate)
+            calculatedRate = cubic.throttle(sendingAt: sentAt, at: now)
+            lastDrop = now
+        case .setFillRate:
+            let rate = min(calculatedRate, options.maxRateScale * meter.rate)
+            fillRate = max(rate, options.minimumFillRate)
+            capacity = max(rate, options.minimumCapacity)
+            tokens = min(tokens, capacity)
+        }
+        return nil
+    }
+}
+
+/// The adaptive limiter's machine: the one core running ``TransitionTable/adaptive`` with its rules.
+package typealias AdaptiveMachine = TableMachine<AdaptiveRules>

@@ -1,0 +1,110 @@
+/// Where an ``AdaptiveRateLimiter`` stands. The raw values are the node labels on its chart.
+public enum AdaptiveState: String, TableSymbol {
+    /// The bucket is not consulted: every send goes out at once, and responses are only measured
+    /// (AWS's adaptive mode, until the first throttle).
+    case disabled
+    /// A throttle was seen: every send takes a token from the bucket, which fills at the CUBIC rate.
+    case enabled
+    /// A send was asked and the bucket refilled; the limiter decides whether a token is there. A
+    /// decision: never rested in.
+    case acquiring
+    /// A throttle came while enabled and was measured; the limiter decides whether it is a new
+    /// congestion event (drop) or part of the last one. A decision: never rested in.
+    case dropping
+}
+
+/// What happens to a limiter. Each comes from a run sharing it (or a caller of its own API).
+public enum AdaptiveEvent: String, TableSymbol {
+    /// An attempt wants to go out (first attempts and retries alike).
+    case sendAsked = "send asked"
+    /// A response that is not a throttle (any answer or transport error): the rate may grow.
+    case answered
+    /// A throttle (429, 503 with Retry-After, an AWS throttling code): the rate drops by β.
+    case throttled
+}
+
+/// The questions a limiter asks.
+public enum AdaptiveGuard: String, TableSymbol {
+    /// The bucket, just refilled, holds the request's cost.
+    case tokenAvailable = "token available"
+    /// The rate already dropped less than one measurement bucket (0.5 s) ago, and the options
+    /// count a burst of throttles as one (``AdaptiveRateLimiterOptions/dropsOncePerBucket``).
+    case droppedThisBucket = "dropped this bucket"
+
+    /// `[no token]`, `[not dropped this bucket]`.
+    public var negatedLabel: String {
+        switch self {
+        case .tokenAvailable: "no token"
+        case .droppedThisBucket: "not dropped this bucket"
+        }
+    }
+}
+
+/// What a limiter's rows do, each one formula of AWS's adaptive mode.
+public enum AdaptiveEffect: String, TableSymbol {
+    /// Answer the send: go.
+    case grant
+    /// Answer the send: wait (cost − tokens) ÷ fill rate, then ask again.
+    case planWait = "plan wait"
+    /// Add what the fill rate earned since the last refill, never above the capacity.
+    case refill
+    /// Take the request's cost from the bucket.
+    case takeToken = "take token"
+    /// Count the response in its 0.5 s bucket; a new bucket smooths the measured rate (0.8).
+    case measureRate = "measure rate"
+    /// CUBIC growth: rate = C·(t − K)³ + W_max, t since the last throttle.
+    case cubicGrowth = "cubic growth"
+    /// CUBIC drop: W_max = the rate sent at (measured, or the fill rate if lower once enabled),
+    /// K recomputed, rate = β·W_max.
+    case cubicDrop = "cubic drop"
+    /// Fill rate = max(min(rate, 2 × measured), 0.5/s); capacity = max(that rate, 1).
+    case setFillRate = "set fill rate"
+}
+
+/// An adaptive rate limiter's transition table.
+public typealias AdaptiveTable = TransitionTable<
+    AdaptiveState, AdaptiveEvent, AdaptiveGuard, AdaptiveEffect, PerpetualReason
+>
+
+extension TransitionTable
+where
+    State == AdaptiveState, Event == AdaptiveEvent, Guard == AdaptiveGuard, Effect == AdaptiveEffect,
+    Reason == PerpetualReason
+{
+    /// AWS's adaptive client-side rate limiting, as data: what ``AdaptiveRateLimiter`` executes and
+    /// `retryflow render --machine adaptive` draws.
+    ///
+    /// A perpetual machine (no terminal state). A response updates the rate in any state (the
+    /// measured rate is kept from the start, so the first throttle drops from a real rate); only
+    /// `enabled` makes sends pay. The `acquiring` decision reads the tokens its row's `refill` produced;
+    /// `dropping`'s `[dropped this bucket]` reads the time of the last `cubic drop` and of the throttle.
+    public static let adaptive = AdaptiveTable(
+        name: "AdaptiveRateLimiter",
+        initial: .disabled,
+        terminals: [],
+        rows: [
+            // from       event          guard                 to           effects
+            .init(from: .disabled, event: .sendAsked, to: .disabled, effects: [.grant]),
+            .init(
+                from: .disabled, event: .answered, to: .disabled,
+                effects: [.measureRate, .cubicGrowth, .refill, .setFillRate]),
+            .init(
+                from: .disabled, event: .throttled, to: .enabled,
+                effects: [.measureRate, .cubicDrop, .refill, .setFillRate]),
+
+            .init(from: .enabled, event: .sendAsked, to: .acquiring, effects: [.refill]),
+            .init(
+                from: .acquiring, event: nil, condition: .when(.tokenAvailable), to: .enabled,
+                effects: [.takeToken, .grant]),
+            .init(from: .acquiring, event: nil, to: .enabled, effects: [.planWait]),
+            .init(
+                from: .enabled, event: .answered, to: .enabled,
+                effects: [.measureRate, .cubicGrowth, .refill, .setFillRate]),
+            .init(from: .enabled, event: .throttled, to: .dropping, effects: [.measureRate]),
+            // The other answers to sends made before the drop: one congestion event, as in TCP, not
+            // one drop each (AWS drops on every throttle: 32 in flight take the rate to 0.7³²).
+            .init(from: .dropping, event: nil, condition: .when(.droppedThisBucket), to: .enabled),
+            .init(from: .dropping, event: nil, to: .enabled, effects: [.cubicDrop, .refill, .setFillRate]),
+        ]
+    )
+}
