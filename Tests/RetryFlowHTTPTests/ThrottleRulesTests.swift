@@ -67,7 +67,7 @@ import Testing
         #expect(judged(answer(200, body: #"{"__type":"ThrottlingException"}"#)) == nil)
         let post = try #require(judged(answer(429), method: "POST"))
         #expect(post.throttled)
-        #expect(post.decision == .fail)
+        #expect(post.decision == .finalAnswer, "a POST's 429 is the server's final answer, not sent again")
     }
 
     @Test func rulesWithoutTheFieldStillDecode() throws {

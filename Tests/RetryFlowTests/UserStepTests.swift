@@ -160,7 +160,8 @@ import Testing
             guard row.from == .wait, row.event == .delayElapsed else { return row }
             return .init(from: .wait, event: .delayElapsed, to: .retry, effects: [.planDelay])
         }
-        policy.table = RetryTable(name: "idle loop", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        policy.table = RetryTable(
+            name: "idle loop", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
         let problem = Self.problem(policy)
         #expect(problem?.contains("without a bound") == true, "\(problem ?? "accepted")")
     }

@@ -33,8 +33,8 @@ import Testing
         let deadline = reachable(
             RetryPolicy(maxAttempts: 4, jitter: .none, deadline: .seconds(2), perAttemptTimeout: .seconds(1)))
         #expect(deadline.contains("retry --[next wait would cross deadline] / finish--> failure"))
-        #expect(deadline.contains("request --deadline exceeded / cancel attempt, finish--> failure"))
-        #expect(deadline.contains("request --attempt timed out / cancel attempt, plan delay--> retry"))
+        #expect(deadline.contains("request --deadline exceeded / cancel attempt, report health, finish--> failure"))
+        #expect(deadline.contains("request --attempt timed out / cancel attempt, report health, plan delay--> retry"))
 
         let everything = reachable(
             RetryPolicy(backoff: .constant(.zero), jitter: .none),
