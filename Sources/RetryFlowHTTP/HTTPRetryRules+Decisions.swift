@@ -30,7 +30,7 @@ extension HTTPRetryRules {
 
     /// The verdict on `answer` (response and body) to `request` at `now`: a body over
     /// ``maxBodyBytes`` fails the run; a throttle (``throttling``) is retried and marked
-    /// ``RetryVerdict/throttled``; anything else is judged by its response, as below.
+    /// `RetryVerdict.throttled`; anything else is judged by its response, as below.
     public func verdict(for answer: HTTPResponse, request: URLRequest, now: Date) -> RetryVerdict? {
         if let maxBodyBytes, answer.data.count > maxBodyBytes {
             return RetryVerdict(.fail, "the body has \(answer.data.count) bytes, more than the \(maxBodyBytes) allowed")

@@ -59,12 +59,12 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     /// costs at most 30 s, and the trace says this default ended it. `nil`: no default. Downloads
     /// (`URLSession.download(for:to:…)`) do not apply it: they end a stalled attempt by idle time.
     public var defaultAttemptTimeout: Duration?
-    /// Statuses that go to a user step of the policy's table instead (``RetryStep``, entered
-    /// ``RetryStep/Entry/onVerdict``): `[401: "refresh credentials"]`. Asked before every other rule;
+    /// Statuses that go to a user step of the policy's table instead (`RetryStep`, entered
+    /// `RetryStep/Entry/onVerdict`): `[401: "refresh credentials"]`. Asked before every other rule;
     /// none by default.
     public var statusSteps: [Int: String] = [:]
     /// Which answers are throttles (429; 503 with Retry-After; AWS throttling codes): they tell an
-    /// ``AdaptiveRateLimiter`` to slow down and are retried like a retryable status. See ``ThrottleRules``.
+    /// `AdaptiveRateLimiter` to slow down and are retried like a retryable status. See ``ThrottleRules``.
     public var throttling: ThrottleRules
 
     /// RFC 9110's defaults, as listed on each field.

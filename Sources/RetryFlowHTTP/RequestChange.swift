@@ -5,7 +5,7 @@ import RetryFlow
     import FoundationNetworking
 #endif
 
-/// A change a user step (``RetryStep``) makes to every request sent after it: return it among the
+/// A change a user step (`RetryStep`) makes to every request sent after it: return it among the
 /// step's values, and each HTTP surface applies it before the next attempt goes out (a new token,
 /// another base URL). Values are never traced, so a credential here stays out of traces and reports.
 ///

@@ -5,7 +5,7 @@ import RetryFlow
     import FoundationNetworking
 #endif
 
-/// Which answers are throttles, as data: what tells an ``AdaptiveRateLimiter`` to slow down (and
+/// Which answers are throttles, as data: what tells an `AdaptiveRateLimiter` to slow down (and
 /// makes the answer worth retrying even when its status alone is not).
 ///
 /// A bare 429 is a throttle, whatever the body says: RFC 6585 defines it as "too many requests",

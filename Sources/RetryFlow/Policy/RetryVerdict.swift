@@ -12,7 +12,7 @@ public struct RetryVerdict: Hashable, Sendable {
     /// Why, for people: e.g. `HTTP 503; Retry-After "soon" ignored (malformed)`.
     public var description: String
     /// Whether the value is a throttle (the server said "slow down"): an ``AdaptiveRateLimiter``
-    /// sharing the run lowers its rate. HTTP's ``ThrottleRules`` set it.
+    /// sharing the run lowers its rate. HTTP's `ThrottleRules` (RetryFlowHTTP) set it.
     public var throttled: Bool
 
     /// Makes a verdict.

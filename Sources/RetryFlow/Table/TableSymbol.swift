@@ -41,6 +41,6 @@ extension TableSymbol {
     /// `nil`: no effect named.
     public var countingEffect: String? { nil }
 
-    /// The case whose negated label is `label`, searched in ``allCases``.
+    /// The case whose negated label is `label`, searched in `allCases`.
     public static func negated(label: String) -> Self? { allCases.first { $0.negatedLabel == label } }
 }
