@@ -79,6 +79,10 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
     /// without producing (a guard reads only what a row's effect or input produced), with the guard
     /// and the row of that path that entered the row's state.
     func unproducedFact() -> (row: Row, guard: RetryGuard, entered: Row)? {
+        derived("unproducedFact") { findUnproducedFact() }
+    }
+
+    private func findUnproducedFact() -> (row: Row, guard: RetryGuard, entered: Row)? {
         for row in rows {
             guard let guardSymbol = row.condition.guardSymbol, let producers = guardSymbol.producers else { continue }
             func produces(_ candidate: Row) -> Bool {

@@ -89,7 +89,9 @@ extension TransitionTable {
     /// only those; no step (an event row and the completion chain after it) needs more rows or
     /// actions than ``StepBuffer/capacity``; an effect that ends the run only on rows entering a
     /// terminal. A table that validates runs.
-    public var problems: [TableProblem] {
+    public var problems: [TableProblem] { derived("problems") { findProblems() } }
+
+    private func findProblems() -> [TableProblem] {
         var found: [TableProblem] = []
         var seenKeys: [(State, Event?, GuardCondition<Guard>)] = []
         var unconditional: [(State, Event?)] = []

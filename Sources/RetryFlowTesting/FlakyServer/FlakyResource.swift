@@ -62,12 +62,15 @@ extension FlakyServer {
                 var offset = 0
                 while true {
                     let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
-                    let expected = bytes(offset..<offset + chunk.count)
-                    if chunk.count != expected.count || !chunk.elementsEqual(expected) {
-                        let same = zip(chunk, expected).prefix { $0 == $1 }.count
-                        return offset + same
-                    }
                     if chunk.isEmpty { return offset == size ? nil : offset }
+                    let expected = bytes(offset..<offset + chunk.count)
+                    // memcmp, not `elementsEqual`: a debug build compares a byte a call that way.
+                    let same =
+                        chunk.count == expected.count
+                        && chunk.withUnsafeBytes { read in
+                            expected.withUnsafeBytes { memcmp(read.baseAddress!, $0.baseAddress!, chunk.count) == 0 }
+                        }
+                    if !same { return offset + zip(chunk, expected).prefix { $0 == $1 }.count }
                     offset += chunk.count
                 }
             }

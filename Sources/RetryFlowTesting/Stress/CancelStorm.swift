@@ -133,14 +133,25 @@ package enum CancelStorm {
         sessionConfiguration.timeoutIntervalForRequest = 30
         if !configuration.urlCache { sessionConfiguration.urlCache = nil }
         let session = URLSession(configuration: sessionConfiguration)
-        defer { session.finishTasksAndInvalidate() }
+        let slots = (0..<configuration.requests).map { _ in Slot() }
+        let cancels = Locked<[@Sendable () -> Void]>([])
+        defer {
+            // Invalidated only once every run has completed. A run still going (the storm's time ran
+            // out, or the test's own limit cancelled it) would next call `dataTask(with:)` on an
+            // invalidated session, which is a fatal error in Foundation and took the whole test
+            // process down under load; those runs are cancelled instead and the session is left.
+            if slots.allSatisfy({ $0.snapshot.0 > 0 }) {
+                session.finishTasksAndInvalidate()
+            } else {
+                for cancel in cancels.withLock({ $0 }) { cancel() }
+            }
+        }
         let policy = RetryPolicy(
             maxAttempts: 3, backoff: .constant(.milliseconds(5)), jitter: .full,
             perAttemptTimeout: configuration.perAttemptTimeout)
         var random = SeededRandom(seed: configuration.seed)
         var report = Report()
         let started = ContinuousClock.now
-        let slots = (0..<configuration.requests).map { _ in Slot() }
 
         var first = 0
         while first < configuration.requests {
@@ -184,6 +195,7 @@ package enum CancelStorm {
                     }
                     cancel = { task.cancel() }
                 }
+                cancels.withLock { $0.append(cancel) }
                 if let cancelAfter {
                     cancellers.append(
                         Task {
