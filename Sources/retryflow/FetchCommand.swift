@@ -86,6 +86,11 @@ enum FetchCommand {
         var idle = policy.perAttemptTimeout.map { $0.inSeconds + 1 } ?? 60
         if let connectTimeout { idle = min(idle, max(1, connectTimeout.inSeconds.rounded(.up))) }
         configuration.timeoutIntervalForRequest = idle
+        // No URLCache, as curl keeps none: then an attempt that ends (a timeout, --max-time) has its
+        // data task cancelled, which frees the connection and stops libcurl's busy loop on it at
+        // once (docs/reliability.md, "URLSession spins while it waits"); with a cache the task would
+        // be abandoned and spin until the server answered.
+        configuration.urlCache = nil
         let reporter = silent ? nil : ProgressReporter(label: "fetch", maxAttempts: policy.maxAttempts)
         let outcome: RetryOutcome<HTTPResponse>
         var download: DownloadOutcome?

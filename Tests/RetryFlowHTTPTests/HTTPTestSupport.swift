@@ -30,9 +30,14 @@ struct SurfaceRun {
 }
 
 enum Runner {
-    static func session() -> URLSession {
+    /// A session for one test. Without a `URLCache` unless `cached`: then an attempt the engine
+    /// ends has its data task cancelled, which stops libcurl's busy loop on that connection at once
+    /// (docs/reliability.md, "URLSession spins while it waits"); with one, the task is abandoned
+    /// and spins until the server answers or closes. The cancel storm runs both.
+    static func session(cached: Bool = false) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 30 // a safety net only: the engine owns timeouts
+        if !cached { configuration.urlCache = nil }
         return URLSession(configuration: configuration)
     }
 
