@@ -40,7 +40,7 @@ import Testing
             for: URLRequest(url: server.url("/file")), to: destination, retry: policy, options: options,
             clock: clock, onRetry: { notice in notices.withLock { $0.append(notice) } })
         DownloadTests.expectTracesConsistent(outcome)
-        if outcome.succeeded { #expect(try await DownloadTests.sha(destination) == (await resource.sha256)) }
+        if outcome.succeeded { #expect(try await resource.firstDifference(fromFileAt: destination) == nil) }
         return (outcome, notices.withLock { $0 }, server)
     }
 
