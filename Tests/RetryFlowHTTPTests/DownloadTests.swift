@@ -22,7 +22,6 @@ import Testing
         return url
     }
 
-
     /// The `Range` a request starting at byte `from` sends: one first window (these files are smaller).
     static func window(from: Int) -> String {
         "bytes=\(from)-\(from + WindowSizer.first - 1)"
@@ -347,7 +346,8 @@ import Testing
         let part = URL(fileURLWithPath: destination.path + ".part")
         let kept = try Data(contentsOf: part)
         #expect(kept.count == 512 << 10)
-        #expect(try await resource.firstDifference(fromFileAt: part) == kept.count, "the part is the source's first bytes")
+        #expect(
+            try await resource.firstDifference(fromFileAt: part) == kept.count, "the part is the source's first bytes")
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 

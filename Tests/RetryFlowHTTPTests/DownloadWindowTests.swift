@@ -100,7 +100,8 @@ import Testing
         let part = URL(fileURLWithPath: destination.path + ".part")
         let kept = try Data(contentsOf: part)
         #expect(kept.count == 512 << 10)
-        #expect(try await resource.firstDifference(fromFileAt: part) == kept.count, "the part is the source's first bytes")
+        #expect(
+            try await resource.firstDifference(fromFileAt: part) == kept.count, "the part is the source's first bytes")
         #expect(try String(contentsOfFile: part.path + ".meta", encoding: .utf8).contains("v1"))
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
