@@ -40,9 +40,9 @@ enum MachineRegistry {
             entry("breaker", "the circuit breaker", BreakerTable.breaker) { args in
                 FleetExploration.breaker(inputs: try ExplorationOptions.bound(args, default: 6))
             },
-            entry("adaptive", "the adaptive rate limiter", AdaptiveTable.adaptive) { _ in
-                // Its inputs carry measured rates and times: no exploration model for it yet.
-                throw UsageError("verify --machine adaptive is not supported yet (its inputs carry measured rates)")
+            entry("adaptive", "the adaptive rate limiter", AdaptiveTable.adaptive) { args in
+                // Twelve choices an input (three events at four instants): 6 inputs is ~3 million paths.
+                FleetExploration.adaptive(inputs: try args.integer("--max-attempts", in: 1...6) ?? 4)
             },
             entry(
                 "transfer", "what a download does with its bytes", TransferTable.transfer,

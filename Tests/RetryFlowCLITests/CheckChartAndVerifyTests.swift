@@ -10,7 +10,7 @@ import Testing
     }
 
     @Test func ourOwnChartChecksCleanAndExitsZero() async throws {
-        for machine in ["retry", "budget", "breaker", "transfer", "swift-snippet", "objc-snippet"] {
+        for machine in ["retry", "budget", "breaker", "adaptive", "transfer", "swift-snippet", "objc-snippet"] {
             for style in ["state", "flowchart"] {
                 let chart = try await Tool.run(["render", "--machine", machine, "--style", style])
                 let file = try Self.temporary("chart.dot", chart.stdout)
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func verifyPrintsTheBoundAndTheStatesExploredForEveryMachine() async throws {
-        for machine in ["retry", "budget", "breaker", "transfer", "swift-snippet", "objc-snippet"] {
+        for machine in ["retry", "budget", "breaker", "adaptive", "transfer", "swift-snippet", "objc-snippet"] {
             let result = try await Tool.run(["verify", "--machine", machine])
             #expect(result.status == 0, "\(machine): \(result.stdout)\(result.stderr)")
             #expect(result.stdout.hasPrefix("verify "))
@@ -65,6 +65,8 @@ import Testing
         #expect(retry.stdout.contains("reachable    admission --[retry budget exhausted] / finish--> failure"))
         #expect(retry.stdout.contains("reachable    retry --[final answer] / finish--> failure"))
         #expect(try await Tool.run(["verify", "--machine", "breaker", "--policy", "x.json"]).status == 2)
+        let tooDeep = try await Tool.run(["verify", "--machine", "adaptive", "--max-attempts", "7"])
+        #expect(tooDeep.status == 2 && tooDeep.stderr.contains("--max-attempts"), "\(tooDeep.stderr)")
     }
 
     @Test func renderAPolicyDrawsOnlyItsRows() async throws {

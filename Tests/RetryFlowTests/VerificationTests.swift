@@ -57,6 +57,27 @@ import Testing
         let breaker = FleetExploration.breaker()
         #expect(breaker.holds, "\(breaker.text)")
         #expect(breaker.reachableRows.count == BreakerTable.breaker.rows.count, "\(breaker.text)")
+        for options in [AdaptiveRateLimiterOptions.default, .aws] {
+            let adaptive = FleetExploration.adaptive(options: options, inputs: 3)
+            #expect(adaptive.holds, "\(adaptive.text)")
+            // `.aws` drops on every throttle, so its `[dropped this bucket]` row is never taken.
+            let rows = AdaptiveTable.adaptive.rows.count - (options.dropsOncePerBucket ? 0 : 1)
+            #expect(adaptive.reachableRows.count == rows, "\(adaptive.text)")
+        }
+    }
+
+    @Test func anAdaptiveTableThatGrantsWithoutATokenIsCaught() {
+        // `acquiring` takes a token whether or not the bucket holds one: the bucket goes negative.
+        let rows = AdaptiveTable.adaptive.rows.filter { !($0.from == .acquiring && $0.condition == .always) }.map {
+            row -> AdaptiveTable.Row in
+            guard row.from == .acquiring else { return row }
+            return .init(from: .acquiring, event: nil, to: .enabled, effects: [.takeToken, .grant])
+        }
+        let broken = AdaptiveTable(name: "greedy", initial: .disabled, terminals: [], rows: rows)
+        #expect(broken.problems.isEmpty, "the table itself is sound: only its arithmetic is wrong")
+        let result = FleetExploration.adaptive(broken, inputs: 3)
+        #expect(!result.holds)
+        #expect(result.text.contains("the bucket never goes negative"), "\(result.text)")
     }
 
     // A small table of our own, broken twice: `retry` goes back to `request` with no bound, and the
