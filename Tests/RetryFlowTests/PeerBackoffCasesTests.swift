@@ -52,7 +52,8 @@ struct ScriptedBits: RandomNumberGenerator {
         try policy.validate()
         let low: [Double] = [1, 2, 4, 8, 16, 32, 60, 60, 60]
         #expect(Self.delays(policy, 9, random: ScriptedBits(units: [0])) == low)
-        #expect(Self.delays(policy, 9, random: ScriptedBits(units: [0.5])) == [1.5, 2.5, 4.5, 8.5, 16.5, 32.5, 60, 60, 60])
+        #expect(
+            Self.delays(policy, 9, random: ScriptedBits(units: [0.5])) == [1.5, 2.5, 4.5, 8.5, 16.5, 32.5, 60, 60, 60])
         let high = Self.delays(policy, 9, random: ScriptedBits(units: [ScriptedBits.belowOne]))
         #expect(Self.close(high, [2, 3, 5, 9, 17, 33, 60, 60, 60]))
         for seed in UInt64(0)..<1000 {
@@ -284,7 +285,8 @@ struct ScriptedBits: RandomNumberGenerator {
         try policy.validate()
         #expect(Self.delays(policy, 7, random: ScriptedBits(units: [0])) == [4, 4, 4, 4, 4, 4, 4])
         #expect(Self.delays(policy, 7, random: ScriptedBits(units: [0.5])) == [4, 4, 4, 6, 7, 7, 7])
-        #expect(Self.close(Self.delays(policy, 5, random: ScriptedBits(units: [ScriptedBits.belowOne])), [4, 4, 4, 8, 10]))
+        #expect(
+            Self.close(Self.delays(policy, 5, random: ScriptedBits(units: [ScriptedBits.belowOne])), [4, 4, 4, 8, 10]))
         let floored = RetryPolicy(
             maxAttempts: 8, backoff: .exponential(base: .seconds(1), multiplier: 2), maxDelay: .seconds(10),
             jitter: .full, minDelay: .seconds(4))
@@ -355,7 +357,8 @@ struct ScriptedBits: RandomNumberGenerator {
     /// In JSON a delay past the limit saturates too; other fields still refuse it, and every bad
     /// value is refused naming its field.
     @Test func jsonSaturatesDelaysAndNamesBadFields() throws {
-        let json = #"{"maxDelay": 1e15, "backoff": {"kind": "constant", "delay": 1e300}, "jitter": {"kind": "additive", "max": 2e9}}"#
+        let json =
+            #"{"maxDelay": 1e15, "backoff": {"kind": "constant", "delay": 1e300}, "jitter": {"kind": "additive", "max": 2e9}}"#
         let policy = try JSONDecoder().decode(RetryPolicy.self, from: Data(json.utf8))
         #expect(policy.maxDelay == .seconds(1_000_000_000))
         #expect(policy.backoff == .constant(.seconds(1_000_000_000)))

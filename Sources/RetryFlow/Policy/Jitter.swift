@@ -35,7 +35,8 @@ public enum Jitter: Hashable, Sendable {
     case fullFrom(Duration)
     /// Polly's `DecorrelatedJitterBackoffV2` (Polly v8's exponential backoff with `UseJitter`): the
     /// backoff's first delay is the median first delay, each delay the growth of a smooth formula
-    /// since the last draw, so delays centre near base, 2·base, 4·base … whatever the multiplier.
+    /// since the last draw, so the retries fall near base, 2·base, 4·base … into the run, whatever
+    /// the multiplier.
     case pollyDecorrelated
 
     /// The jitters that take no number, by name (`--jitter`, JSON): `none`, `full`, `equal`,
@@ -68,7 +69,7 @@ public enum Jitter: Hashable, Sendable {
 
     /// Polly's `pFactor`, which smooths the first delay.
     static let pollySmoothing = 4.0
-    /// Polly's `rpScalingFactor`, which puts the median delays near base, 2·base, 4·base ….
+    /// Polly's `rpScalingFactor`, which puts the median retries near base, 2·base, 4·base … into the run.
     static let pollyScaling = 1 / 1.4
 
     /// Applies the jitter to `capped` seconds (the capped backoff delay before retry `n`), drawing
@@ -99,7 +100,7 @@ public enum Jitter: Hashable, Sendable {
             let high = max(low, capped)
             return low + (high - low) * random.unitDraw()
         case .pollyDecorrelated:
-            guard firstDelay > 0 else { return 0 }  // Polly: a zero base delay is returned as is
+            guard firstDelay > 0 else { return 0 } // Polly: a zero base delay is returned as is
             let t = Double(max(n, 1) - 1) + random.unitDraw()
             let next = pow(2, t) * tanh((Self.pollySmoothing * t).squareRoot())
             let growth = next - memory.formulaValue
@@ -148,7 +149,8 @@ extension Jitter: Codable {
         switch kind {
         case "symmetric": self = .symmetric(try c.decode(Double.self, forKey: .spread))
         case "additive":
-            self = .additive(try Duration(saturatingSeconds: try c.decode(Double.self, forKey: .max), field: "jitter.max"))
+            self = .additive(
+                try Duration(saturatingSeconds: try c.decode(Double.self, forKey: .max), field: "jitter.max"))
         case "fullFrom":
             self = .fullFrom(
                 try Duration(saturatingSeconds: try c.decode(Double.self, forKey: .min), field: "jitter.min"))
