@@ -367,6 +367,30 @@ private func sample21() async throws {
 
 // policies.md, sample 22
 private func sample22() async throws {
+    let grpc = RetryPolicy(                       // first wait 1 s exactly, then 1.6× up to 120 s, ±20 % (to 144 s)
+        maxAttempts: 10, backoff: .exponential(base: .seconds(1), multiplier: 1.6), maxDelay: .seconds(120),
+        jitter: .symmetric(0.2), jittersFirstDelay: false, jitterMayPassCap: true)
+    let tenacityJitter = RetryPolicy(             // tenacity wait_exponential_jitter(max=60)
+        backoff: .exponential(base: .seconds(1), multiplier: 2), maxDelay: .seconds(60), jitter: .additive(.seconds(1)))
+    let urllib3 = RetryPolicy(                    // urllib3 Retry(backoff_factor=0.2, backoff_max=1, backoff_jitter=0.4)
+        maxAttempts: 6, backoff: .custom(CustomBackoff("urllib3") { n in n == 1 ? .zero : .milliseconds(200) * (1 << min(n - 1, 40)) }),
+        maxDelay: .seconds(1), jitter: .additive(.milliseconds(400)), jittersFirstDelay: false)
+    let tenacityRandom = RetryPolicy(             // tenacity wait_random_exponential(multiplier=1, min=4, max=10)
+        backoff: .exponential(base: .seconds(1), multiplier: 2), maxDelay: .seconds(10), jitter: .fullFrom(.seconds(4)))
+    let pollyV2 = RetryPolicy(                    // Polly v8: Delay 1 s, BackoffType Exponential, UseJitter, MaxDelay 30 s
+        backoff: .exponential(base: .seconds(1), multiplier: 2), maxDelay: .seconds(30), jitter: .pollyDecorrelated)
+    let noCap = RetryPolicy(maxDelay: .seconds(Int64.max))   // tenacity's default max: saturates at 1e9 s
+
+    _ = grpc
+    _ = tenacityJitter
+    _ = urllib3
+    _ = tenacityRandom
+    _ = pollyV2
+    _ = noCap
+}
+
+// policies.md, sample 23
+private func sample23() async throws {
     var policy = RetryPolicy.default
     policy.add(RetryStep("refresh credentials") { _ in
         let token = try await fetchNewToken()                  // your token service
@@ -382,8 +406,8 @@ private func sample22() async throws {
     _ = response
 }
 
-// policies.md, sample 23
-private func sample23() async throws {
+// policies.md, sample 24
+private func sample24() async throws {
     var policy = RetryPolicy(maxAttempts: 4)
     policy.add(RetryStep("use mirror", entry: .afterFailures(2)) { _ in
         ["mirror": RequestChange { $0.url = URL(string: "https://mirror.example.test/file")! }]
@@ -394,8 +418,8 @@ private func sample23() async throws {
     _ = data
 }
 
-// README.md, sample 24
-private func sample24() async throws {
+// README.md, sample 25
+private func sample25() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -407,8 +431,8 @@ private func sample24() async throws {
     _ = value
 }
 
-// README.md, sample 25
-private func sample25() async throws {
+// README.md, sample 26
+private func sample26() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -416,8 +440,8 @@ private func sample25() async throws {
     _ = outcome
 }
 
-// README.md, sample 26
-private func sample26() async throws {
+// README.md, sample 27
+private func sample27() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -427,8 +451,8 @@ private func sample26() async throws {
     _ = run
 }
 
-// README.md, sample 27
-private func sample27() async throws {
+// README.md, sample 28
+private func sample28() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
@@ -446,8 +470,8 @@ private func sample27() async throws {
     _ = task
 }
 
-// README.md, sample 28
-private func sample28() throws {
+// README.md, sample 29
+private func sample29() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
 
@@ -460,8 +484,8 @@ private func sample28() throws {
     _ = error
 }
 
-// README.md, sample 29
-private func sample29() async throws {
+// README.md, sample 30
+private func sample30() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart

@@ -49,8 +49,9 @@ import Testing
         #expect(drawn.min()! < 1.52 && drawn.max()! > 2.48, "the spread is symmetric and used in full")
     }
 
-    /// gRPC connection backoff: initial 1 s, multiplier 1.6, jitter ±20 % (below its 120 s cap, where
-    /// gRPC and RetryFlow agree: RetryFlow's cap stays hard).
+    /// gRPC's numbers with the default switches: initial 1 s, multiplier 1.6, jitter ±20 % on every
+    /// wait, the 120 s cap hard. gRPC's exact form (an unjittered first wait, a band past the cap)
+    /// is `PeerBackoffCasesTests.grpcConnectionBackoff`.
     @Test func grpcSymmetricJitter() throws {
         let policy = RetryPolicy(
             maxAttempts: 12, backoff: .exponential(base: .seconds(1), multiplier: 1.6), maxDelay: .seconds(120),

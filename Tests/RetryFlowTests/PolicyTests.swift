@@ -49,7 +49,7 @@ import Testing
                 #expect(d >= 0.1 - 1e-9 && d <= min(5, upper) + 1e-9)
             case .symmetric(let spread):
                 #expect(d >= expo * (1 - spread) - 1e-9 && d <= min(5, expo * (1 + spread)) + 1e-9)
-            case .none: break
+            case .none, .additive, .fullFrom, .pollyDecorrelated: break // not among the arguments
             }
             previous = .nanoseconds(Int64((d * 1e9).rounded()))
             sawVariety.insert(Int64(d * 1e6))

@@ -19,8 +19,12 @@ struct RetryRules: MachineRules {
     private(set) var seriesStart = 0
     /// The attempt's number in its series (1 for the first, and for one that made progress).
     var attemptInSeries: Int { attempt - seriesStart }
+    /// What the delays of the series grew from (the last delay actually waited, Polly's formula).
+    private var backoffMemory = BackoffMemory()
+    /// The memory as the planned delay left it; it becomes ``backoffMemory`` when that delay is waited.
+    private var plannedMemory = BackoffMemory()
     /// The last delay actually waited (decorrelated jitter grows from it).
-    private(set) var previousDelay: Duration?
+    var previousDelay: Duration? { backoffMemory.previous }
     /// The verdict of the last input (received as its row is taken).
     private var decision: RetryDecision = .retry
     /// When the last input happened: the instant delays are planned from.
@@ -105,16 +109,19 @@ struct RetryRules: MachineRules {
         case .cancelAttempt:
             return .cancelAttempt
         case .planDelay:
+            plannedMemory = backoffMemory
             switch decision {
             case .retryAfter(let asked): plannedDelay = max(.zero, asked)
             case .retry:
-                plannedDelay = policy.delay(beforeRetry: attemptInSeries, previous: previousDelay, using: &random)
-            case .fail, .finalAnswer, .step: plannedDelay = .zero
+                plannedDelay = policy.delay(beforeRetry: attemptInSeries, memory: &plannedMemory, using: &random)
+            case .fail, .finalAnswer, .step:
+                plannedDelay = .zero
+                plannedMemory.previous = .zero
             }
             return nil
         case .resetBackoff:
             seriesStart = attempt - 1
-            previousDelay = nil
+            backoffMemory = BackoffMemory()
             return nil
         case .reportHealth:
             // Only a retryable failure speaks of the server's health (a 503, a reset, a timeout).
@@ -127,7 +134,7 @@ struct RetryRules: MachineRules {
         case .sleep:
             notes.delay = plannedDelay
             // A server's Retry-After is not the policy's own delay: decorrelated jitter ignores it.
-            if case .retryAfter = decision {} else { previousDelay = plannedDelay }
+            if case .retryAfter = decision {} else { backoffMemory = plannedMemory }
             return .sleep(plannedDelay)
         case .runStep:
             return .runStep(visit(row.to))

@@ -48,12 +48,12 @@ public enum Backoff: Hashable, Sendable {
     public func validate() throws(RetryPolicyError) {
         switch self {
         case .constant(let d):
-            try RetryPolicy.check(d, field: "backoff.delay")
+            try RetryPolicy.checkDelay(d, field: "backoff.delay")
         case .linear(let initial, let increment):
-            try RetryPolicy.check(initial, field: "backoff.initial")
-            try RetryPolicy.check(increment, field: "backoff.increment")
+            try RetryPolicy.checkDelay(initial, field: "backoff.initial")
+            try RetryPolicy.checkDelay(increment, field: "backoff.increment")
         case .exponential(let base, let multiplier):
-            try RetryPolicy.check(base, field: "backoff.base")
+            try RetryPolicy.checkDelay(base, field: "backoff.base")
             guard multiplier.isFinite, multiplier >= 1, multiplier <= 1000 else {
                 throw RetryPolicyError(
                     field: "backoff.multiplier", problem: "must be a number from 1 to 1000 (got \(multiplier))")
@@ -62,7 +62,7 @@ public enum Backoff: Hashable, Sendable {
             guard !delays.isEmpty else {
                 throw RetryPolicyError(field: "backoff.delays", problem: "must list at least one delay")
             }
-            for delay in delays { try RetryPolicy.check(delay, field: "backoff.delays") }
+            for delay in delays { try RetryPolicy.checkDelay(delay, field: "backoff.delays") }
         case .custom:
             break // its delays are checked as they are drawn: negative ones count as zero
         }

@@ -5,7 +5,8 @@ extension Duration {
         return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
     }
 
-    /// The longest duration any policy field accepts (about 31 years); beyond it arithmetic could overflow.
+    /// The longest duration any policy field accepts (about 31 years), and the longest delay ever
+    /// planned: a delay field beyond it saturates to it; the other fields refuse more.
     package static let policyLimit: Duration = .seconds(1_000_000_000)
 
     /// Converts a number of seconds, refusing NaN, infinities, negatives and absurdly large values
@@ -26,6 +27,13 @@ extension Duration {
                 field: field, problem: "is too large (got \(seconds) s; at most \(Duration.policyLimit.inSeconds) s)")
         }
         self = duration
+    }
+
+    /// Converts a number of seconds for a delay field, refusing NaN, infinities and negatives with an
+    /// error that names `field`, and saturating anything beyond ``policyLimit`` to it (a delay of
+    /// 1e10 s waits about 31 years, as tenacity and Polly wait their largest value rather than fail).
+    package init(saturatingSeconds seconds: Double, field: String) throws(RetryPolicyError) {
+        self = try Duration(validatingSeconds: min(seconds, Duration.policyLimit.inSeconds), field: field)
     }
 
     /// The longest duration ever read from outside input (999,999,999,999 s, about 31,700 years): a

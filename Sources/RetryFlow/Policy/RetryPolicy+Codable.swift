@@ -4,11 +4,13 @@
 /// {"maxAttempts": 4, "backoff": {"kind": "exponential", "base": 0.5, "multiplier": 2},
 ///  "maxDelay": 20, "minDelay": 0, "jitter": "full", "deadline": 30, "perAttemptTimeout": 5, "maxRetryAfter": 300}
 /// ```
-/// Missing fields take the default policy's values; decoding validates and names a bad field. A
+/// Missing fields take the default policy's values; decoding validates and names a bad field; a
+/// delay (the backoff's, `maxDelay`, `minDelay`) beyond 1e9 s saturates to 1e9 s. A
 /// policy with a ``CustomBackoff`` has no JSON form: encoding it throws, naming the backoff.
 extension RetryPolicy: Codable {
     private enum Key: String, CodingKey, CaseIterable {
-        case maxAttempts, backoff, maxDelay, minDelay, jitter, deadline, perAttemptTimeout, maxRetryAfter
+        case maxAttempts, backoff, maxDelay, minDelay, jitter, jittersFirstDelay, jitterMayPassCap, deadline
+        case perAttemptTimeout, maxRetryAfter
     }
 
     /// Decodes and validates a policy; unknown keys are rejected so a typo is not silently ignored.
@@ -24,12 +26,18 @@ extension RetryPolicy: Codable {
         if let n = try c.decodeIfPresent(Int.self, forKey: AnyKey("maxAttempts")) { policy.maxAttempts = n }
         if let b = try c.decodeIfPresent(Backoff.self, forKey: AnyKey("backoff")) { policy.backoff = b }
         if let s = try c.decodeIfPresent(Double.self, forKey: AnyKey("maxDelay")) {
-            policy.maxDelay = try Duration(validatingSeconds: s, field: "maxDelay")
+            policy.maxDelay = try Duration(saturatingSeconds: s, field: "maxDelay")
         }
         if let s = try c.decodeIfPresent(Double.self, forKey: AnyKey("minDelay")) {
-            policy.minDelay = try Duration(validatingSeconds: s, field: "minDelay")
+            policy.minDelay = try Duration(saturatingSeconds: s, field: "minDelay")
         }
         if let jitter = try c.decodeIfPresent(Jitter.self, forKey: AnyKey("jitter")) { policy.jitter = jitter }
+        if let first = try c.decodeIfPresent(Bool.self, forKey: AnyKey("jittersFirstDelay")) {
+            policy.jittersFirstDelay = first
+        }
+        if let pass = try c.decodeIfPresent(Bool.self, forKey: AnyKey("jitterMayPassCap")) {
+            policy.jitterMayPassCap = pass
+        }
         if let s = try c.decodeIfPresent(Double.self, forKey: AnyKey("deadline")) {
             policy.deadline = try Duration(validatingSeconds: s, field: "deadline")
         }
@@ -51,6 +59,8 @@ extension RetryPolicy: Codable {
         try c.encode(maxDelay.inSeconds, forKey: .maxDelay)
         if minDelay > .zero { try c.encode(minDelay.inSeconds, forKey: .minDelay) }
         try c.encode(jitter, forKey: .jitter)
+        if !jittersFirstDelay { try c.encode(false, forKey: .jittersFirstDelay) }
+        if jitterMayPassCap { try c.encode(true, forKey: .jitterMayPassCap) }
         try c.encodeIfPresent(deadline?.inSeconds, forKey: .deadline)
         try c.encodeIfPresent(perAttemptTimeout?.inSeconds, forKey: .perAttemptTimeout)
         try c.encode(maxRetryAfter.inSeconds, forKey: .maxRetryAfter)
@@ -68,7 +78,7 @@ extension Backoff: Codable {
         let c = try decoder.container(keyedBy: Key.self)
         let kind = try c.decode(String.self, forKey: .kind)
         func seconds(_ key: Key) throws -> Duration {
-            try Duration(validatingSeconds: try c.decode(Double.self, forKey: key), field: "backoff.\(key.rawValue)")
+            try Duration(saturatingSeconds: try c.decode(Double.self, forKey: key), field: "backoff.\(key.rawValue)")
         }
         switch kind {
         case "constant": self = .constant(try seconds(.delay))
@@ -79,7 +89,7 @@ extension Backoff: Codable {
         case "schedule":
             self = .schedule(
                 try c.decode([Double].self, forKey: .delays).map {
-                    try Duration(validatingSeconds: $0, field: "backoff.delays")
+                    try Duration(saturatingSeconds: $0, field: "backoff.delays")
                 })
         case "custom":
             throw RetryPolicyError(

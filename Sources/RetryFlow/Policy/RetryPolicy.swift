@@ -15,12 +15,21 @@ public struct RetryPolicy: Sendable {
     /// How delays grow.
     public var backoff: Backoff
     /// The cap on any backoff delay (not on Retry-After, which has ``maxRetryAfter``). A cap below
-    /// the backoff's first delay makes every delay the cap (Polly accepts it too).
+    /// the backoff's first delay makes every delay the cap (Polly accepts it too). No delay is ever
+    /// planned past 1e9 s (about 31 years): a larger cap, or a formula that overflows,
+    /// saturates there, as tenacity and Polly saturate.
     public var maxDelay: Duration
     /// The floor under every backoff delay, after the cap and jitter (tenacity's `min=`).
     public var minDelay: Duration
     /// Randomness added to delays.
     public var jitter: Jitter
+    /// Whether the first retry's delay is jittered too (`true`); `false` waits exactly the backoff's
+    /// first delay, as gRPC's connection backoff does. Later delays are jittered either way.
+    public var jittersFirstDelay: Bool
+    /// Whether a jitter band around the delay (``Jitter/symmetric(_:)``, ``Jitter/additive(_:)``)
+    /// may pass ``maxDelay``: gRPC jitters its capped 120 s by ±20 %, so up to 144 s. `false` (the
+    /// default) keeps the cap hard. The decorrelated jitters stay under the cap either way.
+    public var jitterMayPassCap: Bool
     /// Time allowed for the whole run, attempts and waits together, from its start; `nil` for none.
     /// The engine never sleeps past it: a wait that would cross it ends the run at once.
     public var deadline: Duration?
@@ -49,6 +58,8 @@ public struct RetryPolicy: Sendable {
         backoff: Backoff = .exponential(base: .milliseconds(500), multiplier: 2),
         maxDelay: Duration = .seconds(20),
         jitter: Jitter = .full,
+        jittersFirstDelay: Bool = true,
+        jitterMayPassCap: Bool = false,
         minDelay: Duration = .zero,
         deadline: Duration? = nil,
         perAttemptTimeout: Duration? = nil,
@@ -59,6 +70,8 @@ public struct RetryPolicy: Sendable {
         self.backoff = backoff
         self.maxDelay = maxDelay
         self.jitter = jitter
+        self.jittersFirstDelay = jittersFirstDelay
+        self.jitterMayPassCap = jitterMayPassCap
         self.minDelay = minDelay
         self.deadline = deadline
         self.perAttemptTimeout = perAttemptTimeout
@@ -98,8 +111,8 @@ public struct RetryPolicy: Sendable {
             throw RetryPolicyError(field: "maxAttempts", problem: "must be at least 1 (got \(maxAttempts))")
         }
         try backoff.validate()
-        try Self.check(maxDelay, field: "maxDelay")
-        try Self.check(minDelay, field: "minDelay")
+        try Self.checkDelay(maxDelay, field: "maxDelay")
+        try Self.checkDelay(minDelay, field: "minDelay")
         try jitter.validate()
         if let deadline {
             try Self.check(deadline, field: "deadline")
@@ -126,16 +139,46 @@ public struct RetryPolicy: Sendable {
         }
     }
 
+    /// Throws unless the delay `d` is not negative; a delay beyond the policy limit is allowed, as
+    /// it saturates there when planned.
+    static func checkDelay(_ d: Duration, field: String) throws(RetryPolicyError) {
+        guard d >= .zero else {
+            throw RetryPolicyError(field: field, problem: "must not be negative (got \(d.inSeconds) s)")
+        }
+    }
+
     /// The backoff delay before retry `n` (1-based) with the cap, jitter and floor applied.
     /// `previous` is the last delay actually waited (for decorrelated jitter), `nil` before the first.
+    /// ``Jitter/pollyDecorrelated`` also needs its formula's last value: use
+    /// ``delay(beforeRetry:memory:using:)`` for it, with one memory for the run.
     public func delay<R: RandomNumberGenerator>(beforeRetry n: Int, previous: Duration?, using random: inout R)
         -> Duration
     {
-        let cap = maxDelay.inSeconds
+        var memory = BackoffMemory(previous: previous)
+        return delay(beforeRetry: n, memory: &memory, using: &random)
+    }
+
+    /// The backoff delay before retry `n` (1-based) with the cap, jitter and floor applied, read
+    /// from and recorded in `memory` (start a run with an empty ``BackoffMemory``). Never more than
+    /// 1e9 s: a cap or formula beyond saturates there.
+    public func delay<R: RandomNumberGenerator>(
+        beforeRetry n: Int, memory: inout BackoffMemory, using random: inout R
+    ) -> Duration {
+        let limit = Duration.policyLimit
+        let cap = min(maxDelay, limit).inSeconds
         let capped = min(cap, backoff.seconds(beforeRetry: n))
-        let base = min(cap, backoff.base.inSeconds)
-        let seconds = jitter.apply(
-            capped: capped, base: base, previous: previous?.inSeconds ?? base, cap: cap, using: &random)
-        return max(minDelay, Duration.checkedSeconds(max(0, seconds)) ?? maxDelay)
+        let seconds: Double
+        if n <= 1 && !jittersFirstDelay {
+            seconds = capped
+        } else {
+            let first = backoff.base.inSeconds
+            seconds = jitter.apply(
+                capped: capped, base: min(cap, first), firstDelay: first, cap: cap,
+                bandCap: jitterMayPassCap ? .infinity : cap, retry: n, memory: &memory, using: &random)
+        }
+        let planned = Duration.checkedSeconds(min(max(0, seconds), limit.inSeconds)) ?? min(maxDelay, limit)
+        let delay = max(min(minDelay, limit), planned)
+        memory.previous = delay
+        return delay
     }
 }
