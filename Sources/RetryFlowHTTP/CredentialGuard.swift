@@ -23,7 +23,12 @@ import Foundation
 /// callbacks (authentication challenges, metrics, body streams) reach the session's delegate as
 /// before: swift-corelibs-foundation's default implementations forward them when the task's
 /// delegate does not implement them, as Apple's Foundation does.
-final class CredentialGuard: NSObject, URLSessionTaskDelegate, Sendable {
+///
+/// A data delegate too, though it implements none of those callbacks: swift-corelibs-foundation asks
+/// `task.delegate as? URLSessionDataDelegate` whether to cache a response (read from its source;
+/// a probe on 6.3.1 saw `willCacheResponse` never called, with or without a task delegate), and a
+/// delegate that is only a task delegate would keep the session's delegate from being asked.
+final class CredentialGuard: NSObject, URLSessionDataDelegate, Sendable {
     /// Stateless: one serves every task.
     static let shared = CredentialGuard()
 
