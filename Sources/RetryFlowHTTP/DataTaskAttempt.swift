@@ -107,6 +107,8 @@ final class DataTaskAttempt: @unchecked Sendable {
                     answer(.failure(URLError(.badServerResponse)))
                 }
             }
+            // Before resume(): a redirect to another origin drops the credentials (CredentialGuard).
+            task.guardCredentialsOnRedirect()
             let cancelledMeanwhile = state.withLock { state in
                 state.task = task
                 return state.cancelled

@@ -8,7 +8,8 @@ import RetryFlow
 
 extension URLSession {
     /// Sends `request` and blocks the calling thread until the answer, as the original snippet's
-    /// `synchronousDataTask` did. No retry.
+    /// `synchronousDataTask` did. No retry. A redirect to another origin drops `Authorization`,
+    /// `Cookie` and `Proxy-Authorization`, as on every RetryFlow surface (docs/http.md).
     ///
     /// It refuses to run where it would deadlock: on this session's delegate queue (the completion
     /// it waits for runs there) it returns a ``SynchronousCallError`` at once. It is unavailable
@@ -24,6 +25,7 @@ extension URLSession {
             result.value = (data, response, error)
             done.signal()
         }
+        task.guardCredentialsOnRedirect() // a redirect to another origin drops the credentials
         task.resume()
         done.wait()
         let (data, response, error) = result.value ?? (nil, nil, URLError(.unknown))
