@@ -45,6 +45,12 @@ enum MachineRegistry {
                 throw UsageError("verify --machine adaptive is not supported yet (its inputs carry measured rates)")
             },
             entry(
+                "credential", "a shared credential's refresh (one at a time, a window)",
+                CredentialTable.credentialRefresh
+            ) { _ in
+                throw UsageError("verify --machine credential is not supported yet (no exploration model for it)")
+            },
+            entry(
                 "transfer", "what a download does with its bytes", TransferTable.transfer,
                 caption: { $0.resumeSummary }
             ) { args in
