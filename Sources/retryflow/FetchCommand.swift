@@ -105,7 +105,7 @@ enum FetchCommand {
         }
         if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
         if let path = args.value("--trace-chart"), let chartFormat {
-            try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat)
+            try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat, table: policy.table)
         }
         try TraceFiles.writeReport(
             outcome.trace, title: "\(request.httpMethod ?? "GET") \(Redaction.redact(request.url!))",

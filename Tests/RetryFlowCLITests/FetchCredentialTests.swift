@@ -24,9 +24,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let trace = folder.appendingPathComponent("trace.json").path
         let report = folder.appendingPathComponent("report.html").path
+        let chart = folder.appendingPathComponent("chart.dot").path
         let result = try await Tool.run([
             "fetch", server.url("/me").absoluteString, "--oauth2-bearer", "old-token", "--auth-refresh",
-            "echo good-token; echo ignored", "--trace", trace, "--report", report,
+            "echo good-token; echo ignored", "--trace", trace, "--report", report, "--trace-chart", chart,
         ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "hello\n")
@@ -34,9 +35,12 @@ import Testing
             server.requests(to: "/me").map { $0.header("Authorization") } == ["Bearer old-token", "Bearer good-token"])
         let traced = try String(contentsOfFile: trace, encoding: .utf8)
         let reported = try String(contentsOfFile: report, encoding: .utf8)
+        let charted = try String(contentsOfFile: chart, encoding: .utf8)
+        // Drawn over the policy's own table: the steps are nodes of the chart, and the run passed them.
+        #expect(charted.contains("\"await credential\" ["), "the chart has the step's node")
         #expect(traced.contains("check credential") && traced.contains("await credential"), "the step is traced")
         #expect(reported.contains("check credential"), "the report shows the step")
-        for (what, text) in [("trace", traced), ("report", reported), ("stderr", result.stderr)] {
+        for (what, text) in [("trace", traced), ("report", reported), ("chart", charted), ("stderr", result.stderr)] {
             #expect(!text.contains("old-token") && !text.contains("good-token"), "no token in the \(what)")
         }
     }
