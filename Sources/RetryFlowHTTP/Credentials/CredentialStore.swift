@@ -44,12 +44,15 @@ public actor CredentialStore<Credential: Sendable> {
     /// A store for `credential`, refreshed by `refresh` (given the credential it replaces).
     ///
     /// - Parameters:
+    ///   - credential: the credential to start with (version 1).
     ///   - maximumRefreshes: how many refreshes may start within `window` (Alamofire's
     ///     `RefreshWindow`: 5 in 30 s); a run that would start one more ends `excessive refresh`.
+    ///   - window: how far back refreshes count.
     ///   - clock: measures the window.
     ///   - tracing: keep every transition in ``trace`` (leave it off for a long-lived store).
     ///   - isExpired: whether a credential is known to be expired before it is sent (then it is
     ///     refreshed before the first send); by default none is.
+    ///   - refresh: returns a new credential for the one it replaces, or throws (the refresh failed).
     public init(
         _ credential: Credential, maximumRefreshes: Int = 5, window: Duration = .seconds(30),
         clock: any Clock<Duration> = ContinuousClock(), tracing: Bool = false,
