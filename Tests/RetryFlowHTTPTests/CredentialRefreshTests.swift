@@ -293,3 +293,27 @@ import Testing
         #expect(policy.table.states.contains(.step("await credential")))
     }
 }
+
+/// The retry table with the credential rows, explored like any policy's (what `verify` does).
+@Suite struct CredentialRefreshExplorationTests {
+    @Test func everyCredentialRowIsReachedAndEveryRunEnds() {
+        let (policy, _) = CredentialRefreshTests.bearer(CredentialStore("t1") { $0 })
+        let result = RetryExploration.explore(policy: policy)
+        let credentialRows = policy.table.rows.indices.filter {
+            let row = policy.table.rows[$0]
+            return [row.from, row.to].contains { $0 == .step("check credential") || $0 == .step("await credential") }
+        }
+        #expect(credentialRows.count == 8)
+        #expect(Set(credentialRows).isSubset(of: result.reachableRows), "\(result.text)")
+        #expect(!result.violations.contains { $0.invariant == "every run ends" }, "\(result.text)")
+        // By design, a refresh uses none of the policy's attempts: the resend starts a new series, so
+        // the explorer's "attempts ≤ maxAttempts" is crossed, and only right after 'await credential'.
+        let beyond = result.violations.filter { $0.invariant == "attempts ≤ maxAttempts" }
+        #expect(!beyond.isEmpty, "\(result.text)")
+        for violation in beyond {
+            #expect(violation.trace.steps.last?.from == .step("await credential"), "\(violation.message)")
+            #expect(violation.trace.isConsistent(with: policy.table))
+        }
+        #expect(result.violations.allSatisfy { $0.invariant == "attempts ≤ maxAttempts" }, "\(result.text)")
+    }
+}
