@@ -9,7 +9,7 @@ import RetryFlowHTTP
 /// `retryflow fetch`: a better `curl --retry`.
 enum FetchCommand {
     static let specs =
-        PolicyOptions.specs + CurlOptions.specs + FetchDownload.specs + [
+        PolicyOptions.specs + CurlOptions.specs + FetchDownload.specs + FetchCredentials.specs + [
             OptionSpec("-X", "--request"), OptionSpec("-H", "--header", repeatable: true), OptionSpec("-d", "--data"),
             OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("--trace-chart"),
             TraceFiles.reportSpec, OptionSpec("-v", "--verbose", value: false),
@@ -35,7 +35,8 @@ enum FetchCommand {
           --trace FILE.json       write the run's trace
           --trace-chart FILE.svg  write the flowchart with the run drawn over it (.svg, .png, .pdf, .dot)
           -v, --verbose           print the full timeline at the end
-        """ + "\n" + TraceFiles.reportHelp(column: 26) + "\n" + FetchDownload.help + "\n" + CurlOptions.help
+        """ + "\n" + FetchCredentials.help + "\n" + TraceFiles.reportHelp(column: 26) + "\n" + FetchDownload.help + "\n"
+        + CurlOptions.help
         + PolicyOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
@@ -48,11 +49,11 @@ enum FetchCommand {
             throw UsageError(
                 args.positionals.isEmpty ? "fetch needs a URL" : "fetch takes one URL, got \(args.positionals.count)")
         }
-        let request = try makeRequest(url: args.positionals[0], args: args)
-        let (policy, policyRules) = try PolicyOptions.make(from: args)
-        var rules = policyRules
+        var request = try makeRequest(url: args.positionals[0], args: args)
+        var (policy, rules) = try PolicyOptions.make(from: args)
         let failOnError = args.has("--fail") || args.has("--fail-with-body")
         try applyCurlRules(args, failOnError: failOnError, to: &rules)
+        try FetchCredentials.apply(args, to: &request, policy: &policy, rules: &rules)
         let writeOut = try args.value("--write-out").map { format throws(UsageError) in try WriteOut(format) }
         let maxFileSize = try CurlOptions.byteCount("--max-filesize", in: args)
         rules.maxBodyBytes = maxFileSize
@@ -109,7 +110,7 @@ enum FetchCommand {
         }
         if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
         if let path = args.value("--trace-chart"), let chartFormat {
-            try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat)
+            try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat, table: policy.table)
         }
         try TraceFiles.writeReport(
             outcome.trace, title: "\(request.httpMethod ?? "GET") \(Redaction.redact(request.url!))",

@@ -45,6 +45,12 @@ enum MachineRegistry {
                 FleetExploration.adaptive(inputs: try args.integer("--max-attempts", in: 1...6) ?? 4)
             },
             entry(
+                "credential", "a shared credential's refresh (one at a time, a window)",
+                CredentialTable.credentialRefresh
+            ) { _ in
+                throw UsageError("verify --machine credential is not supported yet (no exploration model for it)")
+            },
+            entry(
                 "transfer", "what a download does with its bytes", TransferTable.transfer,
                 caption: { $0.resumeSummary }
             ) { args in

@@ -43,8 +43,9 @@ enum TraceFiles {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let policyText = policy.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        // Over the policy's own table: a run with the credential steps (fetch --auth-refresh) is drawn on their rows.
         try writeReport(
-            trace, of: RetryTable.retry, title: title,
+            trace, of: policy?.table ?? RetryTable.retry, title: title,
             facts: reason.map { [RunReport.Fact("stop reason", $0.rawValue)] } ?? [], policy: policyText, to: path)
     }
 
@@ -80,9 +81,10 @@ enum TraceFiles {
         return ext
     }
 
-    static func writeChart(_ trace: RetryTrace, to path: String, format: String) throws(OperationFailed) {
-        let dot = DOTChart.render(
-            RetryTable.retry, style: .flowchart, overlay: TraceOverlay(trace: trace, table: .retry))
+    static func writeChart(_ trace: RetryTrace, to path: String, format: String, table: RetryTable = .retry)
+        throws(OperationFailed)
+    {
+        let dot = DOTChart.render(table, style: .flowchart, overlay: TraceOverlay(trace: trace, table: table))
         if format == "dot" {
             try AtomicFile.write(Data(dot.utf8), to: path)
             return

@@ -84,6 +84,9 @@ enum ShippedDiagrams {
         var description: String { "connection reset (scripted, attempt \(attempt))" }
     }
 
+    /// The shipped retry table with `CredentialRefresh`'s rows, as `install(in:rules:)` makes it.
+    static var credentialTable: RetryTable { CredentialRefresh<String>.table(adding: .retry) }
+
     /// Every text file of `diagrams/`, by name.
     static func textFiles() async throws -> [(name: String, text: String)] {
         let table = RetryTable.retry
@@ -123,6 +126,12 @@ enum ShippedDiagrams {
             ("adaptive-state.dot", DOTChart.render(AdaptiveTable.adaptive, style: .state)),
             ("adaptive-state.mmd", MermaidChart.render(AdaptiveTable.adaptive, style: .state)),
             ("adaptive-table.md", MarkdownTable.render(AdaptiveTable.adaptive)),
+            ("credential-state.dot", DOTChart.render(CredentialTable.credentialRefresh, style: .state)),
+            ("credential-state.mmd", MermaidChart.render(CredentialTable.credentialRefresh, style: .state)),
+            ("credential-table.md", MarkdownTable.render(CredentialTable.credentialRefresh)),
+            // The retry table with the credential steps (docs/credentials.md).
+            ("retryflow-credential-flowchart.dot", DOTChart.render(credentialTable, style: .flowchart)),
+            ("retryflow-credential-table.md", MarkdownTable.render(credentialTable)),
         ] + (try await fleetCharts()) + (try adaptiveCharts())
     }
 
@@ -142,6 +151,8 @@ enum ShippedDiagrams {
         ("example-breaker-trip.svg", "example-breaker-trip.dot", "svg"),
         ("transfer-state.svg", "transfer-state.dot", "svg"),
         ("adaptive-state.svg", "adaptive-state.dot", "svg"),
+        ("credential-state.svg", "credential-state.dot", "svg"),
+        ("retryflow-credential-flowchart.svg", "retryflow-credential-flowchart.dot", "svg"),
     ]
 
     /// Writes every file (used by `make diagrams`).

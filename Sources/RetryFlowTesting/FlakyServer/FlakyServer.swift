@@ -77,6 +77,16 @@ public final class FlakyServer: @unchecked Sendable {
         }
     }
 
+    /// Guards `path` with a credential: a request whose `Authorization` is not `value` is answered
+    /// `401` (with `WWW-Authenticate: Bearer`) without playing the script; one that carries it plays
+    /// the script. `nil` removes the guard. Call it again to rotate the accepted credential.
+    ///
+    /// With `holdingRefusals` N, the first N refusals are held back until the N-th arrives, then
+    /// sent together: N concurrent clients are all refused before any of them hears of it.
+    public func requireAuthorization(_ value: String?, for path: String, holdingRefusals: Int = 0) {
+        state.withLock { $0.authorization[path] = value.map { ($0, holdingRefusals) } }
+    }
+
     /// Every request so far, in arrival order.
     public var requests: [RecordedRequest] { state.withLock { $0.requests } }
 
@@ -172,13 +182,20 @@ public final class FlakyServer: @unchecked Sendable {
             answerDownload(request, played: played, record: record, on: connection)
             return
         }
-        let (step, index): (Step, Int?) = state.withLock { state in
+        let (step, index, held): (Step, Int?, Bool) = state.withLock { state in
+            if let accepted = state.authorization[request.path],
+                request.headers.first(where: { $0.name.caseInsensitiveCompare("Authorization") == .orderedSame })?
+                    .value != accepted.value
+            {
+                let refusal = Step.status(401, headers: ["WWW-Authenticate": "Bearer"], body: "unauthorized\n")
+                return (refusal, nil, accepted.holding > 0)
+            }
             guard let steps = state.scripts[request.path] else {
-                return (Step.status(404, body: "FlakyServer: no script for \(request.path)\n"), nil)
+                return (Step.status(404, body: "FlakyServer: no script for \(request.path)\n"), nil, false)
             }
             let index = min(state.played[request.path, default: 0], steps.count - 1)
             state.played[request.path] = index + 1
-            return (steps[index], index)
+            return (steps[index], index, false)
         }
         let record = record(request, on: connection, step: index)
         let perform: @Sendable () -> Void = { [weak self, weak connection] in
@@ -211,7 +228,17 @@ public final class FlakyServer: @unchecked Sendable {
                 break
             }
         }
-        if step.delay > .zero {
+        if held {
+            let release = state.withLock { state -> [@Sendable () -> Void] in
+                state.heldRefusals[request.path, default: []].append(perform)
+                guard let guarded = state.authorization[request.path],
+                    state.heldRefusals[request.path, default: []].count >= guarded.holding
+                else { return [] }
+                state.authorization[request.path]?.holding = 0
+                return state.heldRefusals.removeValue(forKey: request.path) ?? []
+            }
+            for answer in release { answer() }
+        } else if step.delay > .zero {
             // Capped at a year: nanoseconds overflow an Int64 after ~292 years, and no test waits that long.
             let delay = min(step.delay, .seconds(31_536_000))
             let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
@@ -271,6 +298,7 @@ public final class FlakyServer: @unchecked Sendable {
         case 206: "Partial Content"
         case 301: "Moved Permanently"
         case 400: "Bad Request"
+        case 401: "Unauthorized"
         case 404: "Not Found"
         case 408: "Request Timeout"
         case 416: "Range Not Satisfiable"
@@ -367,6 +395,11 @@ final class StateLock: Sendable {
         /// ``FlakyServer/stop()`` was called (its work then runs on the server's queue).
         var stopping = false
         var downloads: [String: DownloadScript] = [:]
+        /// The `Authorization` each guarded path accepts, and how many refusals it holds back
+        /// (``FlakyServer/requireAuthorization(_:for:holdingRefusals:)``).
+        var authorization: [String: (value: String, holding: Int)] = [:]
+        /// Refusals held back, by path, until as many as asked are waiting.
+        var heldRefusals: [String: [@Sendable () -> Void]] = [:]
 
         /// Removes and returns the waiters now satisfied.
         mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
