@@ -107,7 +107,7 @@ final class DataTaskAttempt: @unchecked Sendable {
                     answer(.failure(URLError(.badServerResponse)))
                 }
             }
-            // Before resume(): a redirect to another origin drops the credentials (CredentialGuard).
+            // Before resume(): a redirect to another origin drops the credentials (RedirectGuard).
             task.guardCredentialsOnRedirect()
             let cancelledMeanwhile = state.withLock { state in
                 state.task = task

@@ -8,7 +8,7 @@ import Foundation
 /// `Proxy-Authorization`) go only to the origin they were given for. URLSession on Linux copies
 /// every header onto the redirected request, so without this a server could redirect to another
 /// host or port and receive the password. Used by downloads and `retryflow fetch` (their sessions'
-/// delegates) and by every data surface on a caller's session (`CredentialGuard`, a task delegate).
+/// delegates) and by every data surface on a caller's session (`RedirectGuard`, a task delegate).
 package enum RedirectCredentials {
     /// The headers that carry credentials, dropped when a redirect leaves the original origin.
     package static let headers = ["Authorization", "Cookie", "Proxy-Authorization"]

@@ -47,8 +47,8 @@ enum MachineRegistry {
             entry(
                 "credential", "a shared credential's refresh (one at a time, a window)",
                 CredentialTable.credentialRefresh
-            ) { _ in
-                throw UsageError("verify --machine credential is not supported yet (no exploration model for it)")
+            ) { args in
+                CredentialExploration.explore(inputs: try args.integer("--max-attempts", in: 1...7) ?? 5)
             },
             entry(
                 "transfer", "what a download does with its bytes", TransferTable.transfer,

@@ -10,7 +10,9 @@ import Testing
     }
 
     @Test func ourOwnChartChecksCleanAndExitsZero() async throws {
-        for machine in ["retry", "budget", "breaker", "adaptive", "transfer", "swift-snippet", "objc-snippet"] {
+        for machine in [
+            "retry", "budget", "breaker", "adaptive", "credential", "transfer", "swift-snippet", "objc-snippet",
+        ] {
             for style in ["state", "flowchart"] {
                 let chart = try await Tool.run(["render", "--machine", machine, "--style", style])
                 let file = try Self.temporary("chart.dot", chart.stdout)
@@ -52,7 +54,9 @@ import Testing
     }
 
     @Test func verifyPrintsTheBoundAndTheStatesExploredForEveryMachine() async throws {
-        for machine in ["retry", "budget", "breaker", "adaptive", "transfer", "swift-snippet", "objc-snippet"] {
+        for machine in [
+            "retry", "budget", "breaker", "adaptive", "credential", "transfer", "swift-snippet", "objc-snippet",
+        ] {
             let result = try await Tool.run(["verify", "--machine", machine])
             #expect(result.status == 0, "\(machine): \(result.stdout)\(result.stderr)")
             #expect(result.stdout.hasPrefix("verify "))

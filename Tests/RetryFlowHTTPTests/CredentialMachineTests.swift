@@ -66,4 +66,11 @@ import Testing
         #expect(throws: CredentialMachine.Rejection.self) { _ = try machine.handle(.refreshSucceeded, at: .zero) }
         #expect(machine.state == .idle)
     }
+
+    @Test func theStoresTableVerifies() {
+        // Every row is reached, and single flight, a failed version and the window hold on every path.
+        let result = CredentialExploration.explore(inputs: 4)
+        #expect(result.holds, "\(result.text)")
+        #expect(result.reachableRows.count == CredentialTable.credentialRefresh.rows.count, "\(result.text)")
+    }
 }

@@ -28,9 +28,9 @@ import Foundation
 /// `task.delegate as? URLSessionDataDelegate` whether to cache a response (read from its source;
 /// a probe on 6.3.1 saw `willCacheResponse` never called, with or without a task delegate), and a
 /// delegate that is only a task delegate would keep the session's delegate from being asked.
-final class CredentialGuard: NSObject, URLSessionDataDelegate, Sendable {
+final class RedirectGuard: NSObject, URLSessionDataDelegate, Sendable {
     /// Stateless: one serves every task.
-    static let shared = CredentialGuard()
+    static let shared = RedirectGuard()
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
@@ -63,9 +63,9 @@ final class CredentialGuard: NSObject, URLSessionDataDelegate, Sendable {
 }
 
 extension URLSessionTask {
-    /// Puts `CredentialGuard` on this task; call it before `resume()` (after it,
+    /// Puts `RedirectGuard` on this task; call it before `resume()` (after it,
     /// swift-corelibs-foundation traps).
     func guardCredentialsOnRedirect() {
-        delegate = CredentialGuard.shared
+        delegate = RedirectGuard.shared
     }
 }
