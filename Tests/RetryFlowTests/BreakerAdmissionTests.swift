@@ -155,7 +155,8 @@ import Testing
         }
         let unguarded = RetryTable.retry.rows.filter { $0.description != Self.noRefusalsLeft }
         for rows in [uncounted, unguarded] {
-            let table = RetryTable(name: "mine", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+            let table = RetryTable(
+                name: "mine", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
             #expect(
                 table.problems.contains {
                     if case .unboundedLoop(let states, _) = $0 { return states.contains("breaker") }
@@ -172,7 +173,8 @@ import Testing
         let world = RetryWorld(breaker: true, waitsOutBreak: waitsOutBreak)
         let result = RetryExploration.explore(policy: constant, world: world)
         #expect(result.holds, "\(result.text)")
-        let expected = waitsOutBreak ? [Self.admitted, Self.noRefusalsLeft, Self.waitsOut] : [Self.admitted, Self.failsFast]
+        let expected =
+            waitsOutBreak ? [Self.admitted, Self.noRefusalsLeft, Self.waitsOut] : [Self.admitted, Self.failsFast]
         for description in expected {
             let index = try #require(RetryTable.retry.rows.firstIndex { $0.description == description })
             #expect(result.reachableRows.contains(index), "\(description)")
