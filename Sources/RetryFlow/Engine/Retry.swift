@@ -448,8 +448,9 @@ private final class RunBook<Value: Sendable> {
     private func deliver(at now: Duration) -> RetryActions? {
         do {
             let step = try machine.handle(pending, at: now)
-            // Room for the whole step at once, doubling as `append` would: a run parked at its first
-            // wait then holds its 5 trace steps in a buffer of 6 (malloc's size), not 8 (−144 B a parked run).
+            // Room for the whole step at once, doubling as `append` would. A run parked at its first wait
+            // holds 6 trace steps (the breaker's `admitted` row is one; 5 before admission was drawn): by
+            // this rule a buffer of 8 (waiting-memory in docs/benchmarks.md is to be measured again).
             let needed = trace.steps.count + step.rows.count
             if trace.steps.capacity < needed { trace.steps.reserveCapacity(max(needed, 2 * trace.steps.capacity)) }
             for index in step.rows.indices {
