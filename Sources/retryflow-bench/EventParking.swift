@@ -80,6 +80,7 @@ enum EventParking {
                 case .startAttempt, .sleep, .finish, .runStep: return
                 case .cancelAttempt: inFlight = nil
                 case .reportHealth: break
+                case .askBreaker: pending = .admitted
                 case .askRetryBudget: pending = .budgetAnswered(granted: true, detail: nil)
                 case .notifyRetry(_, let delay): delayBefore = delay
                 }

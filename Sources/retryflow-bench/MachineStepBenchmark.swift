@@ -17,7 +17,9 @@ enum MachineStepBenchmark {
             let failures = run % 4
             var now = Duration.zero
             _ = try! machine.handle(.start, at: now)
-            steps += 1
+            // No breaker: the driver answers `ask breaker` at once.
+            _ = try! machine.handle(.admitted, at: now)
+            steps += 2
             var failed = 0
             while !machine.isFinished {
                 if failed < failures {
@@ -32,6 +34,8 @@ enum MachineStepBenchmark {
                         _ = try! machine.handle(.delayElapsed, at: now)
                         steps += 1
                     }
+                    _ = try! machine.handle(.admitted, at: now)
+                    steps += 1
                 } else {
                     _ = try! machine.handle(.succeeded, at: now)
                     steps += 1

@@ -54,7 +54,7 @@ final class ProgressReporter: Sendable {
             } else {
                 Console.error(line)
             }
-        case (.retry, .failure), (.admission, .failure):
+        case (.retry, .failure), (.admission, .failure), (.breaker, .failure):
             Console.error("\(prefix)   " + Console.paint("not retried: \(step.condition.label)", .bad))
         default:
             break

@@ -17,8 +17,8 @@ import Testing
         #expect(page.contains("<dt>stop reason</dt><dd>succeeded</dd>"))
         #expect(page.contains("&quot;maxAttempts&quot; : 3"), "the policy that ran")
         #expect(
-            page.contains("<tr id=\"step_7\">") && !page.contains("<tr id=\"step_8\">"),
-            "start, failed, [else] to budget, budget answered, [else] to wait, woke, succeeded")
+            page.contains("<tr id=\"step_9\">") && !page.contains("<tr id=\"step_10\">"),
+            "start, admitted, failed, [else] to budget, budget answered, [else] to wait, woke, admitted, succeeded")
 
         let rendered = folder.appendingPathComponent("rendered.html").path
         let render = try await Tool.run(["render", "--trace", trace, "-o", rendered])

@@ -60,7 +60,7 @@ import Testing
             let dot = DOTChart.render(graph, style: style)
             #expect(!dot.contains("subgraph"))
             let back = graph.edges.filter(\.isBackEdge).map { "\($0.from)->\($0.to)" }
-            #expect(back.contains("wait->request"), "\(back)")
+            #expect(back.contains("wait->breaker"), "\(back)")
             #expect(dot.split(separator: "\n").filter { $0.contains("constraint=false") }.count == back.count)
         }
     }
@@ -78,7 +78,7 @@ import Testing
         let state = MermaidChart.render(table, style: .state)
         #expect(state.hasPrefix("stateDiagram-v2\n"))
         #expect(state.contains("    [*] --> n0\n"))
-        #expect(state.contains("n1 --> n2 : failed / report health, plan delay\n"))
+        #expect(state.contains("n2 --> n3 : failed / report health, plan delay\n"))
         let transitionLines = state.split(separator: "\n").filter { $0.contains(" --> ") && !$0.contains("[*]") }
         #expect(transitionLines.count == table.rows.count)
         let flow = MermaidChart.render(table, style: .flowchart)
@@ -173,7 +173,8 @@ import Testing
         for style in ChartStyle.allCases {
             let dot = DOTChart.render(table, style: style, overlay: overlay)
             #expect(dot.contains("label=\"failed / report health, plan delay ×2\""))
-            #expect(dot.contains("label=\"start / start attempt ×1\""))
+            #expect(dot.contains("label=\"start / ask breaker ×1\""))
+            #expect(dot.contains("label=\"admitted / start attempt ×3\""))
             #expect(dot.contains("fillcolor=\"#ffe08a\""))
             #expect(dot.contains("label=\"attempts: 3 · waits: 500 ms, 1 s · ended: success at 1.5 s\""))
             let structure = try Graphviz.structure(of: dot)

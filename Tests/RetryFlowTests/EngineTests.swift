@@ -64,9 +64,9 @@ import Testing
         let path = outcome.trace.steps.map { "\($0.from)>\($0.to)" }
         #expect(
             path == [
-                "idle>request", "request>retry", "retry>budget", "budget>admission", "admission>wait", "wait>request",
-                "request>retry", "retry>budget", "budget>admission", "admission>wait", "wait>request",
-                "request>success",
+                "idle>breaker", "breaker>request", "request>retry", "retry>budget", "budget>admission",
+                "admission>wait", "wait>breaker", "breaker>request", "request>retry", "retry>budget",
+                "budget>admission", "admission>wait", "wait>breaker", "breaker>request", "request>success",
             ])
         expectConsistent(outcome.trace)
     }
@@ -241,7 +241,7 @@ import Testing
         #expect(outcome.value == "second")
         #expect(outcome.attempts[0].error is AttemptTimeout)
         #expect(outcome.attempts[0].duration == .seconds(1))
-        #expect(outcome.trace.steps[1].event == .attemptTimedOut)
+        #expect(outcome.trace.steps[2].event == .attemptTimedOut)
         expectConsistent(outcome.trace)
     }
 
@@ -467,13 +467,13 @@ import Testing
 
     @Test func inconsistentTracesAreCaught() {
         var trace = RetryTrace()
-        trace.steps.append(.init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1))
+        trace.steps.append(.init(from: .idle, event: .start, condition: .always, to: .breaker, at: .zero, attempt: 0))
         trace.steps.append(
-            .init(from: .request, event: .delayElapsed, condition: .always, to: .success, at: .zero, attempt: 1))
+            .init(from: .breaker, event: .delayElapsed, condition: .always, to: .success, at: .zero, attempt: 1))
         let problems = trace.inconsistencies(with: RetryTable.retry)
-        #expect(problems == ["step 1 is not a row of the table: request --delay elapsed--> success"])
+        #expect(problems == ["step 1 is not a row of the table: breaker --delay elapsed--> success"])
         trace.steps[1] = .init(
-            from: .wait, event: .delayElapsed, condition: .always, to: .request, at: .zero, attempt: 1)
-        #expect(trace.inconsistencies(with: RetryTable.retry) == ["step 1 leaves 'wait' but step 0 entered 'request'"])
+            from: .wait, event: .delayElapsed, condition: .always, to: .breaker, at: .zero, attempt: 1)
+        #expect(trace.inconsistencies(with: RetryTable.retry) == ["step 1 leaves 'wait' but step 0 entered 'breaker'"])
     }
 }

@@ -51,7 +51,7 @@ import Testing
         #expect(refused.error is CircuitRejection)
         #expect(refused.decision == .retryAfter(.seconds(4)))
         #expect(outcome.attempts.map(\.start) == [.zero, .seconds(1), .seconds(5)])
-        #expect(outcome.trace.steps.contains { $0.event == .circuitOpen && $0.condition == .when(.waitsOutBreak) })
+        #expect(outcome.trace.steps.contains { $0.event == .circuitOpen && $0.from == .breaker && $0.to == .retry })
         #expect(breaker.state == .closed)
         expectConsistent(outcome.trace)
         expectBreakerConsistent(breaker)

@@ -48,6 +48,7 @@ import Testing
     @Test func machineNeverRestsInADecision() throws {
         var machine = RetryMachine(policy: .default, random: SeededRandom(seed: 1))
         _ = try machine.handle(.start, at: .zero)
+        _ = try machine.handle(.admitted, at: .zero)
         let step = try machine.handle(.failed(.retry, detail: nil), at: .zero)
         #expect(step.transition.to == .retry)
         #expect(step.taken.count == 2)
@@ -113,6 +114,7 @@ import Testing
     @Test func finishActionCarriesTheRowsReason() throws {
         var machine = RetryMachine(policy: RetryPolicy(maxAttempts: 1), random: SeededRandom(seed: 1))
         _ = try machine.handle(.start, at: .zero)
+        _ = try machine.handle(.admitted, at: .zero)
         let step = try machine.handle(.failed(.retry, detail: "boom"), at: .seconds(1))
         // The failed attempt is reported to the fleet's guards first (a retryable failure), then the run ends.
         #expect(Array(step.actions) == [.reportHealth(.failure), .finish(state: .failure, reason: .attemptsExhausted)])
@@ -124,7 +126,7 @@ import Testing
         rows.append(.init(from: .retry, event: nil, to: .failure, effects: [.finish], reason: .notRetryable))
         let table = RetryTable(
             name: "broken", initial: .retry, terminals: [.success, .failure, .cancelled], rows: rows)
-        #expect(table.problems.contains(.unreachableRow(row: "wait --delay elapsed / start attempt--> request")))
+        #expect(table.problems.contains(.unreachableRow(row: "wait --delay elapsed / ask breaker--> breaker")))
         #expect(table.problems.contains(.initialCannotRest(state: "retry")))
     }
 
@@ -194,9 +196,12 @@ import Testing
         #expect(labels.contains("request --attempt timed out / cancel attempt, report health, plan delay--> retry"))
         #expect(labels.contains("request --succeeded / report health, finish--> success"))
         #expect(labels.contains("retry --[no attempts left] / finish--> failure"))
-        #expect(labels.contains("admission --[retry immediately] / notify retry, start attempt--> request"))
+        #expect(labels.contains("admission --[retry immediately] / notify retry, ask breaker--> breaker"))
         #expect(labels.contains("admission --[retry budget exhausted] / finish--> failure"))
-        #expect(labels.contains("request --circuit open [waits out break] / plan delay--> retry"))
+        #expect(labels.contains("breaker --admitted / start attempt--> request"))
+        #expect(labels.contains("breaker --circuit open [fails fast] / finish--> failure"))
+        #expect(labels.contains("breaker --circuit open [no refusals left] / finish--> failure"))
+        #expect(labels.contains("breaker --circuit open / count refusal, plan delay--> retry"))
     }
 
     // MARK: helpers
@@ -212,6 +217,7 @@ import Testing
         case .deadlineExceeded: .deadlineExceeded(detail: nil)
         case .delayElapsed: .delayElapsed
         case .cancelled: .cancelled(detail: nil)
+        case .admitted: .admitted
         case .circuitOpen: .circuitOpen(.retryAfter(.seconds(1)), detail: nil)
         case .budgetAnswered: .budgetAnswered(granted: true, detail: nil)
         case .stepDone: .stepDone
@@ -232,11 +238,12 @@ import Testing
         let path: [RetryEvent]
         switch state {
         case .idle: path = []
-        case .request: path = [.start]
-        case .budget: path = [.start, .failed]
-        case .wait: path = [.start, .failed, .budgetAnswered]
-        case .success: path = [.start, .succeeded]
-        case .failure: path = [.start, .deadlineExceeded]
+        case .breaker: path = [.start]
+        case .request: path = [.start, .admitted]
+        case .budget: path = [.start, .admitted, .failed]
+        case .wait: path = [.start, .admitted, .failed, .budgetAnswered]
+        case .success: path = [.start, .admitted, .succeeded]
+        case .failure: path = [.start, .admitted, .deadlineExceeded]
         case .cancelled: path = [.cancelled]
         case .retry, .admission, .step: return nil
         }

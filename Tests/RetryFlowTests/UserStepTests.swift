@@ -40,10 +40,10 @@ import Testing
         let path = outcome.trace.steps.map { "\($0.from.label) → \($0.to.label)" }
         #expect(
             path == [
-                "idle → request", "request → retry", "retry → refresh credentials", "refresh credentials → request",
-                "request → success",
+                "idle → breaker", "breaker → request", "request → retry", "retry → refresh credentials",
+                "refresh credentials → breaker", "breaker → request", "request → success",
             ])
-        #expect(outcome.trace.steps[2].condition == .when(.enters("refresh credentials")))
+        #expect(outcome.trace.steps[3].condition == .when(.enters("refresh credentials")))
     }
 
     @Test func aStepsVisitsBoundTheLoop() async throws {
@@ -112,7 +112,7 @@ import Testing
         let dot = DOTChart.render(policy.table, style: .state)
         #expect(dot.contains("refresh credentials"))
         #expect(dot.contains("to refresh credentials"))
-        #expect(MarkdownTable.render(policy.table).contains("| refresh credentials | step done |  | request |"))
+        #expect(MarkdownTable.render(policy.table).contains("| refresh credentials | step done | (else) | breaker |"))
     }
 
     /// docs/policies.md shows the rows a step adds: they are the ones `policy.add` puts in the table.
@@ -124,7 +124,7 @@ import Testing
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
                 "../../docs/policies.md"), encoding: .utf8)
         let shown = guide.split(separator: "\n").map(String.init).filter { $0.contains("refresh credentials |") }
-        #expect(shown.count == 4)
+        #expect(shown.count == 5)
         for line in shown { #expect(rendered.contains(line), "\(line)") }
     }
 

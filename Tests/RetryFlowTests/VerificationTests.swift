@@ -28,7 +28,8 @@ import Testing
         #expect(!plain.contains { $0.contains("Retry-After") })
         #expect(!plain.contains { $0.contains("retry immediately") })
         #expect(plain.contains("retry --[no attempts left] / finish--> failure"))
-        #expect(plain.contains("wait --delay elapsed / start attempt--> request"))
+        #expect(plain.contains("wait --delay elapsed / ask breaker--> breaker"))
+        #expect(plain.contains("breaker --admitted / start attempt--> request"))
 
         let deadline = reachable(
             RetryPolicy(maxAttempts: 4, jitter: .none, deadline: .seconds(2), perAttemptTimeout: .seconds(1)))
@@ -39,13 +40,14 @@ import Testing
         let everything = reachable(
             RetryPolicy(backoff: .constant(.zero), jitter: .none),
             RetryWorld(budget: true, breaker: true, waitsOutBreak: true, retryAfter: true, finalAnswers: true))
-        #expect(everything.contains("admission --[retry immediately] / notify retry, start attempt--> request"))
+        #expect(everything.contains("admission --[retry immediately] / notify retry, ask breaker--> breaker"))
+        #expect(everything.contains("breaker --circuit open / count refusal, plan delay--> retry"))
         #expect(everything.contains("admission --[retry budget exhausted] / finish--> failure"))
         #expect(everything.contains("retry --[Retry-After beyond cap] / finish--> failure"))
         #expect(everything.contains("retry --[final answer] / finish--> failure"))
         #expect(!plain.contains("retry --[final answer] / finish--> failure"))
-        #expect(everything.contains("request --circuit open [waits out break] / plan delay--> retry"))
-        #expect(!everything.contains("request --circuit open / finish--> failure"))
+        #expect(everything.contains("breaker --circuit open [no refusals left] / finish--> failure"))
+        #expect(!everything.contains("breaker --circuit open [fails fast] / finish--> failure"), "it waits out breaks")
     }
 
     @Test func everyShippedMachineVerifies() {
@@ -201,13 +203,16 @@ import Testing
         #expect(stepRows.count >= 3)
         #expect(Set(stepRows).isSubset(of: result.reachableRows), "\(result.text)")
         #expect(!result.violations.contains { $0.invariant == "every run ends" }, "\(result.text)")
-        // Found by this explorer, reported for issue 20: `step done` starts an attempt without asking
-        // `attempts left`, so with maxAttempts 3 a fourth attempt starts (retry, then two refreshes).
-        withKnownIssue("a user step's 'step done' row starts an attempt past maxAttempts") {
-            #expect(result.holds, "\(result.text)")
-        }
-        let beyond = try #require(result.violations.first { $0.invariant == "attempts ≤ maxAttempts" })
-        #expect(beyond.message == "attempt 4 started, the policy allows 3")
-        #expect(beyond.trace.isConsistent(with: policy.table))
+        // Found by this explorer (issue 20): `step done` started an attempt without asking `attempts
+        // left`, so with maxAttempts 3 a fourth attempt started (retry, then two refreshes). Its own
+        // row now ends such a run, and no run starts an attempt past maxAttempts.
+        #expect(result.holds, "\(result.text)")
+        let exhausted = try #require(
+            policy.table.rows.firstIndex {
+                $0.from == .step("refresh credentials") && $0.event == .stepDone
+                    && $0.condition == .unless(.attemptsLeft)
+            })
+        #expect(policy.table.rows[exhausted].reason == .attemptsExhausted)
+        #expect(result.reachableRows.contains(exhausted), "\(result.text)")
     }
 }

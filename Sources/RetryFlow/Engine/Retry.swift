@@ -420,9 +420,9 @@ private final class RunBook<Value: Sendable> {
             nextAction += 1
             switch action {
             case .startAttempt(let number):
-                // The breaker may refuse: then nothing is sent and the machine hears `circuit open`.
-                if refusedByBreaker(number, now: now) { continue }
                 return .attempt(number)
+            case .askBreaker(let number):
+                askBreaker(number, now: now)
             case .cancelAttempt:
                 inFlight?.operationTask?.cancel()
                 inFlight = nil
@@ -448,8 +448,9 @@ private final class RunBook<Value: Sendable> {
     private func deliver(at now: Duration) -> RetryActions? {
         do {
             let step = try machine.handle(pending, at: now)
-            // Room for the whole step at once, doubling as `append` would: a run parked at its first
-            // wait then holds its 5 trace steps in a buffer of 6 (malloc's size), not 8 (−144 B a parked run).
+            // Room for the whole step at once, doubling as `append` would. A run parked at its first wait
+            // holds 6 trace steps (the breaker's `admitted` row is one; 5 before admission was drawn): by
+            // this rule a buffer of 8 (waiting-memory in docs/benchmarks.md is to be measured again).
             let needed = trace.steps.count + step.rows.count
             if trace.steps.capacity < needed { trace.steps.reserveCapacity(max(needed, 2 * trace.steps.capacity)) }
             for index in step.rows.indices {
@@ -538,17 +539,22 @@ private final class RunBook<Value: Sendable> {
                 decision: error == nil ? nil : decision, errorDescription: pending.detail, returnedValue: returned))
     }
 
-    /// Asks the breaker to admit attempt `number`; when it refuses, records the attempt that was not
-    /// sent and makes the next input `circuit open` (the break's rest is waited like a Retry-After).
-    func refusedByBreaker(_ number: Int, now: Duration) -> Bool {
+    /// Performs `ask breaker` for the try that would be attempt `number`: `admitted` at once without
+    /// a breaker; else the breaker's answer. A refusal is kept with the attempts (its error is the
+    /// run's to report, under the number the attempt would have had) and makes the next input
+    /// `circuit open`, the break's rest as a Retry-After; the table's rows decide what follows.
+    func askBreaker(_ number: Int, now: Duration) {
         // A table of the user's may leave an attempt unreported: its ticket is given back, never held.
         if let held = ticket { guards.breaker?.record(held, .abandoned) }
         ticket = nil
-        guard let breaker = guards.breaker else { return false }
+        guard let breaker = guards.breaker else {
+            pending = .admitted
+            return
+        }
         switch breaker.ask() {
         case .admitted(let admitted):
             ticket = admitted
-            return false
+            pending = .admitted
         case .rejected(let rejection):
             let decision = rejection.remainingBreak.map { RetryDecision.retryAfter($0) } ?? .retry
             pending = .circuitOpen(decision, detail: rejection.description)
@@ -557,7 +563,6 @@ private final class RunBook<Value: Sendable> {
                 AttemptRecord(
                     number: number, start: now, duration: .zero, delayBefore: delayBefore, error: rejection,
                     decision: decision, errorDescription: rejection.description, returnedValue: false))
-            return true
         }
     }
 

@@ -30,8 +30,9 @@ public struct FleetGuards: Sendable {
 
 /// What a run does when the circuit breaker refuses an attempt.
 public enum CircuitOpenBehavior: String, Hashable, Sendable, CaseIterable {
-    /// Wait out the rest of the break like a Retry-After (the policy's attempts, cap and deadline
-    /// still apply), or the policy's backoff while a half-open probe is in flight.
+    /// Wait out the rest of the break like a Retry-After (the policy's Retry-After cap, deadline and
+    /// retry budget still apply), or the policy's backoff while a half-open probe is in flight. The
+    /// refused try uses up no attempt; a run waits out at most `maxAttempts` refusals.
     case waitOutBreak = "wait"
     /// End the run at once with ``StopReason/circuitOpen``.
     case fail

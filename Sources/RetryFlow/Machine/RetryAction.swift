@@ -8,6 +8,9 @@ public enum RetryAction: Hashable, Sendable {
     case notifyRetry(attempt: Int, delay: Duration)
     /// Tell the breaker and the budget how the attempt ended (a ``CircuitResult``: the budget reads it too).
     case reportHealth(CircuitResult)
+    /// Ask the circuit breaker to admit the try that would be attempt `attempt`, then deliver
+    /// `admitted` (at once, without a breaker) or `circuitOpen` with the break's rest.
+    case askBreaker(attempt: Int)
     /// Ask the retry budget for a token (a timeout retry costs more in AWS mode), then deliver
     /// `budgetAnswered` with the answer (granted, without a budget).
     case askRetryBudget(afterTimeout: Bool)

@@ -18,6 +18,12 @@ public enum RetryEffect: String, TableSymbol {
     /// an abandoned attempt, the budget earns a success or pays for a failure. Only a retryable
     /// failure speaks of the server's health; a final answer, a failure verdict or a cancellation does not.
     case reportHealth = "report health"
+    /// Ask the circuit breaker whether the next try may be sent; the driver delivers its answer,
+    /// `admitted` or `circuit open` (`admitted` at once without a breaker).
+    case askBreaker = "ask breaker"
+    /// Count a try the breaker refused: the count `refusals left` reads. A refused try is not sent
+    /// and uses up no attempt, but a run waits out at most `maxAttempts` refusals.
+    case countRefusal = "count refusal"
     /// Ask the shared retry budget for a token; the driver delivers its answer (`budget answered`).
     case askRetryBudget = "ask retry budget"
     /// Sleep the planned delay on the injected clock.

@@ -11,7 +11,11 @@ public enum RetryEvent: String, TableSymbol {
     case failedAfterProgress = "failed after progress"
     /// The attempt ran past the policy's per-attempt timeout and was cancelled.
     case attemptTimedOut = "attempt timed out"
-    /// The circuit breaker refused the attempt: it was not sent.
+    /// The circuit breaker admitted the try (the `ask breaker` effect's answer, given at once without
+    /// a breaker): it is sent as the next attempt.
+    case admitted
+    /// The circuit breaker refused the try (the `ask breaker` effect's other answer): it was not
+    /// sent, and is no attempt.
     case circuitOpen = "circuit open"
     /// The retry budget answered the `ask retry budget` effect (granted or refused).
     case budgetAnswered = "budget answered"

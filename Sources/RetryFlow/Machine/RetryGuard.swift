@@ -18,6 +18,9 @@ public enum RetryGuard: TableSymbol {
     case retryBudgetLeft
     /// The run waits out an open circuit's break, like a Retry-After, rather than failing at once.
     case waitsOutBreak
+    /// Fewer tries have been refused by the breaker (`count refusal`) than the policy's
+    /// `maxAttempts`: a refused try uses up no attempt, and this bounds the waits for the break.
+    case refusalsLeft
     /// The failure goes to the user's step of this name (``RetryStep/Entry``) and the step has
     /// visits left (``RetryStep/maxVisits``): drawn `[to refresh credentials]`. It bounds loops
     /// through the step, as `attempts left` bounds the retry loop.
@@ -26,7 +29,7 @@ public enum RetryGuard: TableSymbol {
     /// The built-in guards (a table's steps add ``enters(_:)`` guards of their own).
     public static let allCases: [RetryGuard] = [
         .finalAnswer, .retryable, .attemptsLeft, .retryAfterWithinCap, .withinDeadline, .retryImmediately,
-        .retryBudgetLeft, .waitsOutBreak,
+        .retryBudgetLeft, .waitsOutBreak, .refusalsLeft,
     ]
 
     /// The label drawn in brackets.
@@ -40,6 +43,7 @@ public enum RetryGuard: TableSymbol {
         case .retryImmediately: "retry immediately"
         case .retryBudgetLeft: "retry budget left"
         case .waitsOutBreak: "waits out break"
+        case .refusalsLeft: "refusals left"
         case .enters(let step): "to \(step)"
         }
     }
@@ -66,6 +70,7 @@ public enum RetryGuard: TableSymbol {
         case .retryImmediately: "not immediately"
         case .retryBudgetLeft: "retry budget exhausted"
         case .waitsOutBreak: "fails fast"
+        case .refusalsLeft: "no refusals left"
         case .enters(let step): "not to \(step)"
         }
     }
@@ -77,20 +82,22 @@ public enum RetryGuard: TableSymbol {
         return .enters(String(label.dropFirst(7)))
     }
 
-    /// `attempts left` and a step's `to NAME` count something that only grows along a loop (attempts
-    /// started, the step's visits): a loop through a row they guard ends. ``TransitionTable/validate()``
+    /// `attempts left`, `refusals left` and a step's `to NAME` count something that only grows along a
+    /// loop (attempts started, tries refused, the step's visits): a loop through a row they guard ends. ``TransitionTable/validate()``
     /// refuses a loop that passes no such row.
     public var boundsLoops: Bool {
         switch self {
-        case .attemptsLeft, .enters: true
+        case .attemptsLeft, .refusalsLeft, .enters: true
         default: false
         }
     }
 
-    /// What grows the count: `start attempt` for the attempts, `run step` for a step's visits.
+    /// What grows the count: `start attempt` for the attempts, `count refusal` for the refused tries,
+    /// `run step` for a step's visits.
     public var countingEffect: String? {
         switch self {
         case .attemptsLeft: RetryEffect.startAttempt.label
+        case .refusalsLeft: RetryEffect.countRefusal.label
         case .enters: RetryEffect.runStep.label
         default: nil
         }

@@ -16,7 +16,9 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     case attemptTimedOut(RetryDecision, detail: String?)
     /// The overall deadline passed while an attempt was in flight.
     case deadlineExceeded(detail: String?)
-    /// The circuit breaker refused the attempt, which was not sent: the wait it suggests (the rest
+    /// The circuit breaker admitted the try (at once, without a breaker): it is sent.
+    case admitted
+    /// The circuit breaker refused the try, which was not sent: the wait it suggests (the rest
     /// of the break, as a Retry-After) and its words.
     case circuitOpen(RetryDecision, detail: String?)
     /// The retry budget answered: whether it granted the retry, and its words when it did not.
@@ -39,6 +41,7 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
         case .failedAfterProgress: .failedAfterProgress
         case .attemptTimedOut: .attemptTimedOut
         case .deadlineExceeded: .deadlineExceeded
+        case .admitted: .admitted
         case .circuitOpen: .circuitOpen
         case .budgetAnswered: .budgetAnswered
         case .delayElapsed: .delayElapsed
@@ -55,7 +58,7 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
             .deadlineExceeded(let detail), .cancelled(let detail), .circuitOpen(_, let detail),
             .budgetAnswered(_, let detail), .stepFailed(let detail):
             detail
-        case .start, .succeeded, .delayElapsed, .stepDone: nil
+        case .start, .succeeded, .admitted, .delayElapsed, .stepDone: nil
         }
     }
 
@@ -67,7 +70,7 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
             .circuitOpen(let decision, _):
             decision
         case .deadlineExceeded, .cancelled, .stepFailed: .fail
-        case .start, .succeeded, .delayElapsed, .budgetAnswered, .stepDone: .retry
+        case .start, .succeeded, .admitted, .delayElapsed, .budgetAnswered, .stepDone: .retry
         }
     }
 }

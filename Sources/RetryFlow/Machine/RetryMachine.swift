@@ -4,7 +4,8 @@
 ///
 /// ```swift
 /// var machine = RetryMachine(policy: .default, random: SeededRandom(seed: 1))
-/// let step = try machine.handle(.start, at: .zero)   // actions: [.startAttempt(1)]
+/// let step = try machine.handle(.start, at: .zero)   // actions: [.askBreaker(attempt: 1)]
+/// let sent = try machine.handle(.admitted, at: .zero) // actions: [.startAttempt(1)]
 /// ```
 public struct RetryMachine: Sendable {
     /// What one call to ``handle(_:at:)`` did: the rows taken and the actions to perform.

@@ -33,6 +33,8 @@ struct RetryRules: MachineRules {
     private var plannedDelay: Duration = .zero
     /// Whether a refused attempt waits out an open circuit's break (configuration, not an input).
     let waitsOutBreak: Bool
+    /// How many tries the breaker refused (`count refusal`): `refusals left` reads it.
+    private(set) var refusals = 0
     /// The retry budget's last answer (received with `budget answered`; granted until asked).
     private var budgetGranted = true
     /// Whether the failure being retried was a timeout (AWS charges such a retry more).
@@ -76,6 +78,7 @@ struct RetryRules: MachineRules {
         case .retryImmediately: return plannedDelay == .zero
         case .retryBudgetLeft: return budgetGranted
         case .waitsOutBreak: return waitsOutBreak
+        case .refusalsLeft: return refusals < policy.maxAttempts
         case .enters(let name):
             guard let index = policy.steps.firstIndex(where: { $0.name == name }) else { return false }
             let step = policy.steps[index]
@@ -108,6 +111,11 @@ struct RetryRules: MachineRules {
             return .startAttempt(attempt)
         case .cancelAttempt:
             return .cancelAttempt
+        case .askBreaker:
+            return .askBreaker(attempt: attempt + 1)
+        case .countRefusal:
+            refusals += 1
+            return nil
         case .planDelay:
             plannedMemory = backoffMemory
             switch decision {

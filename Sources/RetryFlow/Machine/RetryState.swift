@@ -5,6 +5,9 @@
 public enum RetryState: TableSymbol {
     /// Not started yet. Honest because a task object can exist before `resume()` starts it.
     case idle
+    /// Waiting for the circuit breaker's answer: every try asks it before it is sent (the driver
+    /// answers `admitted` at once when no breaker is configured).
+    case breaker
     /// An attempt is in flight.
     case request
     /// An attempt failed; the policy decides what happens next. A decision: the machine never rests here.
@@ -29,13 +32,14 @@ public enum RetryState: TableSymbol {
 
     /// The built-in states, in chart order (a table adds its steps: ``TransitionTable/states``).
     public static let allCases: [RetryState] = [
-        .idle, .request, .retry, .budget, .admission, .wait, .success, .failure, .cancelled,
+        .idle, .breaker, .request, .retry, .budget, .admission, .wait, .success, .failure, .cancelled,
     ]
 
     /// The label: the built-in state's name, or the step's.
     public var rawValue: String {
         switch self {
         case .idle: "idle"
+        case .breaker: "breaker"
         case .request: "request"
         case .retry: "retry"
         case .budget: "budget"

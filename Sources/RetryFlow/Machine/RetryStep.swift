@@ -62,13 +62,18 @@ public struct RetryStep: Sendable {
     public var state: RetryState { .step(name) }
 
     /// The rows that put the step in a retry table: first in `retry`, `[to NAME] → NAME / run step`
-    /// (taken only while visits are left); from the step, `step done → request / start attempt`,
-    /// `step failed → failure` with ``failureReason``, and `cancelled → cancelled`.
+    /// (taken only while visits are left); from the step, `step done [no attempts left] → failure`
+    /// (the step ran after the last attempt: no attempt is left to use what it produced), else
+    /// `step done → breaker / ask breaker` (the next try, put to the breaker first), `step failed →
+    /// failure` with ``failureReason``, and `cancelled → cancelled`.
     public var rows: (entry: RetryTable.Row, exits: [RetryTable.Row]) {
         (
             RetryTable.Row(from: .retry, event: nil, condition: .when(.enters(name)), to: state, effects: [.runStep]),
             [
-                RetryTable.Row(from: state, event: .stepDone, to: .request, effects: [.startAttempt]),
+                RetryTable.Row(
+                    from: state, event: .stepDone, condition: .unless(.attemptsLeft), to: .failure, effects: [.finish],
+                    reason: .attemptsExhausted),
+                RetryTable.Row(from: state, event: .stepDone, to: .breaker, effects: [.askBreaker]),
                 RetryTable.Row(
                     from: state, event: .stepFailed, to: .failure, effects: [.finish], reason: .step(failureReason)),
                 RetryTable.Row(from: state, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
@@ -80,9 +85,18 @@ public struct RetryStep: Sendable {
 extension TransitionTable
 where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == RetryEffect, Reason == StopReason {
     /// This table with `step`'s rows: its entry before every other row of `retry` (so it is asked
-    /// first; steps added later are asked after earlier ones), its exits at the end.
+    /// first; steps added later are asked after earlier ones), its exits at the end. In a table
+    /// without the `breaker` state (a user's table that dropped its rows), `step done` starts the
+    /// attempt at once: `request / start attempt`.
     public func adding(_ step: RetryStep) -> RetryTable {
-        let (entry, exits) = step.rows
+        var (entry, exits) = step.rows
+        if !states.contains(.breaker) {
+            exits = exits.map { row in
+                guard row.to == .breaker else { return row }
+                return RetryTable.Row(
+                    from: row.from, event: row.event, condition: row.condition, to: .request, effects: [.startAttempt])
+            }
+        }
         var rows = self.rows
         let stepsAlready = rows.prefix { $0.from == .retry && $0.condition.guardSymbol.map(\.isStepEntry) == true }
         let first = rows.firstIndex { $0.from == .retry } ?? rows.endIndex

@@ -8,15 +8,28 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
     /// Rows for one state and event are tried in order; the first whose guard holds wins. Rows with
     /// no event fire as soon as their state is entered (the `retry` and `admission` decisions), and
     /// read the delay the `plan delay` effect of the row entering `retry` worked out, and the budget's
-    /// answer that `budget answered` brought. Rows that end a run name the reason.
+    /// answer that `budget answered` brought. Every try is first put to the breaker (`ask breaker`),
+    /// whose answer, `admitted` or `circuit open`, picks the row. Rows that end a run name the reason.
     public static let retry = RetryTable(
         name: "RetryFlow",
         initial: .idle,
         terminals: [.success, .failure, .cancelled],
         rows: [
             // from, event (nil: a completion row), guard, to, effects, reason (rows that end the run)
-            .init(from: .idle, event: .start, to: .request, effects: [.startAttempt]),
+            .init(from: .idle, event: .start, to: .breaker, effects: [.askBreaker]),
             .init(from: .idle, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+
+            // Every try asks the breaker first (answered at once without one). A refused try is not sent
+            // and uses up no attempt: it fails fast, or waits out the break like a Retry-After, at most
+            // `maxAttempts` times a run (`refusals left`, counted by `count refusal`).
+            .init(from: .breaker, event: .admitted, to: .request, effects: [.startAttempt]),
+            .init(
+                from: .breaker, event: .circuitOpen, condition: .unless(.waitsOutBreak), to: .failure,
+                effects: [.finish], reason: .circuitOpen),
+            .init(
+                from: .breaker, event: .circuitOpen, condition: .unless(.refusalsLeft), to: .failure,
+                effects: [.finish], reason: .circuitOpen),
+            .init(from: .breaker, event: .circuitOpen, to: .retry, effects: [.countRefusal, .planDelay]),
 
             // Every attempt that was sent is reported to the fleet's guards (the breaker, the budget).
             .init(
@@ -35,11 +48,6 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
             .init(
                 from: .request, event: .deadlineExceeded, to: .failure,
                 effects: [.cancelAttempt, .reportHealth, .finish], reason: .deadlineExceeded),
-            // The breaker refused the attempt (nothing was sent): wait out the break like a Retry-After, or fail.
-            .init(
-                from: .request, event: .circuitOpen, condition: .when(.waitsOutBreak), to: .retry, effects: [.planDelay]
-            ),
-            .init(from: .request, event: .circuitOpen, to: .failure, effects: [.finish], reason: .circuitOpen),
 
             // A final answer (a POST's 503) is not a failure: the caller receives it as a value.
             .init(
@@ -66,11 +74,11 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
                 from: .admission, event: nil, condition: .unless(.retryBudgetLeft), to: .failure, effects: [.finish],
                 reason: .budgetExhausted),
             .init(
-                from: .admission, event: nil, condition: .when(.retryImmediately), to: .request,
-                effects: [.notifyRetry, .startAttempt]),
+                from: .admission, event: nil, condition: .when(.retryImmediately), to: .breaker,
+                effects: [.notifyRetry, .askBreaker]),
             .init(from: .admission, event: nil, to: .wait, effects: [.notifyRetry, .sleep]),
 
-            .init(from: .wait, event: .delayElapsed, to: .request, effects: [.startAttempt]),
+            .init(from: .wait, event: .delayElapsed, to: .breaker, effects: [.askBreaker]),
             .init(from: .wait, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
         ]
     )

@@ -68,7 +68,7 @@ extension RetryGuard {
         case .retryBudgetLeft: ([], [.budgetAnswered])
         case .finalAnswer, .retryable, .retryAfterWithinCap, .enters:
             ([], [.failed, .failedAfterProgress, .attemptTimedOut, .circuitOpen])
-        case .attemptsLeft, .waitsOutBreak: nil
+        case .attemptsLeft, .refusalsLeft, .waitsOutBreak: nil
         }
     }
 }

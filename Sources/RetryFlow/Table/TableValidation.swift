@@ -205,15 +205,23 @@ extension TransitionTable {
     /// else its first); depth-first in state order. A bounded row ends a cycle only if the cycle also
     /// grows the bound's count (``TableSymbol/countingEffect``): `attempts left` bounds nothing on a
     /// loop that starts no attempt. So each bound is tried in turn, its rows removed where its effect
-    /// is on every loop through them; what is left must have no cycle.
+    /// is on every loop through them; what is left must have no cycle. A row that grows its own
+    /// bound's count (`circuit open [else] / count refusal`, under `[no refusals left]`) is taken
+    /// finitely often on any loop, so a loop through it counts as bounded for the other bounds too.
     private func unboundedLoop() -> ([State], Row)? {
+        func countsItsOwnBound(_ index: Int) -> Bool {
+            guard let effect = bound(ofRow: index)?.countingEffect else { return false }
+            return rows[index].effects.contains { $0.label == effect }
+        }
+        let selfCounting = rows.indices.filter(countsItsOwnBound)
         let free = rows.indices.filter { index in
             guard let g = bound(ofRow: index) else { return true }
             guard let effect = g.countingEffect else { return false }
             if rows[index].effects.contains(where: { $0.label == effect }) { return false }
             // Kept when some loop through this row may avoid the effect: the row leads back to its
-            // own state through rows that do not carry it.
-            let counting = Set(rows.indices.filter { rows[$0].effects.contains { $0.label == effect } })
+            // own state through rows that neither carry it nor count a bound of their own.
+            let counting = Set(
+                rows.indices.filter { rows[$0].effects.contains { $0.label == effect } } + selfCounting)
             var seen: Set<State> = [rows[index].to]
             var frontier = [rows[index].to]
             while let state = frontier.popLast() {

@@ -3,7 +3,8 @@
 ///
 /// ```
 ///   time      attempt  event                        move                 delay / detail
-///   0 ms      1        start                        idle → request
+///   0 ms      -        start                        idle → breaker
+///   0 ms      1        admitted                     breaker → request
 ///   0 ms      1        failed                       request → retry      HTTP 503 …
 /// ```
 public enum Timeline {

@@ -97,14 +97,19 @@ struct RetryModel: ExplorationModel {
         var sleeping: Duration?
         /// How often each user step ran (a step's guard reads it).
         var visits: [Int]
+        /// How many tries the breaker refused (`refusals left` reads it).
+        var refusals: Int
     }
 
     var inputLimit: Int {
-        // Each attempt takes at most three inputs (its outcome, the budget's answer, the wait's end),
-        // plus the start: a run still going after that many is a loop the table does not bound.
-        // A user step's visit adds its verdict, its result and the attempt it starts.
+        // Each attempt takes at most four inputs (the breaker's answer, its outcome, the budget's
+        // answer, the wait's end), plus the start: a run still going after that many is a loop the
+        // table does not bound. A user step's visit adds its verdict, its result and the attempt it
+        // starts; a try the breaker refused (at most maxAttempts) its refusal, the budget's answer
+        // and the wait's end.
         let attempts = min(policy.maxAttempts, 1_000) + policy.steps.reduce(0) { $0 + min($1.maxVisits, 1_000) }
-        return 3 * attempts + 2
+        let refusals = world.breaker ? min(policy.maxAttempts, 1_000) : 0
+        return 4 * attempts + 3 * refusals + 2
     }
 
     var boundDescription: String {
@@ -127,7 +132,7 @@ struct RetryModel: ExplorationModel {
         return Key(
             state: state, attempt: position.machine.rules.attempt, previousDelay: position.machine.rules.previousDelay,
             at: position.at, pending: state == .budget ? position.lastInput : nil, sleeping: sleeping,
-            visits: position.machine.rules.visits)
+            visits: position.machine.rules.visits, refusals: position.machine.rules.refusals)
     }
 
     func isCancellation(_ input: RetryInput) -> Bool { input.event == .cancelled }
@@ -161,7 +166,6 @@ struct RetryModel: ExplorationModel {
                             .init(.failed(.retryAfter(policy.maxRetryAfter + .seconds(1)), detail: nil), at: end))
                     }
                 }
-                if world.breaker { choices.append(.init(.circuitOpen(.retryAfter(.seconds(1)), detail: nil), at: end)) }
             }
             if let timeout = policy.perAttemptTimeout {
                 choices.append(.init(.attemptTimedOut(.retry, detail: nil), at: now + timeout))
@@ -170,6 +174,10 @@ struct RetryModel: ExplorationModel {
                 choices.append(.init(.deadlineExceeded(detail: nil), at: deadline))
             }
             if world.cancellation { choices.append(cancel) }
+        case .breaker:
+            // The driver answers at once: admitted without a breaker.
+            choices.append(.init(.admitted, at: now, required: true))
+            if world.breaker { choices.append(.init(.circuitOpen(.retryAfter(.seconds(1)), detail: nil), at: now)) }
         case .budget:
             // The driver answers at once: granted without a budget.
             choices.append(.init(.budgetAnswered(granted: true, detail: nil), at: now, required: true))

@@ -166,10 +166,10 @@ public enum FleetSimulation {
             var trouble = false
             count(time) { second in
                 if step.event == .start { second.offered += 1 }
-                if step.to == .request && step.attempt > 1 && step.event != .start { second.retries += 1 }
+                // An attempt is sent only from `breaker` on `admitted`; a refused try enters no `request`.
+                if step.to == .request && step.attempt > 1 { second.retries += 1 }
                 if step.event == .circuitOpen {
                     second.refusedByBreaker += 1
-                    second.retries -= step.attempt > 1 ? 1 : 0 // the refused attempt was never sent
                     trouble = true
                 }
                 if step.condition == .unless(.retryBudgetLeft) {
