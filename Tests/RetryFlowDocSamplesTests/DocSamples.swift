@@ -138,8 +138,27 @@ private func sample6() async throws {
     _ = check
 }
 
-// downloads.md, sample 7
+// credentials.md, sample 7
 private func sample7() async throws {
+    let store = CredentialStore("t1") { _ in try await fetchNewToken() }   // refresh: given the old, return the new
+    let refresh = CredentialRefresh(store) { token, request in             // how the credential goes on a request
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    }
+    var policy = RetryPolicy.default
+    var rules = HTTPRetryRules.default
+    refresh.install(in: &policy, rules: &rules)                           // the rows join policy.table; 401 → the step
+    let (data, response) = try await URLSession.shared.data(for: request, retry: policy, rules: rules)
+
+    _ = store
+    _ = refresh
+    _ = policy
+    _ = rules
+    _ = data
+    _ = response
+}
+
+// downloads.md, sample 8
+private func sample8() async throws {
     let destination = URL(fileURLWithPath: "/tmp/big.iso")
     let (response, outcome) = try await URLSession.shared.download(for: request, to: destination, retry: .download)
     print(response.statusCode, outcome.bytesOnDisk)
@@ -150,8 +169,8 @@ private func sample7() async throws {
     _ = outcome
 }
 
-// downloads.md, sample 8
-private func sample8() async throws {
+// downloads.md, sample 9
+private func sample9() async throws {
     var options = DownloadOptions()
     options.resumeExisting = true                                              // continue big.iso.part (or big.iso)
     options.expectedSHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -186,8 +205,8 @@ private func sample8() async throws {
     _ = task
 }
 
-// downloads.md, sample 9
-private func sample9() async throws {
+// downloads.md, sample 10
+private func sample10() async throws {
     let server = try FlakyServer()
     let file = FlakyServer.Resource(size: 4 << 20, etag: "\"v1\"")
     try server.serveDownload(file, at: "/file", steps: [.cut(after: 1 << 20), .cut(after: 1 << 20, reset: true), .serve])
@@ -203,8 +222,8 @@ private func sample9() async throws {
     _ = wrongAt
 }
 
-// fleet.md, sample 10
-private func sample10() async throws {
+// fleet.md, sample 11
+private func sample11() async throws {
     let budget = try RetryBudget(.awsStandard)
     let breaker = try CircuitBreaker(.polly)
     let resilience = Resilience(policy: .default, budget: budget, breaker: breaker)
@@ -223,8 +242,8 @@ private func sample10() async throws {
     _ = value
 }
 
-// fleet.md, sample 11
-private func sample11() async throws {
+// fleet.md, sample 12
+private func sample12() async throws {
     let registry = try ResilienceRegistry(budget: .grpc(maxTokens: 10, tokenRatio: 0.1), breaker: .polly)
     let shared = Resilience(policy: .default, registry: registry)
 
@@ -232,8 +251,8 @@ private func sample11() async throws {
     _ = shared
 }
 
-// fleet.md, sample 12
-private func sample12() async throws {
+// fleet.md, sample 13
+private func sample13() async throws {
     let limiter = try AdaptiveRateLimiter(.default)                       // one per host
     let budget = try RetryBudget(.awsStandard)
     let resilience = Resilience(policy: .default, budget: budget, limiter: limiter,
@@ -247,8 +266,8 @@ private func sample12() async throws {
     _ = registry
 }
 
-// http.md, sample 13
-private func sample13() async throws {
+// http.md, sample 14
+private func sample14() async throws {
     var rules = HTTPRetryRules.default
     rules.rateLimitResetHeaders.append("X-Quota-Reset")  // a header of your API, read the same way
     rules.attemptHeader = .retryFlow                     // RetryFlow-Attempt: 1, 2, 3 … on each request
@@ -258,7 +277,7 @@ private func sample13() async throws {
     _ = outcome
 }
 
-// linear-iteration.md, sample 14
+// linear-iteration.md, sample 15
 // The original design, for study: do not use. (Retold in Swift 6: its closures now say @Sendable.)
 extension URLSession {
     func originalRetryDataTask(
@@ -279,8 +298,8 @@ extension URLSession {
     }
 }
 
-// linear-iteration.md, sample 15
-private func sample15() async throws {
+// linear-iteration.md, sample 16
+private func sample16() async throws {
     func fetchWithRetries(_ request: URLRequest, attempts: Int, delay: Duration) async throws -> Data {
         var attempt = 1
         while true {
@@ -295,8 +314,8 @@ private func sample15() async throws {
 
 }
 
-// migrating.md, sample 16
-private func sample16() throws {
+// migrating.md, sample 17
+private func sample17() throws {
 
     // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
     // a POST is retried only when safe, and the returned task exposes state and trace.
@@ -315,16 +334,16 @@ private func sample16() throws {
     _ = error
 }
 
-// migrating.md, sample 17
-private func sample17() async throws {
+// migrating.md, sample 18
+private func sample18() async throws {
     let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .originalSnippet())
 
     _ = data
     _ = response
 }
 
-// migrating.md, sample 18
-private func sample18() async throws {
+// migrating.md, sample 19
+private func sample19() async throws {
     URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
         // the final answer
     }, failure: { error, attempts in
@@ -333,8 +352,8 @@ private func sample18() async throws {
 
 }
 
-// migrating.md, sample 19
-private func sample19() async throws {
+// migrating.md, sample 20
+private func sample20() async throws {
     let policy = RetryPolicy(maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
     var rules = HTTPRetryRules.default
     rules.retryableStatuses.remove(429)          // to match exactly; RetryFlow also retries 429 and honours Retry-After
@@ -346,8 +365,8 @@ private func sample19() async throws {
     _ = response
 }
 
-// migrating.md, sample 20
-private func sample20() async throws {
+// migrating.md, sample 21
+private func sample21() async throws {
     let value = try await Retry(policy).run { attempt in
         try await compute()
     }
@@ -355,8 +374,8 @@ private func sample20() async throws {
     _ = value
 }
 
-// policies.md, sample 21
-private func sample21() async throws {
+// policies.md, sample 22
+private func sample22() async throws {
     var policy = RetryPolicy.default      // 3 attempts; exponential 0.5 s × 2; cap 20 s; full jitter; Retry-After ≤ 300 s
     policy.maxAttempts = 5
     policy.deadline = .seconds(30)
@@ -365,8 +384,8 @@ private func sample21() async throws {
     _ = policy
 }
 
-// policies.md, sample 22
-private func sample22() async throws {
+// policies.md, sample 23
+private func sample23() async throws {
     let grpc = RetryPolicy(                       // first wait 1 s exactly, then 1.6× up to 120 s, ±20 % (to 144 s)
         maxAttempts: 10, backoff: .exponential(base: .seconds(1), multiplier: 1.6), maxDelay: .seconds(120),
         jitter: .symmetric(0.2), jittersFirstDelay: false, jitterMayPassCap: true)
@@ -389,8 +408,8 @@ private func sample22() async throws {
     _ = noCap
 }
 
-// policies.md, sample 23
-private func sample23() async throws {
+// policies.md, sample 24
+private func sample24() async throws {
     var policy = RetryPolicy.default
     policy.add(RetryStep("refresh credentials") { _ in
         let token = try await fetchNewToken()                  // your token service
@@ -406,8 +425,8 @@ private func sample23() async throws {
     _ = response
 }
 
-// policies.md, sample 24
-private func sample24() async throws {
+// policies.md, sample 25
+private func sample25() async throws {
     var policy = RetryPolicy(maxAttempts: 4)
     policy.add(RetryStep("use mirror", entry: .afterFailures(2)) { _ in
         ["mirror": RequestChange { $0.url = URL(string: "https://mirror.example.test/file")! }]
@@ -418,8 +437,8 @@ private func sample24() async throws {
     _ = data
 }
 
-// README.md, sample 25
-private func sample25() async throws {
+// README.md, sample 26
+private func sample26() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -431,8 +450,8 @@ private func sample25() async throws {
     _ = value
 }
 
-// README.md, sample 26
-private func sample26() async throws {
+// README.md, sample 27
+private func sample27() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -440,8 +459,8 @@ private func sample26() async throws {
     _ = outcome
 }
 
-// README.md, sample 27
-private func sample27() async throws {
+// README.md, sample 28
+private func sample28() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -451,8 +470,8 @@ private func sample27() async throws {
     _ = run
 }
 
-// README.md, sample 28
-private func sample28() async throws {
+// README.md, sample 29
+private func sample29() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
@@ -470,8 +489,8 @@ private func sample28() async throws {
     _ = task
 }
 
-// README.md, sample 29
-private func sample29() throws {
+// README.md, sample 30
+private func sample30() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
 
@@ -484,8 +503,8 @@ private func sample29() throws {
     _ = error
 }
 
-// README.md, sample 30
-private func sample30() async throws {
+// README.md, sample 31
+private func sample31() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart
