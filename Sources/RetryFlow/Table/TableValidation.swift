@@ -173,9 +173,13 @@ extension TransitionTable {
     }
 
     /// Throws a ``TableValidationError`` listing every problem, or returns when the table is sound.
+    /// Once a table has passed, its copies pass at once (`TableChecks`): the engine calls this before
+    /// every run.
     public func validate() throws(TableValidationError) {
+        if checks.hasPassed(.structure) { return }
         let found = problems
         if !found.isEmpty { throw TableValidationError(table: name, problems: found) }
+        checks.record(.structure)
     }
 
     private func closure(from start: [State], next: (State) -> [State]) -> Set<State> {

@@ -36,6 +36,8 @@ public struct TransitionTable<
     /// machine step scans only those.
     @usableFromInline
     package let lookup: RowLookup
+    /// The checks this table (or a copy) has passed, so validating it again costs a lock, not a search.
+    package let checks = TableChecks()
 
     /// Makes a table. It is not validated here; call ``validate()`` (tests do, for every shipped table).
     public init(name: String, initial: State, terminals: [State], rows: [Row]) {
