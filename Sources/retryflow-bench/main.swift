@@ -39,6 +39,13 @@ if arguments.first == "__table-steps", (3...4).contains(arguments.count),
     }
     exit(0)
 }
+if arguments.first == "__validate", arguments.count == 3, ["cached", "fresh"].contains(arguments[1]),
+    let count = Int(arguments[2])
+{
+    // The policy check every run makes, N times, synchronously: for callgrind (docs/benchmarks.md).
+    try PolicyValidation.run(fresh: arguments[1] == "fresh", count: count)
+    exit(0)
+}
 if arguments.first == "__park", arguments.count == 3, let kind = ParkedMemory.Kind(rawValue: arguments[1]),
     let count = Int(arguments[2])
 {

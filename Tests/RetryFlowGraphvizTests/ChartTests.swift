@@ -161,6 +161,32 @@ import Testing
         #expect(ChartEscaping.mermaidText("a:b;c#\"") == "a#58;b#59;c#35;#34;")
     }
 
+    /// Element ids are one-to-one: every name over an alphabet of the characters the escaping
+    /// treats specially (a space before `q` or `x`, `?`, hex digits after an escape, `_`, `-`,
+    /// non-ASCII) up to four long gets its own id, and the ids shipped charts use stay as they were.
+    @Test func elementIDsAreOneToOne() {
+        let alphabet: [String] = ["a", "q", "x", "2", "d", "Q", " ", "?", "-", "_", "é", "\u{2DACE}"]
+        var names: Set<String> = [""]
+        var frontier: Set<String> = [""]
+        for _ in 1...4 {
+            frontier = Set(frontier.flatMap { name in alphabet.map { name + $0 } })
+            names.formUnion(frontier)
+        }
+        var seen: [String: String] = [:]
+        for name in names {
+            let id = ChartEscaping.elementIDPart(name)
+            #expect(id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }, "\(id)")
+            if let other = seen.updateValue(name, forKey: id) {
+                Issue.record("\(name.debugDescription) and \(other.debugDescription) share the id \(id)")
+            }
+        }
+        #expect(ChartEscaping.elementIDPart("retry?1") == "retry_q1")
+        #expect(ChartEscaping.elementIDPart("checking length") == "checking_length")
+        #expect(ChartEscaping.elementIDPart("half-open") == "half_x2dopen")
+        #expect(ChartEscaping.elementIDPart("half-ace") == "half_x2d_ace")
+        #expect(ChartEscaping.elementIDPart("the queue") == "the_x20queue")
+    }
+
     // MARK: overlay
 
     @Test func overlayCountsTakenEdgesAndGreysTheRest() async throws {

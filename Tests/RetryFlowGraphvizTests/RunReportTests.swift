@@ -106,6 +106,34 @@ import Testing
         #expect(again == html)
     }
 
+    /// Every element of the page has its own id, whatever the state names: `wait?` and `wait q`
+    /// were both `node_wait_q`, `half-ace` and `half\u{2DACE}` both `node_half_x2dace`, so the
+    /// step-through lit one node for two states.
+    @Test func oddStateNamesKeepTheirOwnIDs() throws {
+        let table = TransitionTable<OddState, HostileEvent, HostileGuard, HostileEffect, HostileReason>(
+            name: "odd", initial: .start, terminals: [.end],
+            rows: [
+                .init(from: .start, event: .go, to: .question),
+                .init(from: .question, event: .go, to: .spaceQ),
+                .init(from: .spaceQ, event: .go, to: .hyphen),
+                .init(from: .hyphen, event: .go, to: .cjk),
+                .init(from: .cjk, event: .go, to: .end, reason: .ended),
+            ])
+        let states: [OddState] = [.start, .question, .spaceQ, .hyphen, .cjk, .end]
+        let trace = TransitionTrace<OddState, HostileEvent, HostileGuard>(
+            steps: zip(states, states.dropFirst()).map { from, to in
+                .init(from: from, event: .go, condition: .always, to: to, at: .zero, attempt: 1)
+            })
+        let page = try RunReport(table: table, trace: trace, title: "t").html
+        let ids = page.components(separatedBy: " id=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        let repeated = Dictionary(grouping: ids, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+        #expect(repeated.isEmpty, "ids used twice: \(repeated)")
+        for style in ChartStyle.allCases {
+            let nodes = ChartGraph(table, style: style).nodes.map(\.elementID)
+            #expect(Set(nodes).count == states.count, "\(nodes)")
+        }
+    }
+
     /// A wait's reason comes from the run: Retry-After when the attempt's detail names it; a wait
     /// cut short by cancellation ends where the run did.
     @Test func waitsSayWhy() async throws {
@@ -134,6 +162,16 @@ import Testing
 enum HostileState: String, TableSymbol {
     case start
     case end = "</script><script>alert(2)</script><!--"
+}
+
+/// State names whose ids collided under the old escaping (see `oddStateNamesKeepTheirOwnIDs`).
+enum OddState: String, TableSymbol {
+    case start
+    case question = "wait?"
+    case spaceQ = "wait q"
+    case hyphen = "half-ace"
+    case cjk = "half\u{2DACE}"
+    case end
 }
 
 enum HostileEvent: String, TableSymbol { case go = "go</SCRIPT >" }

@@ -48,18 +48,36 @@ package enum ChartEscaping {
         return out
     }
 
-    /// A piece of an SVG/HTML id from a node name: ASCII letters and digits kept, a space becomes
-    /// `_`, `?` becomes `_q` (a decision's diamond), anything else `_x` and its code in hex. No
-    /// `-`: Graphviz writes it as `&#45;` in SVG.
-    static func elementIDPart(_ text: String) -> String {
+    /// A piece of an SVG/HTML id from a node name, one-to-one (two names never share an id, so a
+    /// page can address each node): ASCII letters and digits kept; `?` becomes `_q` (a decision's
+    /// diamond, `retry?1` is `retry_q1`); a space becomes `_`, unless a `q` or `x` follows it (then
+    /// `_q` or `_x` would read as an escape) and it is written like anything else: `_x`, its code
+    /// in lowercase hex, and a closing `_` only when a hex digit or `_` comes next (`half-open` is
+    /// `half_x2dopen`, `half-ace` is `half_x2d_ace`). No `-`: Graphviz writes it as `&#45;` in SVG.
+    /// Reading back: `_q` is `?`, `_x` takes the hex digits after it and one `_` closing them,
+    /// any other `_` is a space.
+    package static func elementIDPart(_ text: String) -> String {
         var out = ""
-        for scalar in text.unicodeScalars {
+        let scalars = Array(text.unicodeScalars)
+        var openHex = false
+        for (index, scalar) in scalars.enumerated() {
+            let piece: String
             switch scalar {
-            case "a"..."z", "A"..."Z", "0"..."9": out.unicodeScalars.append(scalar)
-            case " ": out += "_"
-            case "?": out += "_q"
-            default: out += "_x" + String(scalar.value, radix: 16)
+            case "a"..."z", "A"..."Z", "0"..."9": piece = String(scalar)
+            case "?": piece = "_q"
+            case " " where index + 1 == scalars.count || !["q", "x"].contains(scalars[index + 1]): piece = "_"
+            default: piece = "_x" + String(scalar.value, radix: 16)
             }
+            // Hex digits run on until something that is neither one nor `_`, so a digit or an
+            // escape right after them needs the closing `_`.
+            if openHex, let first = piece.unicodeScalars.first,
+                first == "_" || ("0"..."9").contains(first)
+                    || ("a"..."f").contains(first)
+            {
+                out += "_"
+            }
+            out += piece
+            openHex = piece.hasPrefix("_x")
         }
         return out
     }

@@ -89,9 +89,7 @@ extension TransitionTable {
     /// only those; no step (an event row and the completion chain after it) needs more rows or
     /// actions than ``StepBuffer/capacity``; an effect that ends the run only on rows entering a
     /// terminal. A table that validates runs.
-    public var problems: [TableProblem] { derived("problems") { findProblems() } }
-
-    private func findProblems() -> [TableProblem] {
+    public var problems: [TableProblem] {
         var found: [TableProblem] = []
         var seenKeys: [(State, Event?, GuardCondition<Guard>)] = []
         var unconditional: [(State, Event?)] = []
@@ -175,9 +173,13 @@ extension TransitionTable {
     }
 
     /// Throws a ``TableValidationError`` listing every problem, or returns when the table is sound.
+    /// Once a table has passed, its copies pass at once (`TableChecks`): the engine calls this before
+    /// every run.
     public func validate() throws(TableValidationError) {
+        if checks.hasPassed(.structure) { return }
         let found = problems
         if !found.isEmpty { throw TableValidationError(table: name, problems: found) }
+        checks.record(.structure)
     }
 
     private func closure(from start: [State], next: (State) -> [State]) -> Set<State> {

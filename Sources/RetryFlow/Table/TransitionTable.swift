@@ -36,11 +36,8 @@ public struct TransitionTable<
     /// machine step scans only those.
     @usableFromInline
     package let lookup: RowLookup
-    /// What is derived from the rows alone (validation's findings), worked out once per table: a
-    /// table is immutable, and every run of every surface validates its policy's table before it
-    /// starts, so without this each run re-did the graph searches (in a debug build, most of the
-    /// CPU that Swift's two threads spent under a loaded `swift test`, issue 24).
-    private let derived = Locked<[String: any Sendable]>([:])
+    /// The checks this table (or a copy) has passed, so validating it again costs a lock, not a search.
+    package let checks = TableChecks()
 
     /// Makes a table. It is not validated here; call ``validate()`` (tests do, for every shipped table).
     public init(name: String, initial: State, terminals: [State], rows: [Row]) {
@@ -59,16 +56,6 @@ public struct TransitionTable<
             for state in [row.from, row.to] where !states.contains(state) { states.append(state) }
         }
         self.states = states
-    }
-
-    /// `compute()`'s value for `key`, computed on first use and kept with the table (and its
-    /// copies). Only for what depends on the table's contents alone.
-    package func derived<Value: Sendable>(_ key: String, _ compute: () -> Value) -> Value {
-        // Looked up as the dictionary's own optional: a stored value may itself be `nil`.
-        if let known = derived.withLock({ $0[key] }), let value = known as? Value { return value }
-        let value = compute()
-        derived.withLock { $0[key] = value }
-        return value
     }
 
     /// Whether a run that reaches `state` is over.
