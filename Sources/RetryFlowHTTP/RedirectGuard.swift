@@ -63,9 +63,19 @@ final class RedirectGuard: NSObject, URLSessionDataDelegate, Sendable {
 }
 
 extension URLSessionTask {
-    /// Puts `RedirectGuard` on this task; call it before `resume()` (after it,
-    /// swift-corelibs-foundation traps).
+    /// Puts `RedirectGuard` on this task when its request carries a credential header; call it
+    /// before `resume()` (after it, swift-corelibs-foundation traps).
+    ///
+    /// Only then: a task delegate changes how corelibs delivers a completion-handler task, and in
+    /// the whole parallel `swift test` the fault matrix's completion-handler and synchronous runs
+    /// then missed their 3 s attempt timeouts and saw other errors (they pass alone, and pass with
+    /// no task delegate). A request without `Authorization`, `Cookie` or `Proxy-Authorization` has
+    /// nothing to strip: the cookie jar's own cookies are scoped to their origin by URLSession.
     func guardCredentialsOnRedirect() {
-        delegate = RedirectGuard.shared
+        guard let headers = originalRequest?.allHTTPHeaderFields, !headers.isEmpty else { return }
+        let carries = headers.keys.contains { name in
+            RedirectCredentials.headers.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+        }
+        if carries { delegate = RedirectGuard.shared }
     }
 }

@@ -3,6 +3,7 @@ import RetryFlow
 import RetryFlowGraphviz
 import RetryFlowHTTP
 import RetryFlowSnippets
+import RetryFlowTesting
 import Testing
 
 /// `check-chart`: a DOT drawing read by Graphviz's parser and compared with a table. Our own charts
@@ -36,13 +37,20 @@ import Testing
         result.witnesses.values.max { $0.steps.count < $1.steps.count }
     }
 
-    @Test func everyMachinesChartsCheckCleanInBothStylesWithAndWithoutARun() throws {
-        try Self.expectClean(RetryTable.retry, trace: Self.longest(RetryExploration.explore(policy: .default)))
-        try Self.expectClean(BudgetTable.budget, trace: Self.longest(FleetExploration.budget()))
-        try Self.expectClean(BreakerTable.breaker, trace: Self.longest(FleetExploration.breaker()))
-        try Self.expectClean(TransferTable.transfer, trace: Self.longest(TransferExploration.explore(attempts: 2)))
-        try Self.expectClean(TransitionTable.swiftSnippet, trace: Self.longest(SnippetExploration.swift(times: 2)))
-        try Self.expectClean(TransitionTable.objcSnippet, trace: Self.longest(SnippetExploration.objc(retryCount: 2)))
+    @Test func everyMachinesChartsCheckCleanInBothStylesWithAndWithoutARun() async throws {
+        // The explorations are seconds of a debug build's CPU: on a thread of their own.
+        let retry = await runOnOwnThread { Self.longest(RetryExploration.explore(policy: .default)) }
+        let budget = await runOnOwnThread { Self.longest(FleetExploration.budget()) }
+        let breaker = await runOnOwnThread { Self.longest(FleetExploration.breaker()) }
+        let transfer = await runOnOwnThread { Self.longest(TransferExploration.explore(attempts: 2)) }
+        let swift = await runOnOwnThread { Self.longest(SnippetExploration.swift(times: 2)) }
+        let objc = await runOnOwnThread { Self.longest(SnippetExploration.objc(retryCount: 2)) }
+        try Self.expectClean(RetryTable.retry, trace: retry)
+        try Self.expectClean(BudgetTable.budget, trace: budget)
+        try Self.expectClean(BreakerTable.breaker, trace: breaker)
+        try Self.expectClean(TransferTable.transfer, trace: transfer)
+        try Self.expectClean(TransitionTable.swiftSnippet, trace: swift)
+        try Self.expectClean(TransitionTable.objcSnippet, trace: objc)
     }
 
     @Test func aDeletedEdgeIsAMissingRow() throws {

@@ -89,14 +89,27 @@ enum ShippedDiagrams {
 
     /// Every text file of `diagrams/`, by name.
     static func textFiles() async throws -> [(name: String, text: String)] {
-        let table = RetryTable.retry
         let trace = try await exampleTrace()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let traceJSON = String(decoding: try encoder.encode(trace), as: UTF8.self) + "\n"
-        let overlay = TraceOverlay(trace: trace, table: table)
         let breakerTrace = try breakerExampleTrace()
         let breakerJSON = String(decoding: try encoder.encode(breakerTrace), as: UTF8.self) + "\n"
+        // Seconds of a debug build's CPU in one go: on a thread of its own, never on the two threads
+        // every other test's timers need (docs/reliability.md, "The loaded machine").
+        let shipped = await runOnOwnThread {
+            Self.charts(trace: trace, traceJSON: traceJSON, breakerTrace: breakerTrace, breakerJSON: breakerJSON)
+        }
+        return shipped + (try await fleetCharts()) + (try await runOnOwnThread { try adaptiveCharts() })
+    }
+
+    /// The charts and tables of every shipped table, and the example runs drawn over theirs.
+    static func charts(
+        trace: RetryTrace, traceJSON: String,
+        breakerTrace: BreakerTrace, breakerJSON: String
+    ) -> [(name: String, text: String)] {
+        let table = RetryTable.retry
+        let overlay = TraceOverlay(trace: trace, table: table)
         let breakerOverlay = TraceOverlay(trace: breakerTrace, table: BreakerTable.breaker)
         return [
             ("retryflow-state.dot", DOTChart.render(table, style: .state)),
@@ -132,7 +145,7 @@ enum ShippedDiagrams {
             // The retry table with the credential steps (docs/credentials.md).
             ("retryflow-credential-flowchart.dot", DOTChart.render(credentialTable, style: .flowchart)),
             ("retryflow-credential-table.md", MarkdownTable.render(credentialTable)),
-        ] + (try await fleetCharts()) + (try adaptiveCharts())
+        ]
     }
 
     /// Images rendered from the DOT files: (image name, DOT file it comes from, format).

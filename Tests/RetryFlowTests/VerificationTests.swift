@@ -1,4 +1,5 @@
 import RetryFlow
+import RetryFlowTesting
 import Testing
 
 /// `verify`'s explorer: the shipped machines hold their invariants under several policies and worlds,
@@ -50,17 +51,22 @@ import Testing
         #expect(!everything.contains("breaker --circuit open [fails fast] / finish--> failure"), "it waits out breaks")
     }
 
-    @Test func everyShippedMachineVerifies() {
-        let budget = FleetExploration.budget()
+    @Test func everyShippedMachineVerifies() async {
+        // Each exploration is seconds of a debug build's CPU: on a thread of its own, the results
+        // checked here.
+        let (budget, grpc, breaker) = await runOnOwnThread {
+            (
+                FleetExploration.budget(), FleetExploration.budget(mode: .grpc(maxTokens: 4, tokenRatio: 0.5)),
+                FleetExploration.breaker()
+            )
+        }
         #expect(budget.holds, "\(budget.text)")
         #expect(budget.reachableRows.count == BudgetTable.budget.rows.count, "\(budget.text)")
-        let grpc = FleetExploration.budget(mode: .grpc(maxTokens: 4, tokenRatio: 0.5))
         #expect(grpc.holds, "\(grpc.text)")
-        let breaker = FleetExploration.breaker()
         #expect(breaker.holds, "\(breaker.text)")
         #expect(breaker.reachableRows.count == BreakerTable.breaker.rows.count, "\(breaker.text)")
         for options in [AdaptiveRateLimiterOptions.default, .aws] {
-            let adaptive = FleetExploration.adaptive(options: options, inputs: 3)
+            let adaptive = await runOnOwnThread { FleetExploration.adaptive(options: options, inputs: 3) }
             #expect(adaptive.holds, "\(adaptive.text)")
             // `.aws` drops on every throttle, so its `[dropped this bucket]` row is never taken.
             let rows = AdaptiveTable.adaptive.rows.count - (options.dropsOncePerBucket ? 0 : 1)
