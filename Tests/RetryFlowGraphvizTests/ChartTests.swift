@@ -1,7 +1,7 @@
 import Foundation
 import RetryFlow
-import RetryFlowTesting
 import RetryFlowGraphviz
+import RetryFlowTesting
 import Testing
 
 @Suite struct ChartTests {
