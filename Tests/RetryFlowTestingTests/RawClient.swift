@@ -89,11 +89,4 @@ extension FlakyServerTests {
         let bound = RawClient.withLoopback(port: port) { bind(fd, $0, $1) }
         return bound == 0 && listen(fd, 1) == 0
     }
-
-    /// Whether something accepts connections on `port` of 127.0.0.1 now (a listening server).
-    static func someoneListens(on port: Int) -> Bool {
-        let fd = RawClient.tcpSocket()
-        defer { close(fd) }
-        return RawClient.withLoopback(port: port) { connect(fd, $0, $1) } == 0
-    }
 }

@@ -48,5 +48,8 @@ public final class RefusingPort: Sendable {
         close(held)
     }
 
+    /// Whether the port's socket is still open (until ``stop()``).
+    package var holdsPort: Bool { socket.withLock { $0 != nil } }
+
     deinit { stop() }
 }
