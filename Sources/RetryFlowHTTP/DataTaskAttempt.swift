@@ -95,7 +95,7 @@ final class DataTaskAttempt: @unchecked Sendable {
             continuation.resume(throwing: CancellationError()) // nothing was sent
             return
         }
-        CallThreads.shared.submit { [self] in
+        CallThreads.shared.submit(lane: session) { [self] in
             // Cancelled before the task exists: send nothing (`cancel()` already resumed).
             guard !state.withLock({ $0.cancelled }) else { return }
             let task = session.dataTask(with: request) { [self] data, response, error in

@@ -90,7 +90,7 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
                 try await withCheckedThrowingContinuation { continuation in
                     // dataTask(with:) and resume() block on a queue all sessions share: on threads of
                     // our own, not the delegate queue's (Swift's own threads on Linux).
-                    CallThreads.shared.submit {
+                    CallThreads.shared.submit(lane: driver) {
                         driver.start(id, task: session.dataTask(with: attemptRequest), continuation: continuation)
                     }
                 }

@@ -423,7 +423,7 @@ final class TransferDriver: @unchecked Sendable {
     /// ``CallThreads``.
     private func startWindow(_ id: Int, _ request: URLRequest) {
         HeapTrim.release()
-        CallThreads.shared.submit { [self] in startWindowTask(id, request) }
+        CallThreads.shared.submit(lane: self) { [self] in startWindowTask(id, request) }
     }
 
     private func startWindowTask(_ id: Int, _ request: URLRequest) {
