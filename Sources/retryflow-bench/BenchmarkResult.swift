@@ -1,4 +1,5 @@
 import Foundation
+import RetryFlowTesting
 
 /// One benchmark's figure, with its baseline measured in the same run.
 struct BenchmarkResult: Encodable {
@@ -76,21 +77,16 @@ enum Measure {
         return kilobytes * 1024
     }
 
-    /// Runs a program and waits for it (terminationHandler: waitUntilExit adds ~50 ms on Linux).
+    /// Runs a program and waits for it: a ``ChildProcess`` (Foundation's `Process.run()` crashes now
+    /// and then in a process with many sockets open), with standard output and error in `output`.
     static func run(_ executable: String, _ arguments: [String], output: URL? = nil) async throws -> (
         status: Int32, seconds: Double
     ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output.flatMap { try? FileHandle(forWritingTo: $0) } ?? FileHandle.nullDevice
-        process.standardError = output.flatMap { try? FileHandle(forWritingTo: $0) } ?? FileHandle.nullDevice
         let start = ContinuousClock.now
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
+        let child = try ChildProcess.spawn(
+            executable, arguments, output: output.map { .file($0.path) } ?? .null,
+            error: output == nil ? .null : .standardOutput)
+        let status = await child.exitStatus()
         return (status, start.duration(to: .now).inSecondsValue)
     }
 

@@ -31,11 +31,10 @@ enum DeadlineUnderLoad {
         let runs = quick ? 50 : 200
         let repetitions = quick ? 1 : 3
         let (server, url) = try startHangingServer()
-        defer { kill(server.processIdentifier, SIGKILL) }
+        defer { kill(server.pid, SIGKILL) }
         let hogs = try (0..<2).map { _ in try startHog() }
-        // kill(2), not Process.terminate(): this Foundation left the hogs running after it.
         defer {
-            for hog in hogs { kill(hog.processIdentifier, SIGKILL) }
+            for hog in hogs { kill(hog.pid, SIGKILL) }
         }
         var late: [Double] = []
         var sleepLate: [Double] = []
@@ -107,14 +106,12 @@ enum DeadlineUnderLoad {
     }
 
     /// This binary again as `__hang-server`, and the URL it prints.
-    static func startHangingServer() throws -> (Process, URL) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["__hang-server", "600"]
+    static func startHangingServer() throws -> (ChildProcess, URL) {
         let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.spawn(
+            CommandLine.arguments[0], ["__hang-server", "600"],
+            output: .descriptor(pipe.fileHandleForWriting.fileDescriptor))
+        try? pipe.fileHandleForWriting.close()
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = pipe.fileHandleForReading.availableData
@@ -127,14 +124,8 @@ enum DeadlineUnderLoad {
     }
 
     /// One CPU hog: `yes` writing to /dev/null, as a loaded CI box or laptop has.
-    static func startHog() throws -> Process {
+    static func startHog() throws -> ChildProcess {
         guard let yes = Measure.which("yes") else { throw BenchmarkFailure("no yes on PATH") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: yes)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice // not ours: a reader of ours waits for its end
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return process
+        return try ChildProcess.spawn(yes, [])
     }
 }

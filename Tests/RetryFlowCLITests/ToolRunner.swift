@@ -1,4 +1,5 @@
 import Foundation
+import RetryFlowTesting
 import Testing
 
 /// Runs the built `retryflow` binary as a child process and collects what it printed.
@@ -29,25 +30,16 @@ enum Tool {
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("stdout")
         let err = folder.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        if let directory { process.currentDirectoryURL = directory }
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
         let started = ContinuousClock.now
-        // terminationHandler, not waitUntilExit: the latter adds ~50 ms per child on Linux.
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
+        // A ChildProcess, not Foundation's Process, whose run() crashes now and then in a process
+        // with this many sockets open (see ChildProcess).
+        let child = try ChildProcess.spawn(
+            executable.path, arguments, environment: env, directory: directory?.path,
+            output: .file(out.path), error: .file(err.path))
+        let status = await child.exitStatus()
         let elapsed = started.duration(to: .now)
         let result = ToolResult(
             status: status, stdout: try String(contentsOf: out, encoding: .utf8),

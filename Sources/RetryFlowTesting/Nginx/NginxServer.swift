@@ -235,83 +235,47 @@ package final class NginxServer: Sendable {
     }
 
     /// Runs `executable` to its exit with its output in `log`, and returns its status and that output.
-    ///
-    /// Not `Process`: corelibs Foundation learns that a child ended when a socket it hands the child
-    /// closes, and nginx's daemon inherits that socket, so the `nginx` command never seemed to end
-    /// (and stayed a zombie). posix_spawn with every descriptor above 2 closed gives nginx nothing of
-    /// this process's (no test's socket stays open in a daemon); the wait runs on a thread of its own.
+    /// A ``ChildProcess``, not `Process`: nginx's daemon would inherit the socket corelibs watches
+    /// for the child's end, so the `nginx` command never seemed to end (and stayed a zombie).
     private static func runToExit(_ executable: String, _ arguments: [String], log: URL) async throws -> (
         Int32, String
     ) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        closeInheritedDescriptors(&actions)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw NginxServerError("cannot run \(executable): \(String(cString: strerror(spawned)))")
+        let child: ChildProcess
+        do {
+            child = try ChildProcess.spawn(executable, arguments, output: .file(log.path), error: .standardOutput)
+        } catch {
+            throw NginxServerError("\(error)")
         }
-        let child = pid
-        let status: Int32 = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var status: Int32 = 0
-                while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-                // WEXITSTATUS, spelled out: the C macro is not imported.
-                continuation.resume(returning: (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1)
-            }
-        }
+        let status = await child.exitStatus()
         return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
-    }
-
-    /// Makes the child close every descriptor above 2: glibc's `posix_spawn_file_actions_addclosefrom_np`
-    /// (2.34+, found at run time: Swift does not import it), else each descriptor open now.
-    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        #if os(Linux)
-            if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
-                _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-                return
-            }
-        #endif
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/fd")) ?? []
-        for fd in open.compactMap(Int32.init) where fd > 2 {
-            posix_spawn_file_actions_addclose(&actions, fd)
-        }
     }
 
     /// A shell that waits for its standard input to close, then stops nginx: this process holds the
     /// pipe's only write end, so nginx stops with it even when it dies without calling ``stop()``.
     private static func startWatchdog(pid: pid_t, directory: URL, finished: Finished) throws -> FileHandle {
         let pipe = Pipe()
-        let watchdog = Process()
-        watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
         // Bounded (10 s): a pid file nginx cannot remove must not keep the shell forever.
         let script = """
             cat >/dev/null; kill -TERM \(pid) 2>/dev/null
             i=0; while [ -e nginx.pid ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
             cd / && rm -rf '\(directory.path)'
             """
-        watchdog.arguments = ["-c", script]
-        watchdog.currentDirectoryURL = directory
-        watchdog.terminationHandler = { _ in finished.signal() }
-        watchdog.standardInput = pipe.fileHandleForReading
-        watchdog.standardOutput = FileHandle.nullDevice
-        watchdog.standardError = FileHandle.nullDevice
+        // Not inherited by processes started later (another nginx, curl): the pipe must close with us.
+        _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        let watchdog: ChildProcess
         do {
-            try watchdog.run()
+            watchdog = try ChildProcess.spawn(
+                "/bin/sh", ["-c", script], directory: directory.path,
+                input: .descriptor(pipe.fileHandleForReading.fileDescriptor))
         } catch {
             kill(pid, SIGTERM)
             throw NginxServerError("cannot start nginx's watchdog: \(error)")
         }
         try? pipe.fileHandleForReading.close()
-        // Not inherited by processes started later (another nginx, curl): the pipe must close with us.
-        _ = fcntl(pipe.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        Task {
+            _ = await watchdog.exitStatus()
+            finished.signal()
+        }
         return pipe.fileHandleForWriting
     }
 }
