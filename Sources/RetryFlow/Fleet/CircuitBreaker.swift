@@ -155,7 +155,7 @@ public struct CircuitRejection: Hashable, Sendable, Error, CustomStringConvertib
         switch state {
         case .open: "circuit open (\((remainingBreak ?? .zero).shortDescription) of the break left)"
         case .halfOpen: "circuit half-open (its one probe is in flight)"
-        default: "circuit \(state.label)"
+        case .closed, .isolated, .tripping: "circuit \(state.label)"
         }
     }
 }
