@@ -23,10 +23,13 @@ run: deps
 # machine"), and timing expectations keep margins a loaded 2-core machine holds (speed: retryflow-bench).
 # scripts/swift-test.sh runs `swift test` once more only if the process died in libdispatch's event
 # loop with nothing failed before it (a libdispatch race, docs/reliability.md).
+# scripts/outside-package.sh builds Examples/OutsideStep, a package that uses only the products, in
+# .build/outside-package, and checks its user steps by name on chart and trace (docs/user-steps.md).
 test: deps-browser lint
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) scripts/swift-test.sh --skip-build
 	SWIFT=$(SWIFT) scripts/bench-smoke.sh
+	SWIFT=$(SWIFT) scripts/outside-package.sh
 	Fuzz/run.sh --smoke
 	scripts/test-browser.sh
 	$(MAKE) test-tsan
@@ -34,10 +37,10 @@ test: deps-browser lint
 
 # The whole tree against .swift-format (4-space indent, 120 columns); `make format` fixes what it can.
 lint:
-	$(SWIFT) format lint --strict --parallel -r Package.swift Sources Tests Fuzz
+	$(SWIFT) format lint --strict --parallel -r Package.swift Sources Tests Fuzz Examples
 
 format:
-	$(SWIFT) format format -i --parallel -r Package.swift Sources Tests Fuzz
+	$(SWIFT) format format -i --parallel -r Package.swift Sources Tests Fuzz Examples
 
 # Run reports (--report FILE.html) in headless Chromium: a separate command so the Swift tests stay fast.
 test-browser: deps-browser

@@ -3,7 +3,7 @@
  * Preloaded into `retryflow-bench __park KIND N`, it counts every live allocation by its usable
  * size; the benchmark snapshots the counts before starting its tasks and prints, once they are all
  * parked, what each parked task holds: e.g. `usable 1016: +3.00 per task` is three task-allocator
- * slabs (the async frames' memory, kept until the task ends), `904` a run's book. valgrind cannot
+ * slabs (the async frames' memory, kept until the task ends), `904` a run's driver (`RunDriver`). valgrind cannot
  * run the bench's many threads here; this needs nothing but gcc.
  *
  *   gcc -O2 -shared -fPIC scripts/live-heap.c -o /tmp/live-heap.so

@@ -88,7 +88,7 @@ enum AdaptiveThrottleBenchmark {
     /// `clients` loops sending GETs for `seconds`, each through `limiter` (waiting for its token)
     /// when there is one, which hears every answer as a throttle or not by HTTP's ``ThrottleRules``.
     static func load(session: URLSession, url: URL, seconds: Int, limiter: AdaptiveRateLimiter?) async throws -> Run {
-        let book = Locked([Second](repeating: Second(), count: seconds))
+        let perSecond = Locked([Second](repeating: Second(), count: seconds))
         let start = ContinuousClock.now
         let end = start.advanced(by: .seconds(seconds))
         let rules = ThrottleRules.default
@@ -110,7 +110,7 @@ enum AdaptiveThrottleBenchmark {
                         let throttled = rules.throttle(in: answer) != nil
                         limiter?.record(throttled: throttled)
                         let second = Int(start.duration(to: sentAt) / .seconds(1))
-                        book.withLock { seconds in
+                        perSecond.withLock { seconds in
                             guard second < seconds.count else { return }
                             seconds[second].sent += 1
                             if answer.statusCode == 200 { seconds[second].ok += 1 }
@@ -121,7 +121,7 @@ enum AdaptiveThrottleBenchmark {
             }
             try await group.waitForAll()
         }
-        return Run(seconds: book.withLock { $0 })
+        return Run(seconds: perSecond.withLock { $0 })
     }
 
     /// The load curves, for docs/fleet.md: requests sent and 200s per second, without and with the limiter.

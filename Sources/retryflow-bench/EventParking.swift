@@ -10,13 +10,13 @@ import RetryFlow
 /// its own (its allocator slabs die with it), which steps a real ``RetryMachine`` to its wait and
 /// parks the run on one shared timer that holds every waiting run in deadline order (RetryFlow's
 /// ``SharedTimer``, which serves inline attempts' timers). What stays
-/// alive through the wait is the caller's task, the run's state on the heap (today's `RunBook`'s
+/// alive through the wait is the caller's task, the run's state on the heap (today's `RunDriver`'s
 /// fields, with their real types) and the timer's entry.
 enum EventParking {
-    /// One run's state as the event-driven engine would keep it: `RunBook`'s stored fields in
+    /// One run's state as the event-driven engine would keep it: `RunDriver`'s stored fields in
     /// order (Sources/RetryFlow/Engine/Retry.swift), then what waiting on the timer adds.
     final class RunState: @unchecked Sendable {
-        // RunBook's `engine: EngineHooks`.
+        // RunDriver's `engine: EngineHooks`.
         let onRetry: (@Sendable (RetryNotice) -> Void)?
         let onTransition: (@Sendable (RetryTrace.Step) -> Void)?
         let describeError: @Sendable (any Error) -> String
@@ -63,7 +63,8 @@ enum EventParking {
         }
 
         /// Delivers `pending` to the real machine and performs the actions that need no waiting,
-        /// as `RunBook.advance` does, up to the next attempt or wait.
+        /// as `RunDriver.advance` does, up to the next attempt or wait: the answers it gives by hand (admitted,
+        /// granted) are the rows it expects, a mirror of RetryTable.retry, rows fingerprint b7cdd1c4d8db7fa2.
         func advance(now: Duration) {
             while true {
                 if nextAction == actions.count {

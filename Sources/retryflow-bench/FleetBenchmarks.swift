@@ -54,7 +54,8 @@ enum FleetBenchmarks {
     static func guardSteps(quick: Bool) -> [BenchmarkResult] {
         let iterations = quick ? 2_000 : 1_000_000
         let repetitions = quick ? 2 : 7
-        // Thousandths, as the budget counts: 500 tokens, 5 per retry, given back on success.
+        // Thousandths, as the budget counts: 500 tokens, 5 per retry, given back on success. The ask and
+        // refund rows by hand: a mirror of BudgetTable.budget, rows fingerprint ba11d1de5bd85da6.
         let bucket = Locked(500_000)
         @Sendable func handWrittenPair() {
             let cost: Int? = bucket.withLock { tokens in

@@ -46,7 +46,9 @@ enum MachineStepBenchmark {
         return steps
     }
 
-    /// The same runs as a plain loop: attempts, the policy's delay math, the deadline check.
+    /// The same runs as a plain loop: attempts, the policy's delay math, the deadline check. A hand-written
+    /// mirror of RetryTable.retry, rows fingerprint b7cdd1c4d8db7fa2;
+    /// BenchMirrorTests names this file when the table changes.
     @inline(never)
     static func loopRuns(_ runs: Int) -> Int {
         var steps = 0

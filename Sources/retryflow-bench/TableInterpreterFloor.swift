@@ -198,7 +198,8 @@ extension TableStepBenchmarks {
 
 /// ``BudgetRules`` as written in RetryFlow, copied into this module so the floor inlines its
 /// guard and effects (the machine core's specialisation inlines RetryFlow's own, in RetryFlow;
-/// called across modules they would be calls): AWS standard mode only, the mode measured.
+/// called across modules they would be calls): AWS standard mode only, the mode measured. The rules
+/// read the rows of the budget's table: a mirror of BudgetTable.budget, rows fingerprint ba11d1de5bd85da6.
 struct BudgetFloorRules: MachineRules {
     typealias State = BudgetState
     typealias Event = BudgetEvent

@@ -150,7 +150,9 @@ enum TableStepBenchmarks {
         return outcome
     }
 
-    /// A token bucket as one would write it by hand, with the budget's numbers and both modes' rules.
+    /// A token bucket as one would write it by hand, with the budget's numbers and both modes' rules: a
+    /// mirror of BudgetTable.budget, rows fingerprint ba11d1de5bd85da6;
+    /// BenchMirrorTests names this file when the table changes.
     struct HandBucket {
         let capacity: Int
         let retryCost: Int
@@ -266,7 +268,8 @@ enum TableStepBenchmarks {
         return outcome
     }
 
-    /// A breaker as one would write it by hand: a state enum, the same sampling window, the same rules.
+    /// A breaker as one would write it by hand: a state enum, the same sampling window, the same rules: a
+    /// mirror of BreakerTable.breaker, rows fingerprint 8fb6c04d420dfe2d.
     struct HandBreaker {
         enum State { case closed, open, halfOpen }
         enum Answer { case admitted, admittedProbe, rejected }
@@ -464,7 +467,8 @@ enum TableStepBenchmarks {
         return outcome
     }
 
-    /// The same download logic as one would write it by hand: the guards' conditions inline.
+    /// The same download logic as one would write it by hand: the guards' conditions inline. A
+    /// mirror of TransferTable.transfer, rows fingerprint 743e658c542e7ade.
     struct HandTransfer {
         enum State { case idle, requesting, streaming, appending, cut, restarting, finished }
         var state = State.idle

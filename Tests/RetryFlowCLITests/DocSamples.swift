@@ -36,6 +36,8 @@ enum DocSamples {
 
         """
 
+    static let networkingImport = "#if canImport(FoundationNetworking)\n    import FoundationNetworking\n#endif\n"
+
     static func generate() throws -> String {
         var text = prelude
         var index = 0
@@ -46,7 +48,10 @@ enum DocSamples {
                 let close = rest.range(of: "```", range: open.upperBound..<rest.endIndex)
             {
                 index += 1
+                // A whole file shown as a sample (docs/user-steps.md) imports FoundationNetworking on
+                // Linux as its package must; the prelude already does, and a function body cannot.
                 let sample = String(rest[open.upperBound..<close.lowerBound])
+                    .replacingOccurrences(of: Self.networkingImport, with: "")
                 rest = rest[close.upperBound...]
                 let body = sample.split(separator: "\n", omittingEmptySubsequences: false)
                     .filter { !$0.hasPrefix("import ") }.joined(separator: "\n")

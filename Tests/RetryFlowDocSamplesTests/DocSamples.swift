@@ -437,8 +437,63 @@ private func sample25() async throws {
     _ = data
 }
 
-// README.md, sample 26
+// user-steps.md, sample 26
 private func sample26() async throws {
+
+
+    /// A 401 goes to a "refresh credentials" step; the attempt after it carries the new token.
+    func refreshCredentialsOn401() async throws -> (outcome: RetryOutcome<HTTPResponse>, chart: String) {
+        let server = try FlakyServer(scripts: ["/me": [.status(200, body: "me")]])
+        defer { server.stop() }
+        server.requireAuthorization("Bearer fresh", for: "/me") // 401 for any other token
+
+        var policy = RetryPolicy.default
+        policy.add(
+            RetryStep("refresh credentials") { _ in
+                let token = "fresh" // your token service here
+                return ["auth": RequestChange { $0.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }]
+            })
+        var rules = HTTPRetryRules.default
+        rules.statusSteps[401] = "refresh credentials" // a 401 goes to the step, not the backoff
+
+        var request = URLRequest(url: server.url("/me"))
+        request.setValue("Bearer stale", forHTTPHeaderField: "Authorization")
+        let outcome = try await URLSession.shared.retryOutcome(for: request, retry: policy, rules: rules)
+        return (outcome, DOTChart.render(policy: policy))
+    }
+
+}
+
+// user-steps.md, sample 27
+private func sample27() async throws {
+
+
+    /// After two failures of the primary, a "use mirror" step returns the mirror's base URL; the
+    /// attempts after it receive it in their context (`attempt.values`) and go to the mirror.
+    func mirrorAfterTwoFailures() async throws -> (outcome: RetryOutcome<HTTPResponse>, chart: String) {
+        let primary = try FlakyServer(scripts: ["/file": [.status(503)]])
+        let mirror = try FlakyServer(scripts: ["/file": [.status(200, body: "from the mirror")]])
+        defer {
+            primary.stop()
+            mirror.stop()
+        }
+
+        var policy = RetryPolicy(maxAttempts: 4, backoff: .constant(.milliseconds(10)), jitter: .none)
+        let mirrorBase = mirror.baseURL
+        policy.add(
+            RetryStep("use mirror", entry: .afterFailures(2)) { _ in
+                ["base URL": RequestChange { $0.url = mirrorBase.appendingPathComponent($0.url!.path) }]
+            })
+
+        let request = URLRequest(url: primary.url("/file"))
+        let outcome = try await URLSession.shared.retryOutcome(for: request, retry: policy)
+        return (outcome, DOTChart.render(policy: policy))
+    }
+
+}
+
+// README.md, sample 28
+private func sample28() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -450,8 +505,8 @@ private func sample26() async throws {
     _ = value
 }
 
-// README.md, sample 27
-private func sample27() async throws {
+// README.md, sample 29
+private func sample29() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -459,8 +514,8 @@ private func sample27() async throws {
     _ = outcome
 }
 
-// README.md, sample 28
-private func sample28() async throws {
+// README.md, sample 30
+private func sample30() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -470,8 +525,8 @@ private func sample28() async throws {
     _ = run
 }
 
-// README.md, sample 29
-private func sample29() async throws {
+// README.md, sample 31
+private func sample31() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
@@ -489,8 +544,8 @@ private func sample29() async throws {
     _ = task
 }
 
-// README.md, sample 30
-private func sample30() throws {
+// README.md, sample 32
+private func sample32() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
 
@@ -503,8 +558,8 @@ private func sample30() throws {
     _ = error
 }
 
-// README.md, sample 31
-private func sample31() async throws {
+// README.md, sample 33
+private func sample33() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart

@@ -506,7 +506,7 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
             let drawnIt = drawn.contains { d in
                 switch entry.condition {
                 case .always: d.condition == .always
-                default: d.condition.guardSymbol == entry.condition.guardSymbol
+                case .when, .unless: d.condition.guardSymbol == entry.condition.guardSymbol
                 }
             }
             if !drawnIt, let row = entry.row { missing.append(row) }

@@ -178,18 +178,18 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         _ operation: @escaping @Sendable (RetryAttempt) async throws -> Value
     ) async throws(RetryPolicyError) -> RetryOutcome<Value> {
         defer { transitions?.finish() }
-        return try await book(transitions: transitions, classifyResult: classifyResult, operation: operation).run()
+        return try await driver(transitions: transitions, classifyResult: classifyResult, operation: operation).run()
     }
 
-    /// A run's book, made synchronously: what it copies from this engine (the policy, the hooks) is
+    /// A run's driver, made synchronously: what it copies from this engine (the policy, the hooks) is
     /// copied on the thread's stack, not into the awaiting async frame, which a parked run keeps.
     @inline(never)
-    private func book<Value: Sendable>(
+    private func driver<Value: Sendable>(
         transitions: AsyncStream<RetryTrace.Step>.Continuation?, classifyResult: (@Sendable (Value) -> RetryVerdict?)?,
         operation: @escaping @Sendable (RetryAttempt) async throws -> Value
-    ) throws(RetryPolicyError) -> RunBook<Value> {
+    ) throws(RetryPolicyError) -> RunDriver<Value> {
         try policy.validate()
-        return RunBook<Value>(
+        return RunDriver<Value>(
             engine: self, time: ClockTime(clock: clock, start: clock.now), transitions: transitions,
             classifyResult: classifyResult, operation: operation, cancelled: Task.isCancelled)
     }
@@ -222,7 +222,7 @@ extension Retry where C == ContinuousClock {
     }
 }
 
-/// What the driver awaits next, as ``RunBook/advance(now:)`` says.
+/// What the driver awaits next, as ``RunDriver/advance(now:)`` says.
 private enum RunNext {
     /// Run this attempt.
     case attempt(Int)
@@ -234,9 +234,9 @@ private enum RunNext {
     case finished(RetryState, StopReason, at: Duration)
 }
 
-/// One run's bookkeeping: the machine, the trace, the attempt records and the next event. Used by
+/// One run's driver: the machine, the trace, the attempt records and the next event. Used by
 /// one task only (the run's), never shared.
-private final class RunBook<Value: Sendable> {
+private final class RunDriver<Value: Sendable> {
     let engine: EngineHooks
     /// The engine's clock as this run sees it: time since the start, waits, timers.
     let time: any RunTime
@@ -297,7 +297,7 @@ private final class RunBook<Value: Sendable> {
 
     /// The loop: perform what the machine asks, one await at a time. Everything a run keeps lives
     /// here on the heap (machine, trace, records, the step's actions, the operation, the clock),
-    /// so the async frame kept through a wait holds only this book. A parked run also keeps the
+    /// so the async frame kept through a wait holds only this driver. A parked run also keeps the
     /// task-allocator slabs its deepest chain of async frames ever took: so each way of running an
     /// attempt is a function of its own called from here, and no frame holds the clock's generic
     /// instants (``RunTime``).

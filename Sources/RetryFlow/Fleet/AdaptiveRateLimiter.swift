@@ -17,11 +17,12 @@ import Foundation
 public final class AdaptiveRateLimiter: Sendable {
     /// Its numbers.
     public let options: AdaptiveRateLimiterOptions
-    private let book: Locked<Book>
+    private let traced: Locked<TracedMachine>
     private let elapsed: @Sendable () -> Duration
     private let sleep: @Sendable (Duration) async throws -> Void
 
-    struct Book {
+    /// What the lock guards: the machine, and its trace when tracing.
+    struct TracedMachine {
         var machine: AdaptiveMachine
         var trace: AdaptiveTrace?
 
@@ -51,8 +52,8 @@ public final class AdaptiveRateLimiter: Sendable {
     {
         try options.validate()
         self.options = options
-        self.book = Locked(
-            Book(
+        self.traced = Locked(
+            TracedMachine(
                 machine: AdaptiveMachine(table: .adaptive, rules: AdaptiveRules(options: options)),
                 trace: tracing ? AdaptiveTrace() : nil))
         let start = clock.now
@@ -68,23 +69,23 @@ public final class AdaptiveRateLimiter: Sendable {
     }
 
     /// `disabled` until the first throttle, then `enabled`.
-    public var state: AdaptiveState { book.withLock { $0.machine.state } }
+    public var state: AdaptiveState { traced.withLock { $0.machine.state } }
     /// Tokens per second the bucket fills at now.
-    public var fillRate: Double { book.withLock { $0.machine.rules.fillRate } }
+    public var fillRate: Double { traced.withLock { $0.machine.rules.fillRate } }
     /// The measured send rate, responses per second.
-    public var measuredRate: Double { book.withLock { $0.machine.rules.meter.rate } }
+    public var measuredRate: Double { traced.withLock { $0.machine.rules.meter.rate } }
     /// Tokens in the bucket as of its last refill.
-    public var tokens: Double { book.withLock { $0.machine.rules.tokens } }
+    public var tokens: Double { traced.withLock { $0.machine.rules.tokens } }
     /// Every transition so far, when made with `tracing`.
-    public var trace: AdaptiveTrace? { book.withLock { $0.trace } }
+    public var trace: AdaptiveTrace? { traced.withLock { $0.trace } }
 
     /// Asks to send one request now: granted (a token was taken, or the limiter is disabled), or
     /// the wait after which a token will be there (nothing was taken: ask again then).
     public func ask() -> RateLimitPermit {
         let now = elapsed()
-        return book.withLock { book in
-            book.deliver(.sendAsked, at: now)
-            switch book.machine.rules.answer {
+        return traced.withLock { traced in
+            traced.deliver(.sendAsked, at: now)
+            switch traced.machine.rules.answer {
             case .granted: return .granted
             case .wait(let seconds): return .wait(Duration.checkedSeconds(seconds, rounding: .up) ?? .inputLimit)
             }
@@ -95,7 +96,7 @@ public final class AdaptiveRateLimiter: Sendable {
     /// transport error (not throttled): every one moves the measured rate and the curve.
     public func record(throttled: Bool) {
         let now = elapsed()
-        book.withLock { $0.deliver(throttled ? .throttled : .answered, at: now) }
+        traced.withLock { $0.deliver(throttled ? .throttled : .answered, at: now) }
     }
 
     /// Waits on the limiter's clock until a token is taken, or throws ``RateLimitRefusal`` at once

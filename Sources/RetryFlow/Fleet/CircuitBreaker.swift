@@ -15,10 +15,11 @@ import Foundation
 public final class CircuitBreaker: Sendable {
     /// When it opens and for how long.
     public let options: CircuitBreakerOptions
-    private let book: Locked<Book>
+    private let traced: Locked<TracedMachine>
     private let elapsed: @Sendable () -> Duration
 
-    struct Book {
+    /// What the lock guards: the machine, and its trace when tracing.
+    struct TracedMachine {
         var machine: BreakerMachine
         var trace: BreakerTrace?
 
@@ -55,8 +56,8 @@ public final class CircuitBreaker: Sendable {
     {
         try options.validate()
         self.options = options
-        self.book = Locked(
-            Book(
+        self.traced = Locked(
+            TracedMachine(
                 machine: BreakerMachine(table: .breaker, rules: BreakerRules(options: options)),
                 trace: tracing ? BreakerTrace() : nil))
         let start = clock.now
@@ -71,14 +72,14 @@ public final class CircuitBreaker: Sendable {
     /// Where the breaker stands now, on its clock.
     public var state: BreakerState {
         let now = elapsed()
-        return book.withLock { book in
-            book.catchUp(to: now)
-            return book.machine.state
+        return traced.withLock { traced in
+            traced.catchUp(to: now)
+            return traced.machine.state
         }
     }
 
     /// Every transition so far, when made with `tracing`.
-    public var trace: BreakerTrace? { book.withLock { $0.trace } }
+    public var trace: BreakerTrace? { traced.withLock { $0.trace } }
 
     /// Holds the breaker open by hand until ``reset()``.
     public func isolate() { deliver(.isolate) }
@@ -90,14 +91,14 @@ public final class CircuitBreaker: Sendable {
     /// and in half-open while the one probe is in flight (no remaining time: the probe decides).
     public func ask() -> CircuitPermit {
         let now = elapsed()
-        return book.withLock { book in
-            book.deliver(.callAsked, at: now)
-            switch book.machine.rules.answer {
+        return traced.withLock { traced in
+            traced.deliver(.callAsked, at: now)
+            switch traced.machine.rules.answer {
             case .admitted: return .admitted(CircuitTicket(probe: nil))
             case .admittedProbe(let number): return .admitted(CircuitTicket(probe: number))
             case .rejected:
-                let remaining = book.machine.state == .open ? book.machine.rules.openUntil - now : nil
-                return .rejected(CircuitRejection(state: book.machine.state, remainingBreak: remaining))
+                let remaining = traced.machine.state == .open ? traced.machine.rules.openUntil - now : nil
+                return .rejected(CircuitRejection(state: traced.machine.state, remainingBreak: remaining))
             }
         }
     }
@@ -106,10 +107,10 @@ public final class CircuitBreaker: Sendable {
     /// retryable failure); an attempt that ended otherwise (cancelled, a definite refusal) is `abandoned`.
     public func record(_ ticket: CircuitTicket, _ result: CircuitResult) {
         let now = elapsed()
-        book.withLock { book in
-            book.catchUp(to: now)
+        traced.withLock { traced in
+            traced.catchUp(to: now)
             // Only the probe in flight decides half-open; a stale probe counts as an ordinary call.
-            let isProbe = ticket.probe != nil && ticket.probe == book.machine.rules.probe
+            let isProbe = ticket.probe != nil && ticket.probe == traced.machine.rules.probe
             let event: BreakerEvent?
             switch (result, isProbe) {
             case (.success, true): event = .probeSucceeded
@@ -119,13 +120,13 @@ public final class CircuitBreaker: Sendable {
             case (.failure, false): event = .callFailed
             case (.abandoned, false): event = nil // an ordinary call that ended without a verdict samples nothing
             }
-            if let event { book.handle(event, at: now) }
+            if let event { traced.handle(event, at: now) }
         }
     }
 
     private func deliver(_ event: BreakerEvent) {
         let now = elapsed()
-        book.withLock { $0.deliver(event, at: now) }
+        traced.withLock { $0.deliver(event, at: now) }
     }
 }
 
@@ -155,7 +156,7 @@ public struct CircuitRejection: Hashable, Sendable, Error, CustomStringConvertib
         switch state {
         case .open: "circuit open (\((remainingBreak ?? .zero).shortDescription) of the break left)"
         case .halfOpen: "circuit half-open (its one probe is in flight)"
-        default: "circuit \(state.label)"
+        case .closed, .isolated, .tripping: "circuit \(state.label)"
         }
     }
 }

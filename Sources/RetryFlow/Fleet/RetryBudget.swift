@@ -13,11 +13,12 @@ import Foundation
 public final class RetryBudget: Sendable {
     /// How it counts.
     public let mode: RetryBudgetMode
-    private let book: Locked<Book>
+    private let traced: Locked<TracedMachine>
     private let tracing: Bool
     private let elapsed: @Sendable () -> Duration
 
-    struct Book {
+    /// What the lock guards: the machine, and its trace when tracing.
+    struct TracedMachine {
         var machine: BudgetMachine
         var trace: BudgetTrace?
 
@@ -39,8 +40,8 @@ public final class RetryBudget: Sendable {
         try mode.validate()
         self.mode = mode
         self.tracing = tracing
-        self.book = Locked(
-            Book(
+        self.traced = Locked(
+            TracedMachine(
                 machine: BudgetMachine(table: .budget, rules: BudgetRules(mode: mode)),
                 trace: tracing ? BudgetTrace() : nil))
         let start = clock.now
@@ -53,35 +54,35 @@ public final class RetryBudget: Sendable {
     }
 
     /// Tokens in the bucket now (thousandths kept exactly).
-    public var tokens: Double { Double(book.withLock { $0.machine.rules.milliTokens }) / 1000 }
+    public var tokens: Double { Double(traced.withLock { $0.machine.rules.milliTokens }) / 1000 }
 
     /// Where the budget stands now: `available` or `exhausted`.
-    public var state: BudgetState { book.withLock { $0.machine.state } }
+    public var state: BudgetState { traced.withLock { $0.machine.state } }
 
     /// Every transition so far, when made with `tracing`.
-    public var trace: BudgetTrace? { book.withLock { $0.trace } }
+    public var trace: BudgetTrace? { traced.withLock { $0.trace } }
 
     /// Asks to retry (after a timeout, when `timeout`: AWS charges more). Returns the tokens taken,
     /// in thousandths (zero for gRPC), or `nil` when the retry is refused.
     package func acquireRetry(timeout: Bool) -> Int? {
-        let traced = tracingTime()
-        return book.withLock { book in
-            book.deliver(.retryAsked(timeout: timeout), at: traced)
-            return book.machine.rules.granted ? book.machine.rules.cost(timeout: timeout) : nil
+        let time = tracingTime()
+        return traced.withLock { traced in
+            traced.deliver(.retryAsked(timeout: timeout), at: time)
+            return traced.machine.rules.granted ? traced.machine.rules.cost(timeout: timeout) : nil
         }
     }
 
     /// Records a failed attempt (gRPC charges one token; AWS nothing).
     package func recordFailure() {
-        let traced = tracingTime()
-        book.withLock { $0.deliver(.attemptFailed, at: traced) }
+        let time = tracingTime()
+        traced.withLock { $0.deliver(.attemptFailed, at: time) }
     }
 
     /// Records a successful attempt. `refund` is what the run's last retry took (``acquireRetry(timeout:)``'s
     /// answer), `nil` when the run succeeded without retrying.
     package func recordSuccess(refund: Int?) {
-        let traced = tracingTime()
-        book.withLock { $0.deliver(.attemptSucceeded(refund: refund), at: traced) }
+        let time = tracingTime()
+        traced.withLock { $0.deliver(.attemptSucceeded(refund: refund), at: time) }
     }
 
     /// The clock is read only when a trace is kept: the uncontended path is one lock and one lookup.

@@ -232,7 +232,9 @@ struct RetryModel: ExplorationModel {
             case .retryAfter(let wait): "Retry-After \(wait.shortDescription)"
             }
         case .budgetAnswered(let granted, _): granted ? "granted" : "refused"
-        default: nil
+        case .start, .succeeded, .failedAfterProgress, .deadlineExceeded, .admitted, .delayElapsed, .cancelled,
+            .stepDone, .stepFailed:
+            nil
         }
     }
 }

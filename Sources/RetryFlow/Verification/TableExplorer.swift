@@ -361,7 +361,10 @@ extension TableProblem {
     var stopsExploration: Bool {
         switch self {
         case .completionLoop, .stepTooLong: true
-        default: false
+        case .unreachable, .deadEnd, .cannotFinish, .terminalHasExit, .duplicateRow, .shadowedRow,
+            .decisionWithoutElse, .mixedDecision, .unreachableRow, .initialCannotRest, .missingReason,
+            .reasonWithoutEnd, .endingEffectWithoutEnd, .unboundedLoop:
+            false
         }
     }
 }

@@ -69,7 +69,7 @@ struct CredentialModel: ExplorationModel {
         switch input {
         case .credentialAsked(let sent, let expired):
             expired ? "known expired" : sent.map { "sent with version \($0)" }
-        default: nil
+        case .refreshSucceeded, .refreshFailed, .credentialReplaced: nil
         }
     }
 }

@@ -404,8 +404,10 @@ final class TransferDriver: @unchecked Sendable {
                 return (
                     attempt.continuation, .failure(DownloadProblem.checksumMismatch(expected: expected, actual: actual))
                 )
-            default:
-                // No row finished the transfer: bytes are missing, a cut the next attempt resumes.
+            case nil, .cancelled?, .idle?, .requesting?, .streaming?, .appending?, .checkingRange?, .checkingLength?,
+                .checkingProgress?, .cut?, .restarting?, .verifying?:
+                // No row finished the transfer: bytes are missing, a cut the next attempt resumes. (A
+                // `finish` names only a terminal state, and a cancelled run ends before this is asked.)
                 return (
                     attempt.continuation,
                     .failure(DownloadProblem.incomplete(bytesOnDisk: file.size, total: machine.rules.total))

@@ -39,17 +39,17 @@ public enum FleetSimulation {
                 (client, scenario.interval * k + scenario.interval * (Double(client) / Double(scenario.clients)))
             }
         }.filter { $0.at < scenario.duration }
-        let book = Locked(Book(healedAt: scenario.outage.upperBound))
+        let tally = Locked(Tally(healedAt: scenario.outage.upperBound))
 
         @Sendable func send(_ index: Int, client: Int, at start: Duration) async {
             let seed = scenario.seed &+ UInt64(client) &+ UInt64(index) &* 7919
             _ = try? await HTTPRetryRun.outcome(
                 for: URLRequest(url: url), resilience: resilience, clock: clock, random: SeededRandom(seed: seed),
                 onTransition: { step in
-                    // The clock is read outside the book's lock: the driver's wait condition takes the
-                    // clock's lock, then the book's, so the two must never nest the other way.
+                    // The clock is read outside the tally's lock: the driver's wait condition takes the
+                    // clock's lock, then the tally's, so the two must never nest the other way.
                     let now = clock.now.offset
-                    book.withLock {
+                    tally.withLock {
                         $0.record(step, at: now)
                         $0.track(index, step, runStart: start)
                     }
@@ -58,7 +58,7 @@ public enum FleetSimulation {
                 }
             ) { _ in
                 let now = clock.now.offset
-                book.withLock { $0.count(now) { $0.serverLoad += 1 } }
+                tally.withLock { $0.count(now) { $0.serverLoad += 1 } }
                 let status = scenario.outage.contains(now) ? 503 : 200
                 return HTTPResponse(
                     data: Data(),
@@ -66,7 +66,7 @@ public enum FleetSimulation {
                 )
             }
             // The finishing row has already removed it; a run that ends without one must not hold the driver.
-            book.withLock { $0.set(index, nil) }
+            tally.withLock { $0.set(index, nil) }
             clock.recheck()
         }
 
@@ -79,14 +79,14 @@ public enum FleetSimulation {
             var next = 0
             while true {
                 await clock.waitUntil { deadlines in
-                    book.withLock { $0.isParked(on: deadlines.map(\.offset)) }
+                    tally.withLock { $0.isParked(on: deadlines.map(\.offset)) }
                 }
                 let wake = clock.nextDeadline?.offset
                 if next < starts.count, wake.map({ starts[next].at < $0 }) ?? true {
                     let start = starts[next]
                     clock.advance(to: ManualClock.Instant(offset: start.at))
                     let index = next
-                    book.withLock { $0.set(index, .moving) }
+                    tally.withLock { $0.set(index, .moving) }
                     group.addTask { await send(index, client: start.client, at: start.at) }
                     next += 1
                 } else if wake != nil {
@@ -96,12 +96,12 @@ public enum FleetSimulation {
                 }
             }
         }
-        return book.withLock { $0.report(scenario) }
+        return tally.withLock { $0.report(scenario) }
     }
 
     /// The simulation's bookkeeping: counters per second, the last trouble after healing, and where
     /// each request in flight stands.
-    struct Book {
+    struct Tally {
         /// A request in flight, as the driver sees it.
         enum Run: Equatable {
             /// Starting, in its attempt, or between two rows: it will act without the clock moving.

@@ -88,7 +88,9 @@ public enum RetryGuard: TableSymbol {
     public var boundsLoops: Bool {
         switch self {
         case .attemptsLeft, .refusalsLeft, .enters: true
-        default: false
+        case .finalAnswer, .retryable, .retryAfterWithinCap, .withinDeadline, .retryImmediately, .retryBudgetLeft,
+            .waitsOutBreak:
+            false
         }
     }
 
@@ -99,7 +101,9 @@ public enum RetryGuard: TableSymbol {
         case .attemptsLeft: RetryEffect.startAttempt.label
         case .refusalsLeft: RetryEffect.countRefusal.label
         case .enters: RetryEffect.runStep.label
-        default: nil
+        case .finalAnswer, .retryable, .retryAfterWithinCap, .withinDeadline, .retryImmediately, .retryBudgetLeft,
+            .waitsOutBreak:
+            nil
         }
     }
 }

@@ -60,7 +60,8 @@ struct RetryRules: MachineRules {
         case .attemptTimedOut:
             decision = input.decision
             failureTimedOut = true
-        default:
+        case .start, .succeeded, .failed, .failedAfterProgress, .deadlineExceeded, .admitted, .circuitOpen,
+            .delayElapsed, .cancelled, .stepDone, .stepFailed:
             decision = input.decision
             failureTimedOut = false
         }

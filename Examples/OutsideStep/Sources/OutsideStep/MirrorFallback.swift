@@ -1,0 +1,30 @@
+import Foundation
+import RetryFlow
+import RetryFlowHTTP
+import RetryFlowTesting
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// After two failures of the primary, a "use mirror" step returns the mirror's base URL; the
+/// attempts after it receive it in their context (`attempt.values`) and go to the mirror.
+func mirrorAfterTwoFailures() async throws -> (outcome: RetryOutcome<HTTPResponse>, chart: String) {
+    let primary = try FlakyServer(scripts: ["/file": [.status(503)]])
+    let mirror = try FlakyServer(scripts: ["/file": [.status(200, body: "from the mirror")]])
+    defer {
+        primary.stop()
+        mirror.stop()
+    }
+
+    var policy = RetryPolicy(maxAttempts: 4, backoff: .constant(.milliseconds(10)), jitter: .none)
+    let mirrorBase = mirror.baseURL
+    policy.add(
+        RetryStep("use mirror", entry: .afterFailures(2)) { _ in
+            ["base URL": RequestChange { $0.url = mirrorBase.appendingPathComponent($0.url!.path) }]
+        })
+
+    let request = URLRequest(url: primary.url("/file"))
+    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: policy)
+    return (outcome, DOTChart.render(policy: policy))
+}
