@@ -1,4 +1,5 @@
 import Foundation
+import RetryFlow
 
 /// A few threads of our own that run closures where `DataTaskAttempt` and the download's
 /// `TransferDriver` make URLSession's blocking calls (`dataTask(with:)`, `resume()`), so that a
@@ -79,19 +80,7 @@ package final class CallThreads: @unchecked Sendable {
         condition.unlock()
         if start {
             for index in 0..<width {
-                let label = "\(name).\(index)"
-                let thread = Thread { [self] in
-                    #if os(Linux)
-                        // Named from inside: `Thread.name` did not reach the kernel here, so these
-                        // threads showed up in profiles and /proc/self/task under the name of the
-                        // thread that started them (Linux keeps 15 bytes of a thread's name).
-                        try? String(label.prefix(15)).write(
-                            toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
-                    #endif
-                    run()
-                }
-                thread.name = label
-                thread.start()
+                startNamedThread("\(name).\(index)") { [self] in run() }
             }
         }
     }

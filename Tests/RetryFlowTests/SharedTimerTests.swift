@@ -53,4 +53,17 @@ import Testing
         #expect(await iterator.next() == "after")
         #expect(timer.armedCount == 0)
     }
+
+    /// The real clock's timers fire on a thread of their own, not on a task that needs turns of
+    /// Swift's pool (which, in a loaded process, came up to 18 s late); an earlier timer wakes the
+    /// thread out of its wait for a later one.
+    @Test func theRealClocksTimersFireOnTheirOwnThreadAndAnEarlierOneWakesIt() async {
+        let timer = SharedTimer.continuous
+        let later = timer.arm(at: .now.advanced(by: .seconds(600))) {}
+        defer { timer.disarm(later) }
+        let firedOn: String? = await withCheckedContinuation { continuation in
+            _ = timer.arm(at: .now) { continuation.resume(returning: Thread.current.name) }
+        }
+        #expect(firedOn == "RetryFlowTimer")
+    }
 }

@@ -1,5 +1,16 @@
-/// Many timers on one clock served by one sleeping task: the timers wait in a heap in deadline
-/// order, and one task sleeps until the earliest, then calls what is due, in order.
+import Foundation
+
+/// Many timers on one clock served by one waiter: the timers wait in a heap in deadline order, and
+/// the waiter sleeps until the earliest, then calls what is due, in order. On the real clock the
+/// waiter is a thread of its own (``continuous``); on any other clock (``ManualClock``), a task
+/// sleeping on it, so a test sees it as one more sleeper.
+///
+/// Why a thread on the real clock: a sleeping task needs two turns of Swift's thread pool to fire
+/// (one to start, one to wake), and a new one each time an earlier timer comes. In a loaded
+/// process those turns queue behind every other job: in the whole test suite under two CPU hogs
+/// the sleeper started up to 18 s after it was made, and a 300 ms deadline ended its run 25 s
+/// late. The thread waits on the kernel's clock and calls `fire` itself; what `fire` resumes still
+/// takes one turn.
 ///
 /// Why: an inline attempt with a timer (the HTTP transport's 30 s default timeout) used to start a
 /// task of its own that slept until the timer's instant and was cancelled when the answer came:
@@ -35,9 +46,20 @@ package final class SharedTimer<C: Clock>: Sendable where C.Duration == Duration
 
     private let clock: C
     private let state = Locked(State())
+    /// The waiting thread's wake-ups, when there is one: a new earliest timer signals it.
+    private let waiter: ThreadWaiter?
 
-    /// A timer service on `clock`.
-    package init(clock: C) { self.clock = clock }
+    /// A timer service on `clock`, with a task sleeping on it.
+    package init(clock: C) {
+        self.clock = clock
+        self.waiter = nil
+    }
+
+    /// A timer service on the real clock, with a thread of its own waiting.
+    fileprivate init(threadNamed name: String) where C == ContinuousClock {
+        self.clock = ContinuousClock()
+        self.waiter = ThreadWaiter(name: name)
+    }
 
     /// Arms a timer that calls `fire` once `at` has passed on the clock (never earlier), unless it
     /// is disarmed first. `fire` runs on the sleeping task, without the lock: keep it short.
@@ -48,7 +70,14 @@ package final class SharedTimer<C: Clock>: Sendable where C.Duration == Duration
             state.heap.append(Entry(at: instant, id: id, fire: fire))
             state.positions[id] = state.heap.count - 1
             siftUp(state.heap.count - 1, in: &state)
-            if state.wakesAt.map({ instant < $0 }) ?? true { startSleeper(until: instant, in: &state) }
+            if state.wakesAt.map({ instant < $0 }) ?? true {
+                if let waiter {
+                    state.wakesAt = instant
+                    waiter.wake { [self] in waitForTheNextTimer() }
+                } else {
+                    startSleeper(until: instant, in: &state)
+                }
+            }
             return Token(id: id)
         }
     }
@@ -81,6 +110,23 @@ package final class SharedTimer<C: Clock>: Sendable where C.Duration == Duration
             }
             self.fireDue(generation: generation)
         }
+    }
+
+    /// The waiting thread's turn: fires what is due, then returns how long until the next timer
+    /// (nil: none armed), noting it in `wakesAt` so an earlier arming wakes the thread.
+    private func waitForTheNextTimer() -> Duration? {
+        let (due, next): ([Entry], Duration?) = state.withLock { state in
+            let now = clock.now
+            var due: [Entry] = []
+            while let first = state.heap.first, first.at <= now {
+                due.append(first)
+                remove(at: 0, in: &state)
+            }
+            state.wakesAt = state.heap.first?.at
+            return (due, state.heap.first.map { now.duration(to: $0.at) })
+        }
+        for entry in due { entry.fire() }
+        return next
     }
 
     private func fireDue(generation: UInt64) {
@@ -151,4 +197,46 @@ extension SharedTimer where C == ContinuousClock {
 }
 
 /// (A generic type cannot hold a static stored property.)
-private let continuousTimer = SharedTimer(clock: ContinuousClock())
+private let continuousTimer = SharedTimer<ContinuousClock>(threadNamed: "RetryFlowTimer")
+
+/// A thread that runs a turn, then waits as long as the turn said (or until woken), forever; started
+/// on its first wake-up.
+private final class ThreadWaiter: @unchecked Sendable {
+    // @unchecked: `started` and `woken` are behind `condition`.
+    private let condition = NSCondition()
+    private let name: String
+    private var started = false
+    private var woken = false
+
+    init(name: String) { self.name = name }
+
+    /// Makes the thread take a turn now (starting it with `turn` the first time).
+    func wake(_ turn: @escaping @Sendable () -> Duration?) {
+        condition.lock()
+        woken = true
+        let start = !started
+        started = true
+        condition.signal()
+        condition.unlock()
+        if start { startNamedThread(name) { [self] in run(turn) } }
+    }
+
+    private func run(_ turn: @Sendable () -> Duration?) {
+        while true {
+            condition.lock()
+            woken = false
+            condition.unlock()
+            let next = turn()
+            condition.lock()
+            // A wake-up during the turn counts: the turn may have missed the timer it announced.
+            if !woken {
+                if let next {
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: max(0, next.inSeconds)))
+                } else {
+                    condition.wait()
+                }
+            }
+            condition.unlock()
+        }
+    }
+}
