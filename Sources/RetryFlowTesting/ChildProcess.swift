@@ -53,7 +53,8 @@ package struct ChildProcess: Sendable {
         closeInheritedDescriptors(&actions)
         if let directory {
             guard changeDirectory(&actions, directory) else {
-                throw ChildProcessError("cannot run \(executable) in \(directory): this C library cannot set a child's directory")
+                throw ChildProcessError(
+                    "cannot run \(executable) in \(directory): this C library cannot set a child's directory")
             }
         }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -73,7 +74,8 @@ package struct ChildProcess: Sendable {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let spawned = envp.map { posix_spawn(&pid, executable, &actions, &attributes, argv, $0) }
+        let spawned =
+            envp.map { posix_spawn(&pid, executable, &actions, &attributes, argv, $0) }
             ?? posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard spawned == 0 else {
             throw ChildProcessError("cannot run \(executable): \(String(cString: strerror(spawned)))")
@@ -129,9 +131,10 @@ package struct ChildProcess: Sendable {
     /// Sets the child's directory with glibc's `posix_spawn_file_actions_addchdir_np` (2.29+, found
     /// at run time like `closefrom`); false where there is none.
     private static func changeDirectory(_ actions: inout posix_spawn_file_actions_t, _ directory: String) -> Bool {
-        typealias ChangeDirectory = @convention(c) (
-            UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>
-        ) -> Int32
+        typealias ChangeDirectory =
+            @convention(c) (
+                UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>
+            ) -> Int32
         #if os(Linux)
             guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
             else { return false }

@@ -88,7 +88,9 @@ import Testing
         }
         let seen = order.withLock { $0 }
         #expect(seen.count == total)
-        #expect(seen.firstIndex(of: "other").map { $0 <= 2 } == true, "the other lane waited for the burst: \(seen.prefix(5))")
+        #expect(
+            seen.firstIndex(of: "other").map { $0 <= 2 } == true,
+            "the other lane waited for the burst: \(seen.prefix(5))")
         #expect(seen.filter { $0 != "other" } == (0...100).map { "burst \($0)" }, "a lane keeps its own order")
     }
 }

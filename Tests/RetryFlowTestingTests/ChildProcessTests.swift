@@ -25,8 +25,9 @@ import Testing
         #expect(await child.exitStatus() == 7)
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lines.first == "hello")
-        #expect(lines.dropFirst().first.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }
-            == folder.resolvingSymlinksInPath().path)
+        #expect(
+            lines.dropFirst().first.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }
+                == folder.resolvingSymlinksInPath().path)
         #expect(lines.last == "oops")
     }
 
