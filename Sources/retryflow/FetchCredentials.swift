@@ -1,7 +1,7 @@
-import Dispatch
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -56,25 +56,22 @@ enum FetchCredentials {
 
     /// Runs `command` with `/bin/sh -c`; its stderr goes to ours, the first line of its stdout is the token.
     static func runRefresh(_ command: String) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
         let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
+        let child: ChildProcess
         do {
-            try process.run()
+            // A ChildProcess, not Foundation's Process (whose run() can crash: see ChildProcess).
+            child = try ChildProcess.spawn(
+                "/bin/sh", ["-c", command], output: .descriptor(output.fileHandleForWriting.fileDescriptor),
+                error: .descriptor(2))
         } catch {
-            throw RefreshCommandFailed(problem: "could not start: \(error.localizedDescription)")
+            throw RefreshCommandFailed(problem: "could not start: \(error)")
         }
-        // Read to the end off Swift's threads (a blocking read), then the exit status.
-        let (data, status): (Data, Int32) = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (data, process.terminationStatus))
-            }
+        try? output.fileHandleForWriting.close() // the child holds the only write end: its exit ends the read
+        // Read to the end on a thread of its own (a blocking read), never on Swift's.
+        let data: Data = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: output.fileHandleForReading.readDataToEndOfFile()) }
         }
+        let status = await child.exitStatus()
         guard status == 0 else { throw RefreshCommandFailed(problem: "exited with status \(status)") }
         let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
         let token = line.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
