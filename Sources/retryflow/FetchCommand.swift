@@ -116,7 +116,10 @@ enum FetchCommand {
         try TraceFiles.writeReport(
             outcome.trace, title: "\(request.httpMethod ?? "GET") \(Redaction.redact(request.url!))",
             reason: outcome.reason, policy: policy, args: args)
-        if args.has("--verbose") { Console.error(Timeline.render(outcome.trace, reason: outcome.reason)) }
+        if args.has("--verbose") {
+            Console.error(Timeline.render(outcome.trace, reason: outcome.reason))
+            HedgeOptions.lines(outcome).forEach(Console.error)
+        }
 
         let answer = outcome.value
         let verdict = FetchExit(

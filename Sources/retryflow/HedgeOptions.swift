@@ -28,4 +28,12 @@ enum HedgeOptions {
         let count = outcome.hedges
         return ", \(count) hedge\(count == 1 ? "" : "s") sent"
     }
+
+    /// For `--verbose`: each hedged attempt's copies, one line each, their times overlapping.
+    static func lines(_ outcome: RetryOutcome<some Sendable>) -> [String] {
+        outcome.hedging.enumerated().flatMap { index, record in
+            ["hedged attempt \(index + 1): \(record.reason?.rawValue ?? record.finalState.label)"]
+                + record.attempts.map { "  copy \($0)" }
+        }
+    }
 }

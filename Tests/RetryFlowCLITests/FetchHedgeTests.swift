@@ -9,11 +9,14 @@ import Testing
             "/slow": [.status(200, body: "slow\n").delayed(by: .seconds(5)), .status(200, body: "fast\n")]
         ])
         defer { server.stop() }
-        let result = try await Tool.run(["fetch", server.url("/slow").absoluteString, "--hedge", "0.1"])
+        let result = try await Tool.run(["fetch", server.url("/slow").absoluteString, "--hedge", "0.1", "-v"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "fast\n")
         #expect(server.requests(to: "/slow").count == 2)
         #expect(result.stderr.contains("after 1 attempt(s), 1 hedge sent"), "\(result.stderr)")
+        #expect(result.stderr.contains("hedged attempt 1: accepted"), "\(result.stderr)")
+        #expect(result.stderr.contains("  copy #2 (hedge) "), "\(result.stderr)")
+        #expect(result.stderr.contains(": cancelled"), "the slow copy was cancelled: \(result.stderr)")
     }
 
     @Test func aFastAnswerSendsOneRequest() async throws {
