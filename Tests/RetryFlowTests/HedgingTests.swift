@@ -314,3 +314,32 @@ import Testing
 extension HedgingState {
     fileprivate var isTerminalHedgingState: Bool { HedgingTable.hedging.isTerminal(self) }
 }
+
+/// The policy's JSON form carries hedging, in seconds.
+@Suite struct HedgingPolicyCodingTests {
+    @Test func hedgingRoundTripsThroughJSON() throws {
+        var policy = RetryPolicy.default
+        policy.hedging = HedgingPolicy(delay: .milliseconds(50), maxAttempts: 3)
+        let data = try JSONEncoder().encode(policy)
+        #expect(String(decoding: data, as: UTF8.self).contains("\"hedging\":{"))
+        let decoded = try JSONDecoder().decode(RetryPolicy.self, from: data)
+        #expect(decoded.hedging == policy.hedging)
+        #expect(try JSONDecoder().decode(RetryPolicy.self, from: Data("{}".utf8)).hedging == nil)
+    }
+
+    @Test func badHedgingInJSONNamesTheField() {
+        for (json, field) in [
+            (#"{"hedging": {"delay": 0.05, "maxAttempts": 9}}"#, "hedging.maxAttempts"),
+            (#"{"hedging": {"delay": -1}}"#, "hedging.delay"),
+        ] {
+            #expect(throws: RetryPolicyError.self, "\(json)") {
+                do { _ = try JSONDecoder().decode(RetryPolicy.self, from: Data(json.utf8)) } catch let error
+                    as RetryPolicyError
+                {
+                    #expect(error.field == field, "\(json): \(error)")
+                    throw error
+                }
+            }
+        }
+    }
+}

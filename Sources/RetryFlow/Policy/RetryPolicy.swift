@@ -47,7 +47,7 @@ public struct RetryPolicy: Sendable {
     public var steps: [RetryStep] = []
     /// Hedging (``HedgingPolicy``): each attempt becomes a race of up to `hedging.maxAttempts`
     /// copies, the first acceptable answer winning. `nil` (the default) sends one copy at a time.
-    /// The HTTP driver hedges only requests safe to repeat. Code for now, like ``table``: not encoded.
+    /// The HTTP driver hedges only requests safe to repeat. Encoded as `"hedging": {"delay": 0.05, "maxAttempts": 2}`.
     public var hedging: HedgingPolicy?
 
     /// Adds `step`: its action to ``steps`` and its rows to ``table`` (``TransitionTable/adding(_:)``).
