@@ -38,13 +38,20 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         let engine: Retry<C>
         let classify: @Sendable (HTTPResponse) -> RetryVerdict?
         let operation: @Sendable (RetryAttempt) async throws -> HTTPResponse
+        /// Each hedged attempt's record, when the run hedges.
+        let hedged: Locked<[HedgingRecord]>?
+        /// Why this request cannot be hedged though the policy asks (a body stream), if so.
+        let refusal: RetryPolicyError?
 
         init(
             engine: Retry<C>, classify: @escaping @Sendable (HTTPResponse) -> RetryVerdict?,
+            hedged: Locked<[HedgingRecord]>? = nil, refusal: RetryPolicyError? = nil,
             operation: @escaping @Sendable (RetryAttempt) async throws -> HTTPResponse
         ) {
             self.engine = engine
             self.classify = classify
+            self.hedged = hedged
+            self.refusal = refusal
             self.operation = operation
         }
 
@@ -52,7 +59,10 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         func outcome(
             transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
         ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-            try await engine.outcome(classifyResult: classify, transitions: transitions, operation)
+            if let refusal { throw refusal }
+            var outcome = try await engine.outcome(classifyResult: classify, transitions: transitions, operation)
+            if let hedged { outcome.hedging = hedged.withLock { $0 } }
+            return outcome
         }
     }
 
@@ -95,9 +105,7 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
             runsAttemptsInline: transportEndsOnCancel, guards: guards)
         engine.interruptsInlineAttempts = transportEndsOnCancel // `send` listens to AttemptInterrupt
         engine.random = random // an existential here: set as a property
-        return Prepared(
-            engine: engine, classify: { rules.verdict(for: $0, request: request, now: Date()) }
-        ) { attempt in
+        let send: @Sendable (RetryAttempt) async throws -> HTTPResponse = { attempt in
             let header = rules.attemptHeader.flatMap { header in
                 header.value(forAttempt: attempt.number).map { (header.name, $0) }
             }
@@ -106,6 +114,66 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
             if let (name, value) = header { changed.setValue(value, forHTTPHeaderField: name) }
             RequestChange.apply(attempt.values, to: &changed)
             return try await transport(changed)
+        }
+        let classify: @Sendable (HTTPResponse) -> RetryVerdict? = {
+            rules.verdict(for: $0, request: request, now: Date())
+        }
+        // Only a request safe to repeat is hedged (a POST without an idempotency key never is),
+        // and only one whose body can be sent again.
+        guard let hedging = policy.hedging, hedging.maxAttempts > 1, rules.isSafeToRepeat(request) else {
+            return Prepared(engine: engine, classify: classify, operation: send)
+        }
+        guard request.httpBodyStream == nil else {
+            return Prepared(
+                engine: engine, classify: classify,
+                refusal: RetryPolicyError(
+                    field: "hedging",
+                    problem:
+                        "cannot send a request whose body is a stream more than once: give it httpBody data, or do not hedge it"
+                ),
+                operation: send)
+        }
+        // Each attempt of the retry machine becomes a hedged race; its copies run as child tasks,
+        // so the engine's per-attempt timer ends them by cancelling, not by interrupting inline.
+        engine.runsAttemptsInline = false
+        engine.interruptsInlineAttempts = false
+        let hedged = Locked<[HedgingRecord]>([])
+        let race = HedgedRun(hedging, clock: clock, budget: guards.budget, deadline: nil)
+        return Prepared(engine: engine, classify: classify, hedged: hedged) { attempt in
+            let outcome = await race.outcome(
+                classify: { HTTPRetry.hedgeVerdict($0, classify: classify, rules: rules, request: request) },
+                describe: { result in
+                    switch result {
+                    case .success(let answer): "HTTP \(answer.statusCode)"
+                    case .failure(let error): Redaction.describe(error)
+                    }
+                }
+            ) { _ in try await send(attempt) }
+            hedged.withLock { $0.append(outcome.record) }
+            guard let result = outcome.result else { throw CancellationError() }
+            return try result.get()
+        }
+    }
+
+    /// How a hedged copy's result is judged: what the retry machine would accept wins; what it
+    /// would retry is non-fatal (its Retry-After delays the next hedge); anything else is final and
+    /// goes to the retry machine as it is.
+    static func hedgeVerdict(
+        _ result: Result<HTTPResponse, any Error>, classify: (HTTPResponse) -> RetryVerdict?, rules: HTTPRetryRules,
+        request: URLRequest
+    ) -> HedgeVerdict {
+        let decision: RetryDecision
+        switch result {
+        case .success(let answer):
+            guard let verdict = classify(answer) else { return .accept }
+            decision = verdict.decision
+        case .failure(let error):
+            decision = rules.decision(for: error, request: request)
+        }
+        switch decision {
+        case .retry: return .nonFatal(.none)
+        case .retryAfter(let delay): return .nonFatal(.delay(delay))
+        case .fail, .finalAnswer, .step: return .final
         }
     }
 }

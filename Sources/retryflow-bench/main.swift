@@ -8,7 +8,7 @@ let all = [
     "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
     "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm",
     "download-resume", "download-resume-large", "budget-step", "breaker-step", "transfer-step",
-    "nginx-concurrency", "deadline-under-load", "download-nginx", "adaptive-throttle",
+    "nginx-concurrency", "deadline-under-load", "download-nginx", "adaptive-throttle", "hedge-tail",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -135,6 +135,7 @@ for name in names {
         case "success-overhead": results.append(try await HTTPBenchmarks.successOverhead(quick: quick))
         case "transport-paths": results += try await TransportPaths.run(quick: quick)
         case "connection-close": results.append(try await ConnectionCloseBenchmark.run(quick: quick))
+        case "hedge-tail": results += try await HedgeTailBenchmark.run(quick: quick)
         case "render-in-process": results.append(try await EngineBenchmarks.renderInProcess(quick: quick))
         case "wait-precision": results += try await EngineBenchmarks.waitPrecision(quick: quick)
         case "budget-acquire": results += try FleetBenchmarks.budgetAcquire(quick: quick)

@@ -9,7 +9,7 @@ import RetryFlowHTTP
 /// `retryflow fetch`: a better `curl --retry`.
 enum FetchCommand {
     static let specs =
-        PolicyOptions.specs + CurlOptions.specs + FetchDownload.specs + FetchCredentials.specs + [
+        PolicyOptions.specs + HedgeOptions.specs + CurlOptions.specs + FetchDownload.specs + FetchCredentials.specs + [
             OptionSpec("-X", "--request"), OptionSpec("-H", "--header", repeatable: true), OptionSpec("-d", "--data"),
             OptionSpec("-o", "--output"), OptionSpec("--trace"), OptionSpec("--trace-chart"),
             TraceFiles.reportSpec, OptionSpec("-v", "--verbose", value: false),
@@ -37,7 +37,7 @@ enum FetchCommand {
           -v, --verbose           print the full timeline at the end
         """ + "\n" + FetchCredentials.help + "\n" + TraceFiles.reportHelp(column: 26) + "\n" + FetchDownload.help + "\n"
         + CurlOptions.help
-        + PolicyOptions.help
+        + PolicyOptions.help + "\n" + HedgeOptions.help
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         guard
@@ -67,6 +67,7 @@ enum FetchCommand {
         // and so does output to a device or FIFO (-o /dev/null): it is written into, never renamed over.
         let streamed = output.map { !AtomicFile.isSpecial($0) } ?? false && request.httpMethod?.uppercased() != "HEAD"
         let downloadOptions = try FetchDownload.options(from: args, streamed: streamed)
+        try HedgeOptions.apply(args, to: &policy, streamed: streamed)
         for (option, path) in [
             ("--output", output), ("--trace", args.value("--trace")), ("--trace-chart", args.value("--trace-chart")),
         ] {
@@ -115,7 +116,10 @@ enum FetchCommand {
         try TraceFiles.writeReport(
             outcome.trace, title: "\(request.httpMethod ?? "GET") \(Redaction.redact(request.url!))",
             reason: outcome.reason, policy: policy, args: args)
-        if args.has("--verbose") { Console.error(Timeline.render(outcome.trace, reason: outcome.reason)) }
+        if args.has("--verbose") {
+            Console.error(Timeline.render(outcome.trace, reason: outcome.reason))
+            HedgeOptions.lines(outcome).forEach(Console.error)
+        }
 
         let answer = outcome.value
         let verdict = FetchExit(
@@ -157,8 +161,8 @@ enum FetchCommand {
             }
             let resumed = download?.transfer.resumeSummary.map { " (\($0))" } ?? ""
             Console.error(
-                "fetch: \(what) after \(outcome.attempts.count) attempt(s) in \(outcome.duration.shortDescription)"
-                    + "\(resumed); exit \(verdict.status): \(verdict.rule)")
+                "fetch: \(what) after \(outcome.attempts.count) attempt(s)\(HedgeOptions.summary(outcome)) in "
+                    + "\(outcome.duration.shortDescription)\(resumed); exit \(verdict.status): \(verdict.rule)")
         }
         if let writeOut {
             Console.output(

@@ -44,6 +44,10 @@ enum MachineRegistry {
                 // Twelve choices an input (three events at four instants): 6 inputs is ~3 million paths.
                 FleetExploration.adaptive(inputs: try args.integer("--max-attempts", in: 1...6) ?? 4)
             },
+            entry("hedge", "hedging: one winner, every loser cancelled and awaited", HedgingTable.hedging) { args in
+                HedgingExploration.explore(
+                    maxAttempts: try args.integer("--max-attempts", in: 1...HedgingPolicy.attemptLimit) ?? 3)
+            },
             entry(
                 "credential", "a shared credential's refresh (one at a time, a window)",
                 CredentialTable.credentialRefresh

@@ -11,7 +11,8 @@ import Testing
 
     @Test func ourOwnChartChecksCleanAndExitsZero() async throws {
         for machine in [
-            "retry", "budget", "breaker", "adaptive", "credential", "transfer", "swift-snippet", "objc-snippet",
+            "retry", "budget", "breaker", "adaptive", "hedge", "credential", "transfer", "swift-snippet",
+            "objc-snippet",
         ] {
             for style in ["state", "flowchart"] {
                 let chart = try await Tool.run(["render", "--machine", machine, "--style", style])
@@ -55,7 +56,8 @@ import Testing
 
     @Test func verifyPrintsTheBoundAndTheStatesExploredForEveryMachine() async throws {
         for machine in [
-            "retry", "budget", "breaker", "adaptive", "credential", "transfer", "swift-snippet", "objc-snippet",
+            "retry", "budget", "breaker", "adaptive", "hedge", "credential", "transfer", "swift-snippet",
+            "objc-snippet",
         ] {
             let result = try await Tool.run(["verify", "--machine", machine])
             #expect(result.status == 0, "\(machine): \(result.stdout)\(result.stderr)")

@@ -139,6 +139,9 @@ enum ShippedDiagrams {
             ("adaptive-state.dot", DOTChart.render(AdaptiveTable.adaptive, style: .state)),
             ("adaptive-state.mmd", MermaidChart.render(AdaptiveTable.adaptive, style: .state)),
             ("adaptive-table.md", MarkdownTable.render(AdaptiveTable.adaptive)),
+            ("hedge-state.dot", DOTChart.render(HedgingTable.hedging, style: .state)),
+            ("hedge-state.mmd", MermaidChart.render(HedgingTable.hedging, style: .state)),
+            ("hedge-table.md", MarkdownTable.render(HedgingTable.hedging)),
             ("credential-state.dot", DOTChart.render(CredentialTable.credentialRefresh, style: .state)),
             ("credential-state.mmd", MermaidChart.render(CredentialTable.credentialRefresh, style: .state)),
             ("credential-table.md", MarkdownTable.render(CredentialTable.credentialRefresh)),
@@ -164,6 +167,7 @@ enum ShippedDiagrams {
         ("example-breaker-trip.svg", "example-breaker-trip.dot", "svg"),
         ("transfer-state.svg", "transfer-state.dot", "svg"),
         ("adaptive-state.svg", "adaptive-state.dot", "svg"),
+        ("hedge-state.svg", "hedge-state.dot", "svg"),
         ("credential-state.svg", "credential-state.dot", "svg"),
         ("retryflow-credential-flowchart.svg", "retryflow-credential-flowchart.dot", "svg"),
     ]

@@ -15,6 +15,13 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
     public let trace: RetryTrace
     /// Time from start to finish on the run's clock.
     public let duration: Duration
+    /// For a run with ``RetryPolicy/hedging``: each hedged attempt's race, in order (its copies,
+    /// hedges counted apart from retries, and its trace against ``TransitionTable/hedging``).
+    /// Empty for a run that did not hedge.
+    public package(set) var hedging: [HedgingRecord] = []
+
+    /// Hedges sent over the whole run (retries are ``attempts`` after the first).
+    public var hedges: Int { hedging.reduce(0) { $0 + $1.hedges } }
 
     /// Whether an attempt's result was accepted.
     public var succeeded: Bool { finalState == .success }

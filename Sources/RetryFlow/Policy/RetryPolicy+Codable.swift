@@ -2,7 +2,8 @@
 ///
 /// ```json
 /// {"maxAttempts": 4, "backoff": {"kind": "exponential", "base": 0.5, "multiplier": 2},
-///  "maxDelay": 20, "minDelay": 0, "jitter": "full", "deadline": 30, "perAttemptTimeout": 5, "maxRetryAfter": 300}
+///  "maxDelay": 20, "minDelay": 0, "jitter": "full", "deadline": 30, "perAttemptTimeout": 5, "maxRetryAfter": 300,
+///  "hedging": {"delay": 0.05, "maxAttempts": 2}}
 /// ```
 /// Missing fields take the default policy's values; decoding validates and names a bad field; a
 /// delay (the backoff's, `maxDelay`, `minDelay`) beyond 1e9 s saturates to 1e9 s. A
@@ -10,7 +11,7 @@
 extension RetryPolicy: Codable {
     private enum Key: String, CodingKey, CaseIterable {
         case maxAttempts, backoff, maxDelay, minDelay, jitter, jittersFirstDelay, jitterMayPassCap, deadline
-        case perAttemptTimeout, maxRetryAfter
+        case perAttemptTimeout, maxRetryAfter, hedging
     }
 
     /// Decodes and validates a policy; unknown keys are rejected so a typo is not silently ignored.
@@ -47,6 +48,9 @@ extension RetryPolicy: Codable {
         if let s = try c.decodeIfPresent(Double.self, forKey: AnyKey("maxRetryAfter")) {
             policy.maxRetryAfter = try Duration(validatingSeconds: s, field: "maxRetryAfter")
         }
+        if let hedging = try c.decodeIfPresent(HedgingPolicy.self, forKey: AnyKey("hedging")) {
+            policy.hedging = hedging
+        }
         try policy.validate()
         self = policy
     }
@@ -64,6 +68,26 @@ extension RetryPolicy: Codable {
         try c.encodeIfPresent(deadline?.inSeconds, forKey: .deadline)
         try c.encodeIfPresent(perAttemptTimeout?.inSeconds, forKey: .perAttemptTimeout)
         try c.encode(maxRetryAfter.inSeconds, forKey: .maxRetryAfter)
+        try c.encodeIfPresent(hedging, forKey: .hedging)
+    }
+}
+
+/// `{"delay": 0.05, "maxAttempts": 2}`: seconds, as every policy duration; `maxAttempts` defaults to 2.
+extension HedgingPolicy: Codable {
+    private enum Key: String, CodingKey { case delay, maxAttempts }
+
+    /// Decodes hedging settings, naming a bad field (`hedging.delay`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        let delay = try Duration(validatingSeconds: try c.decode(Double.self, forKey: .delay), field: "hedging.delay")
+        self.init(delay: delay, maxAttempts: try c.decodeIfPresent(Int.self, forKey: .maxAttempts) ?? 2)
+    }
+
+    /// Encodes the delay in seconds and the attempts.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(delay.inSeconds, forKey: .delay)
+        try c.encode(maxAttempts, forKey: .maxAttempts)
     }
 }
 

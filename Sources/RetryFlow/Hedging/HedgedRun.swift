@@ -1,0 +1,189 @@
+/// Runs one request as a race of hedged attempts by ``TransitionTable/hedging``, on an injected
+/// clock, with no I/O of its own: the operation sends, the classifier judges, the machine decides.
+///
+/// Structured: every attempt and timer is a child task of one task group, so when the run returns
+/// every loser has been cancelled **and awaited** (``HedgingRecord/inFlightAtReturn`` is 0), and a
+/// caller's cancellation reaches every attempt.
+///
+/// ```swift
+/// let run = HedgedRun(HedgingPolicy(delay: .milliseconds(50)), clock: ContinuousClock())
+/// let outcome = await run.outcome(classify: { $0.isSuccess ? .accept : .nonFatal(.none) }) { attempt in
+///     try await fetch(replica: attempt.number)
+/// }
+/// ```
+public struct HedgedRun<C: Clock<Duration>>: Sendable {
+    /// What one attempt is told.
+    public struct Attempt: Sendable, Hashable {
+        /// Its number, from 1; above 1 it is a hedge.
+        public let number: Int
+        /// Whether it is a hedge.
+        public var isHedge: Bool { number > 1 }
+    }
+
+    /// How many attempts and how far apart.
+    public let policy: HedgingPolicy
+    /// Where time comes from.
+    public let clock: C
+    /// The shared budget asked for every hedge (gRPC: tokens above half); `nil` grants every hedge.
+    public var budget: RetryBudget?
+    /// Time allowed for the whole run, every attempt included; `nil` for none.
+    public var deadline: Duration?
+    /// Called with every row taken, as it is taken (a CLI's live trace, a test waiting for a row).
+    public var onTransition: (@Sendable (HedgingTrace.Step) -> Void)?
+
+    /// A run of `policy` on `clock`.
+    public init(_ policy: HedgingPolicy, clock: C, budget: RetryBudget? = nil, deadline: Duration? = nil) {
+        self.policy = policy
+        self.clock = clock
+        self.budget = budget
+        self.deadline = deadline
+    }
+
+    private enum Arrival<Value: Sendable>: Sendable {
+        case answer(number: Int, Result<Value, any Error>)
+        case hedgeDue(generation: Int)
+        case deadline
+        case nothing
+    }
+
+    /// Runs `operation` hedged, judging each result with `classify`, and returns once every attempt
+    /// has ended. An invalid policy is the caller's to check (``HedgingPolicy/validate()``).
+    public func outcome<Value: Sendable>(
+        classify: @escaping @Sendable (Result<Value, any Error>) -> HedgeVerdict,
+        describe: @escaping @Sendable (Result<Value, any Error>) -> String? = { _ in nil },
+        _ operation: @escaping @Sendable (Attempt) async throws -> Value
+    ) async -> HedgingOutcome<Value> {
+        let clock = self.clock
+        let start = clock.now
+        let budget = self.budget
+        let deadline = self.deadline
+        let policy = self.policy
+        let onTransition = self.onTransition
+        return await withTaskGroup(of: Arrival<Value>.self) { group in
+            func elapsed() -> Duration { start.duration(to: clock.now) }
+            var machine = HedgingMachine(table: .hedging, rules: HedgingRules(policy: policy))
+            var trace = HedgingTrace()
+            var sentAt: [Int: Duration] = [:]
+            var ended: [Int: HedgeAttemptRecord] = [:]
+            var timer = 0
+            var armed: Task<Void, any Error>?
+            var result: Result<Value, any Error>?
+            var pending: [HedgingInput] = [.start]
+
+            func end(_ number: Int, _ ending: HedgeAttemptRecord.Ending, _ detail: String?) {
+                ended[number] = HedgeAttemptRecord(
+                    number: number, start: sentAt[number] ?? .zero, end: elapsed(), ending: ending, detail: detail)
+            }
+
+            if let deadline {
+                let due = start.advanced(by: deadline)
+                group.addTask {
+                    do { try await clock.sleep(until: due, tolerance: nil) } catch { return .nothing }
+                    return .deadline
+                }
+            }
+            while true {
+                while !pending.isEmpty {
+                    let input = pending.removeFirst()
+                    let now = elapsed()
+                    let step: HedgingMachine.Step
+                    do throws(HedgingMachine.Rejection) { step = try machine.handle(input, at: now) } catch {
+                        trace.rejections.append(error)
+                        continue
+                    }
+                    let taken = step.taken(detail: input.detail)
+                    trace.steps += taken
+                    if let onTransition { taken.forEach(onTransition) }
+                    for action in step.actions {
+                        switch action {
+                        case .send(let number):
+                            sentAt[number] = now
+                            group.addTask {
+                                do {
+                                    return .answer(
+                                        number: number, .success(try await operation(Attempt(number: number))))
+                                } catch {
+                                    return .answer(number: number, .failure(error))
+                                }
+                            }
+                        case .armHedgeTimer(let after):
+                            timer += 1
+                            let (generation, due) = (timer, clock.now.advanced(by: after))
+                            // The sleep is its own task so that re-arming or disarming ends it at
+                            // once (a child of the group cannot be cancelled alone); the child
+                            // awaits it, so it never outlives the run.
+                            let sleep = Task { try await clock.sleep(until: due, tolerance: nil) }
+                            armed?.cancel()
+                            armed = sleep
+                            group.addTask {
+                                let fired = await withTaskCancellationHandler {
+                                    (try? await sleep.value) != nil
+                                } onCancel: {
+                                    sleep.cancel()
+                                }
+                                return fired ? .hedgeDue(generation: generation) : .nothing
+                            }
+                        case .disarmHedgeTimer:
+                            timer += 1 // a firing already on its way is stale
+                            armed?.cancel()
+                            armed = nil
+                        case .askBudget:
+                            pending.append(
+                                .budgetAnswered(granted: budget.map { $0.acquireRetry(timeout: false) != nil } ?? true))
+                        case .cancelTheRest:
+                            group.cancelAll()
+                        }
+                    }
+                }
+                if machine.isFinished { break }
+                // Racing and awaiting always have an attempt or a timer pending: the group is not empty.
+                guard let arrival = await group.next() else { break }
+                if Task.isCancelled {
+                    if case .answer(let number, let answer) = arrival { end(number, .cancelled, describe(answer)) }
+                    pending.append(.cancelled)
+                    continue
+                }
+                switch arrival {
+                case .answer(let number, let answer):
+                    let words = describe(answer)
+                    switch classify(answer) {
+                    case .accept:
+                        result = answer
+                        end(number, .won, words)
+                        pending.append(.answerAccepted(attempt: number))
+                    case .final:
+                        result = answer
+                        end(number, .final, words)
+                        pending.append(.answerFinal(attempt: number, detail: words))
+                    case .nonFatal(let pushback):
+                        result = answer
+                        end(number, .failed, words)
+                        pending.append(.attemptFailed(attempt: number, pushback: pushback, detail: words))
+                    }
+                case .hedgeDue(let generation):
+                    if generation == timer && machine.state == .racing { pending.append(.hedgeDue) }
+                case .deadline:
+                    pending.append(.deadlinePassed)
+                case .nothing:
+                    break
+                }
+            }
+            // Every loser (and timer) is cancelled by `cancel the rest`; await each before returning.
+            group.cancelAll()
+            while let arrival = await group.next() {
+                if case .answer(let number, let answer) = arrival { end(number, .cancelled, describe(answer)) }
+            }
+            let reason = trace.steps.last.flatMap { step in
+                HedgingTable.hedging.rows.first {
+                    $0.from == step.from && $0.event == step.event && $0.condition == step.condition && $0.to == step.to
+                }?.reason
+            }
+            if machine.state == .cancelled || reason == .deadline { result = nil }
+            let record = HedgingRecord(
+                finalState: machine.state, reason: reason,
+                attempts: ended.values.sorted { $0.number < $1.number }, deniedHedges: machine.rules.denied,
+                trace: trace, duration: elapsed(), inFlightAtReturn: machine.rules.sent - ended.count)
+            return HedgingOutcome(result: result, record: record)
+        }
+    }
+}

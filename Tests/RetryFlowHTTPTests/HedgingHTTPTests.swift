@@ -1,0 +1,116 @@
+import Foundation
+import RetryFlow
+import RetryFlowHTTP
+import RetryFlowTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `RetryPolicy.hedging` over real URLSession against FlakyServer: the slow first answer is beaten
+/// by its hedge, a fast answer sends no hedge, a POST without an idempotency key is never hedged,
+/// and every surface completes exactly once.
+@Suite(.timeLimit(.minutes(2))) struct HedgingHTTPTests {
+    static let surfaces: [Surface] = [.async, .completionHandler, .synchronous]
+
+    static func policy(delay: Duration) -> RetryPolicy {
+        var policy = RetryPolicy(maxAttempts: 1)
+        policy.hedging = HedgingPolicy(delay: delay, maxAttempts: 2)
+        return policy
+    }
+
+    @Test(arguments: surfaces)
+    func slowFirstAnswerIsBeatenByTheHedge(surface: Surface) async throws {
+        let server = try FlakyServer(scripts: [
+            "/slow": [.status(200, body: "slow").delayed(by: .seconds(5)), .status(200, body: "fast")]
+        ])
+        defer { server.stop() }
+        let run = try await Runner.run(
+            surface, URLRequest(url: server.url("/slow")), policy: Self.policy(delay: .milliseconds(100)))
+        #expect(String(decoding: try run.outcome.get().data, as: UTF8.self) == "fast")
+        #expect(run.completions == 1)
+        #expect(server.requests(to: "/slow").count == 2)
+        #expect(run.outcome.attempts.count == 1, "one retry-machine attempt")
+        #expect(run.outcome.hedges == 1, "counted apart from retries")
+        let record = try #require(run.outcome.hedging.first)
+        #expect(record.answeredBy == 2)
+        #expect(record.attempts.map(\.ending) == [.cancelled, .won])
+        #expect(record.inFlightAtReturn == 0)
+        expectConsistent(record.trace, with: HedgingTable.hedging)
+        expectConsistent(run.outcome.trace)
+    }
+
+    @Test(arguments: surfaces)
+    func fastAnswerSendsOneRequest(surface: Surface) async throws {
+        let server = try FlakyServer(scripts: ["/fast": [.status(200, body: "fast")]])
+        defer { server.stop() }
+        let run = try await Runner.run(
+            surface, URLRequest(url: server.url("/fast")), policy: Self.policy(delay: .seconds(10)))
+        #expect(try run.outcome.get().statusCode == 200)
+        #expect(run.completions == 1)
+        #expect(server.requests(to: "/fast").count == 1)
+        #expect(run.outcome.hedges == 0)
+        #expect(run.outcome.hedging.count == 1)
+    }
+
+    @Test(arguments: surfaces)
+    func postWithoutIdempotencyKeyIsNeverHedged(surface: Surface) async throws {
+        let server = try FlakyServer(scripts: [
+            "/post": [.status(200, body: "slow").delayed(by: .milliseconds(600)), .status(200, body: "fast")]
+        ])
+        defer { server.stop() }
+        var request = URLRequest(url: server.url("/post"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("order".utf8)
+        let run = try await Runner.run(surface, request, policy: Self.policy(delay: .milliseconds(50)))
+        #expect(String(decoding: try run.outcome.get().data, as: UTF8.self) == "slow")
+        #expect(run.completions == 1)
+        #expect(server.requests(to: "/post").count == 1)
+        #expect(run.outcome.hedging.isEmpty)
+    }
+
+    @Test func postWithIdempotencyKeyIsHedged() async throws {
+        let server = try FlakyServer(scripts: [
+            "/keyed": [.status(200, body: "slow").delayed(by: .seconds(5)), .status(200, body: "fast")]
+        ])
+        defer { server.stop() }
+        var request = URLRequest(url: server.url("/keyed"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("order".utf8)
+        request.setValue("order-42", forHTTPHeaderField: "Idempotency-Key")
+        let run = try await Runner.run(.async, request, policy: Self.policy(delay: .milliseconds(100)))
+        #expect(String(decoding: try run.outcome.get().data, as: UTF8.self) == "fast")
+        #expect(server.requests(to: "/keyed").map { String(decoding: $0.body, as: UTF8.self) } == ["order", "order"])
+    }
+
+    @Test func aBodyStreamIsRefusedWithAClearError() async throws {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:9/never")!)
+        request.httpMethod = "PUT"
+        request.httpBodyStream = InputStream(data: Data("x".utf8))
+        await #expect(throws: RetryPolicyError.self) {
+            _ = try await Runner.session().retryOutcome(for: request, retry: Self.policy(delay: .milliseconds(10)))
+        }
+        do {
+            _ = try await Runner.session().retryOutcome(for: request, retry: Self.policy(delay: .milliseconds(10)))
+        } catch {
+            #expect(error.field == "hedging")
+            #expect(error.problem.contains("stream"))
+        }
+    }
+
+    @Test func every503HedgeFailingLeavesTheRetryPolicyToRetry() async throws {
+        let server = try FlakyServer(scripts: [
+            "/busy": [.status(503), .status(503), .status(200, body: "third")]
+        ])
+        defer { server.stop() }
+        var policy = RetryPolicy(maxAttempts: 2, backoff: .constant(.milliseconds(1)), jitter: .none)
+        policy.hedging = HedgingPolicy(delay: .seconds(10), maxAttempts: 2)
+        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/busy")), retry: policy)
+        #expect(String(decoding: try outcome.get().data, as: UTF8.self) == "third")
+        #expect(outcome.attempts.count == 2, "the hedged attempt failed as a whole, then the retry")
+        #expect(outcome.hedging.map(\.reason) == [.everyAttemptFailed, .accepted])
+        #expect(outcome.hedges == 1, "the first 503 sent the hedge at once, not after 10 s")
+        #expect(server.requests(to: "/busy").count == 3)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import RetryFlow
+import RetryFlowTesting
+import Testing
+
+/// Many hedged runs at once, a tenth cancelled by their caller: each returns once, every copy it
+/// started has ended by then, and every trace is rows of the hedging table. CI size; the copies
+/// that lose wait on a manual clock nobody advances, so only cancellation ends them.
+@Suite struct HedgingStressTests {
+    @Test func manyHedgedRunsEndWithNothingInFlight() async {
+        let runs = 2_000
+        let stalled = ManualClock()
+        let started = Locked(0)
+        let ended = Locked(0)
+        let records = await withTaskGroup(of: HedgingRecord?.self) { group in
+            for index in 0..<runs {
+                let run = Task {
+                    await HedgedRun(HedgingPolicy(delay: .zero, maxAttempts: 3), clock: ContinuousClock()).outcome(
+                        classify: { (try? $0.get()) == nil ? .nonFatal(.none) : .accept }
+                    ) { attempt in
+                        started.withLock { $0 += 1 }
+                        defer { ended.withLock { $0 += 1 } }
+                        if attempt.number == index % 3 + 1 { return attempt.number }
+                        try await stalled.sleep(until: stalled.now.advanced(by: .seconds(1)), tolerance: nil)
+                        return 0
+                    }
+                }
+                if index % 10 == 0 { run.cancel() }
+                group.addTask { await run.value.record }
+            }
+            var all: [HedgingRecord] = []
+            for await record in group { if let record { all.append(record) } }
+            return all
+        }
+        #expect(records.count == runs, "every run returned once")
+        #expect(records.allSatisfy { $0.inFlightAtReturn == 0 })
+        #expect(started.withLock { $0 } == ended.withLock { $0 }, "every copy ended")
+        #expect(stalled.sleeperCount == 0, "no loser left waiting")
+        #expect(records.allSatisfy { $0.trace.isConsistent(with: HedgingTable.hedging) })
+        #expect(records.filter { $0.finalState == .succeeded }.count >= runs * 8 / 10)
+        #expect(records.allSatisfy { $0.finalState == .succeeded || $0.finalState == .cancelled })
+    }
+}
