@@ -82,11 +82,13 @@ clean:
 	rm -rf .build
 
 # The cancel storm at full size in release mode (10,000 requests, 10 % cancelled, timeouts racing
-# answers): `make stress STRESS_RUNS=10` for the record; STRESS_ARGS go to retryflow-stress.
+# answers), then hedged (every attempt a race, losers cancelled): `make stress STRESS_RUNS=10` for
+# the record; STRESS_ARGS go to retryflow-stress.
 STRESS_RUNS ?= 1
 STRESS_ARGS ?=
 stress: deps
 	RUNS=$(STRESS_RUNS) scripts/stress.sh $(STRESS_ARGS)
+	RUNS=$(STRESS_RUNS) scripts/stress.sh --no-url-cache --hedge-ms 20 $(STRESS_ARGS)
 
 # libFuzzer over every parser of outside input (Fuzz/targets), FUZZ_SECONDS each (default 60):
 # `make fuzz FUZZ_SECONDS=600` for a long run. Needs nothing beyond the toolchain and Graphviz.

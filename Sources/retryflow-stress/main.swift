@@ -12,7 +12,10 @@ import RetryFlowTesting
 // 1 otherwise; a crash (the Foundation registry trap this exists to rule out) ends it by signal.
 //
 //   retryflow-stress [--requests N] [--wave N] [--cancel-share X] [--timeout-ms N] [--seed N]
-//                    [--no-url-cache] [--connection-close] [--control-inline-cancel]
+//                    [--no-url-cache] [--connection-close] [--control-inline-cancel] [--hedge-ms N]
+//
+// --hedge-ms N hedges every run (one hedge after N ms): each attempt a race whose losers are
+// cancelled, the path of Foundation's cancellation crashes.
 //
 // --control-inline-cancel is the control experiment: RetryFlowHTTP's transport as it was before
 // the registry fix (data task made and cancelled on the calling thread, inside the cancellation
@@ -35,6 +38,7 @@ while let argument = arguments.popFirst() {
     case "--timeout-ms": configuration.perAttemptTimeout = .milliseconds(Int64(min(60_000, number(argument))))
     case "--seed": configuration.seed = UInt64(min(1e15, number(argument)))
     case "--no-url-cache": configuration.urlCache = false
+    case "--hedge-ms": configuration.hedging = HedgingPolicy(delay: .milliseconds(Int64(min(60_000, number(argument)))))
     case "--connection-close": configuration.rules.connectionClose = .always
     case "--control-inline-cancel":
         configuration.transport = { session, request in try await inlineCancelSend(session, request) }

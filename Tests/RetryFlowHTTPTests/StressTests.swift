@@ -75,4 +75,23 @@ import Testing
         #expect(report.states[.cancelled, default: 0] > 0, "some cancels landed before the run ended")
         #expect(report.requestsSeen > 0 && report.attempts > 0)
     }
+
+    /// The storm hedged (issue 22): every attempt a race of two copies, the slower cancelled through
+    /// the delegate-queue path, a fifth of the runs cancelled by their caller. Nothing lost or
+    /// doubled, no run returns with a copy in flight, and a registry crash would end the process.
+    /// `make stress` runs it at 10,000.
+    @Test func aHedgedCancelStormLeavesNoCopyInFlight() async throws {
+        var configuration = CancelStorm.Configuration()
+        configuration.urlCache = false // the session whose losers are cancelled, not abandoned
+        configuration.hedging = HedgingPolicy(delay: .milliseconds(20))
+        configuration.requests = 300
+        configuration.wave = 150
+        configuration.cancelShare = 0.2
+        let report = try await CancelStorm.run(configuration)
+        #expect(report.runs == 300)
+        #expect(report.clean, "\(report)")
+        #expect(report.lingeringCopies == 0, "\(report)")
+        #expect(report.hedges > 0, "the storm hedged")
+        #expect(report.cancelsIssued > 30, "the storm cancelled runs")
+    }
 }

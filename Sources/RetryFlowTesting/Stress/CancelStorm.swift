@@ -29,6 +29,9 @@ package enum CancelStorm {
         package var rules = HTTPRetryRules.default
         /// Whether the session has a `URLCache` (`URLSessionConfiguration.ephemeral`'s default).
         package var urlCache = true
+        /// Hedged runs (`RetryPolicy.hedging`): every attempt a race whose losers are cancelled
+        /// through the transport's delegate-queue path, the Foundation crash family hedging risks.
+        package var hedging: HedgingPolicy?
         /// How long a wave may take before its missing completions count as lost.
         package var waveLimit: Duration = .seconds(120)
         package var seed: UInt64 = 42
@@ -47,6 +50,10 @@ package enum CancelStorm {
         package var doubled = 0
         package var wrongStates = 0
         package var inconsistentTraces = 0
+        /// Hedged runs that returned with a copy still in flight (a loser not awaited).
+        package var lingeringCopies = 0
+        /// Hedges sent, over all runs.
+        package var hedges = 0
         package var states: [RetryState: Int] = [:]
         package var attempts = 0
         package var requestsSeen = 0
@@ -59,7 +66,9 @@ package enum CancelStorm {
         package var examples: [String] = []
 
         /// Nothing that must never happen, happened.
-        package var clean: Bool { lost == 0 && doubled == 0 && wrongStates == 0 && inconsistentTraces == 0 }
+        package var clean: Bool {
+            lost == 0 && doubled == 0 && wrongStates == 0 && inconsistentTraces == 0 && lingeringCopies == 0
+        }
 
         package var description: String {
             let byState = states.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key) \($0.value)" }
@@ -67,7 +76,7 @@ package enum CancelStorm {
                 runs \(runs) in \(String(format: "%.1f", seconds)) s, cancels issued \(cancelsIssued); final states: \
                 \(byState.joined(separator: ", "))
                 lost completions \(lost), doubled \(doubled), wrong final states \(wrongStates), \
-                inconsistent traces \(inconsistentTraces)
+                inconsistent traces \(inconsistentTraces), hedges \(hedges), runs returned with a copy in flight \(lingeringCopies)
                 attempts \(attempts), requests seen by the server \(requestsSeen); runs with more requests than \
                 attempts \(runsWithExtraRequests), with fewer \(runsWithFewerRequests)
                 peak RSS \(String(format: "%.0f", peakRSSMiB)) MiB
@@ -146,9 +155,10 @@ package enum CancelStorm {
                 for cancel in cancels.withLock({ $0 }) { cancel() }
             }
         }
-        let policy = RetryPolicy(
+        var policy = RetryPolicy(
             maxAttempts: 3, backoff: .constant(.milliseconds(5)), jitter: .full,
             perAttemptTimeout: configuration.perAttemptTimeout)
+        policy.hedging = configuration.hedging
         var random = SeededRandom(seed: configuration.seed)
         var report = Report()
         let started = ContinuousClock.now
@@ -243,6 +253,11 @@ package enum CancelStorm {
             if let wrong = wrongState(outcome, kind: kinds[index % kinds.count], cancelled: cancelled, policy: policy) {
                 report.wrongStates += 1
                 note(&report, "run \(index) (\(kinds[index % kinds.count].script)): \(wrong)")
+            }
+            report.hedges += outcome.hedges
+            if outcome.hedging.contains(where: { $0.inFlightAtReturn != 0 }) {
+                report.lingeringCopies += 1
+                note(&report, "run \(index): returned with a hedged copy in flight")
             }
             let problems = outcome.trace.inconsistencies(with: RetryTable.retry)
             if !problems.isEmpty {
