@@ -12,21 +12,52 @@ public enum HTTPTraceJSON {
     /// The key OpenTelemetry's HTTP semantic conventions use for the resend count.
     public static let resendCountKey = "http.request.resend_count"
 
-    /// `trace` as pretty, key-sorted JSON.
-    public static func encode(_ trace: RetryTrace) throws -> Data {
+    /// `trace` as pretty, key-sorted JSON. A hedged run's `races` (its outcome's `hedging`) add a
+    /// `hedging` array, one race an attempt: each copy's number, start and end (seconds from the
+    /// race's start), how it ended, and the hedges sent and refused.
+    public static func encode(_ trace: RetryTrace, races: [HedgingRecord] = []) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return try encoder.encode(Document(trace: trace))
+        return try encoder.encode(Document(trace: trace, races: races))
     }
 
     private struct Document: Encodable {
         let trace: RetryTrace
-        private enum Key: String, CodingKey { case steps, rejections }
+        let races: [HedgingRecord]
+        private enum Key: String, CodingKey { case steps, rejections, hedging }
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Key.self)
             try c.encode(trace.steps.map(Step.init), forKey: .steps)
             try c.encode(trace.rejections, forKey: .rejections)
+            if !races.isEmpty {
+                try c.encode(races.enumerated().map { Race(attempt: $0 + 1, record: $1) }, forKey: .hedging)
+            }
+        }
+    }
+
+    private struct Race: Encodable {
+        struct Copy: Encodable {
+            let number: Int
+            let start: Double
+            let end: Double
+            let ending: String
+            let detail: String?
+        }
+        let attempt: Int
+        let copies: [Copy]
+        let hedges: Int
+        let deniedHedges: Int
+
+        init(attempt: Int, record: HedgingRecord) {
+            self.attempt = attempt
+            copies = record.attempts.map {
+                Copy(
+                    number: $0.number, start: $0.start.inSeconds, end: $0.end.inSeconds, ending: $0.ending.rawValue,
+                    detail: $0.detail)
+            }
+            hedges = record.hedges
+            deniedHedges = record.deniedHedges
         }
     }
 

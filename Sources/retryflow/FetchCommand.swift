@@ -109,13 +109,15 @@ enum FetchCommand {
                 for: request, retry: policy, rules: rules, clock: ContinuousClock(),
                 onTransition: reporter.map { $0.record })
         }
-        if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
+        if let path = args.value("--trace") {
+            try TraceFiles.writeTrace(outcome.trace, races: outcome.hedging, to: path)
+        }
         if let path = args.value("--trace-chart"), let chartFormat {
             try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat, table: policy.table)
         }
         try TraceFiles.writeReport(
             outcome.trace, title: "\(request.httpMethod ?? "GET") \(Redaction.redact(request.url!))",
-            reason: outcome.reason, policy: policy, args: args)
+            reason: outcome.reason, policy: policy, races: outcome.hedging, args: args)
         if args.has("--verbose") {
             Console.error(Timeline.render(outcome.trace, reason: outcome.reason))
             HedgeOptions.lines(outcome).forEach(Console.error)

@@ -31,14 +31,15 @@ enum TraceFiles {
     /// Writes the run's report when `--report` was given.
     static func writeReport(
         _ trace: RetryTrace, title: String, reason: StopReason? = nil, policy: RetryPolicy? = nil,
-        args: CommandLineArguments
+        races: [HedgingRecord] = [], args: CommandLineArguments
     ) throws(OperationFailed) {
         guard let path = args.value("--report") else { return }
-        try writeReport(trace, title: title, reason: reason, policy: policy, to: path)
+        try writeReport(trace, title: title, reason: reason, policy: policy, races: races, to: path)
     }
 
     static func writeReport(
-        _ trace: RetryTrace, title: String, reason: StopReason? = nil, policy: RetryPolicy? = nil, to path: String
+        _ trace: RetryTrace, title: String, reason: StopReason? = nil, policy: RetryPolicy? = nil,
+        races: [HedgingRecord] = [], to path: String
     ) throws(OperationFailed) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -46,16 +47,18 @@ enum TraceFiles {
         // Over the policy's own table: a run with the credential steps (fetch --auth-refresh) is drawn on their rows.
         try writeReport(
             trace, of: policy?.table ?? RetryTable.retry, title: title,
-            facts: reason.map { [RunReport.Fact("stop reason", $0.rawValue)] } ?? [], policy: policyText, to: path)
+            facts: reason.map { [RunReport.Fact("stop reason", $0.rawValue)] } ?? [], policy: policyText, races: races,
+            to: path)
     }
 
     /// Writes a report of any machine's trace over its table (`render --machine budget --trace T -o X.html`).
     static func writeReport<S, E, G, F, R>(
         _ trace: TransitionTrace<S, E, G>, of table: TransitionTable<S, E, G, F, R>, title: String,
-        facts: [RunReport.Fact] = [], policy: String? = nil, to path: String
+        facts: [RunReport.Fact] = [], policy: String? = nil, races: [HedgingRecord] = [], to path: String
     ) throws(OperationFailed) {
         do {
-            let report = try RunReport(table: table, trace: trace, title: title, facts: facts, policy: policy)
+            let report = try RunReport(
+                table: table, trace: trace, title: title, facts: facts, policy: policy, races: races)
             try AtomicFile.write(Data(report.html.utf8), to: path)
         } catch let error as GraphvizError {
             throw OperationFailed("cannot draw \(path): \(error)")
@@ -66,9 +69,12 @@ enum TraceFiles {
         }
     }
 
-    static func writeTrace(_ trace: RetryTrace, to path: String) throws(OperationFailed) {
-        // The HTTP form: the trace plus OpenTelemetry's http.request.resend_count on later attempts.
-        guard let data = try? HTTPTraceJSON.encode(trace) else { throw OperationFailed("cannot encode the trace") }
+    static func writeTrace(_ trace: RetryTrace, races: [HedgingRecord] = [], to path: String) throws(OperationFailed) {
+        // The HTTP form: the trace plus OpenTelemetry's http.request.resend_count on later attempts,
+        // and a hedged run's copies.
+        guard let data = try? HTTPTraceJSON.encode(trace, races: races) else {
+            throw OperationFailed("cannot encode the trace")
+        }
         try AtomicFile.write(data + Data("\n".utf8), to: path)
     }
 

@@ -19,6 +19,53 @@ import Testing
         #expect(result.stderr.contains(": cancelled"), "the slow copy was cancelled: \(result.stderr)")
     }
 
+    /// `--trace` and `--report` show the copies that overlapped: the JSON has each copy's times and
+    /// ending, and the report's timeline draws them in lanes, the slow one cancelled.
+    @Test func theTraceAndTheReportShowTheOverlappingCopies() async throws {
+        let server = try FlakyServer(scripts: [
+            "/slow": [.status(200, body: "slow\n").delayed(by: .seconds(5)), .status(200, body: "fast\n")]
+        ])
+        defer { server.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hedge-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let trace = folder.appendingPathComponent("trace.json")
+        let report = folder.appendingPathComponent("run.html")
+        let result = try await Tool.run([
+            "fetch", server.url("/slow").absoluteString, "--hedge", "0.1", "--trace", trace.path, "--report",
+            report.path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        struct Trace: Decodable {
+            struct Race: Decodable {
+                struct Copy: Decodable {
+                    let number: Int
+                    let start: Double
+                    let end: Double
+                    let ending: String
+                }
+                let attempt: Int
+                let copies: [Copy]
+                let hedges: Int
+            }
+            let hedging: [Race]
+        }
+        let races = try JSONDecoder().decode(Trace.self, from: Data(contentsOf: trace)).hedging
+        #expect(races.count == 1)
+        let copies = races.first?.copies ?? []
+        #expect(copies.map(\.number) == [1, 2])
+        #expect(copies.map(\.ending) == ["cancelled", "won"])
+        #expect(races.first?.hedges == 1)
+        if copies.count == 2 {
+            #expect(copies[1].start >= 0.1, "the hedge went out after its delay")
+            #expect(copies[1].start < copies[0].end, "the two copies overlapped")
+        }
+        let html = try String(contentsOf: report, encoding: .utf8)
+        #expect(html.contains("<g class=\"copy cancelled\" data-attempt=\"1\" data-copy=\"1\">"))
+        #expect(html.contains("<g class=\"copy won\" data-attempt=\"1\" data-copy=\"2\">"))
+        #expect(html.contains("copy #2 (hedge)"))
+    }
+
     @Test func aFastAnswerSendsOneRequest() async throws {
         let server = try FlakyServer(scripts: ["/fast": [.status(200, body: "fast\n")]])
         defer { server.stop() }

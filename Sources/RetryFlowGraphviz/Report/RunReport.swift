@@ -12,7 +12,7 @@ import RetryFlow
 /// `detail` when the driver gives one (a budget, a breaker), else "Retry-After" when the attempt's
 /// details name it, else "backoff".
 /// Secrets: the page shows only what the trace and the caller pass in; drivers redact trace
-/// details, and callers redact the title (``RunReport/init(table:trace:title:facts:policy:)``).
+/// details, and callers redact the title (``RunReport/init(table:trace:title:facts:policy:races:)``).
 ///
 /// ```swift
 /// let html = try RunReport(table: .retry, trace: outcome.trace, title: "GET /flaky").html
@@ -69,10 +69,12 @@ public struct RunReport: Sendable {
     let timeline: RunTimeline
 
     /// Builds the page's content for `trace` over `table`. `facts` come after the generic ones
-    /// (final state, attempts, total time); `policy` is shown as given (e.g. its JSON).
+    /// (final state, attempts, total time); `policy` is shown as given (e.g. its JSON). A hedged
+    /// run's `races` (its outcome's `hedging`, one an attempt) draw each copy in a lane of the
+    /// timeline, overlapping in time.
     public init<S, E, G, F, R>(
         table: TransitionTable<S, E, G, F, R>, trace: TransitionTrace<S, E, G>, title: String, facts: [Fact] = [],
-        policy: String? = nil
+        policy: String? = nil, races: [HedgingRecord] = []
     ) throws(GraphvizError) {
         self.title = title
         tableName = table.name
@@ -120,7 +122,7 @@ public struct RunReport: Sendable {
         generic.append(Fact("total time", (trace.steps.last?.at ?? .zero).shortDescription))
         self.facts = generic + facts
         self.policy = policy
-        timeline = RunTimeline(steps)
+        timeline = RunTimeline(steps, races: races)
     }
 
     /// Graphviz's SVG without its XML prolog and comments, every `id` prefixed.

@@ -63,6 +63,9 @@ enum RunReportAssets {
         svg.timeline .attempt rect { stroke: var(--fg); stroke-width: 1; }
         svg.timeline .attempt.retried rect { fill: var(--path); }
         svg.timeline .attempt.last rect { fill: var(--now); }
+        svg.timeline .copy rect { stroke: var(--fg); stroke-width: 0.5; fill: var(--path); }
+        svg.timeline .copy.won rect, svg.timeline .copy.final rect { fill: var(--now); }
+        svg.timeline .copy.cancelled rect { fill: none; stroke-dasharray: 3 2; }
         .js svg.timeline .attempt.future { opacity: 0.3; }
         svg.timeline .marker { display: none; stroke: var(--now); stroke-width: 3; }
         .js svg.timeline .marker { display: inline; }

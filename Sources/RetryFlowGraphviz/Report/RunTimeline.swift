@@ -3,8 +3,21 @@ import RetryFlow
 
 /// A run on a time axis, for ``RunReport``: each attempt a bar (from the step that began it to
 /// the step that ended it), each wait a gap with its length and why. Derived from the steps alone,
-/// so any machine whose trace numbers its attempts gets one.
+/// so any machine whose trace numbers its attempts gets one. A hedged run's copies get a lane each
+/// under the bars, side by side in time, so their overlap shows.
 struct RunTimeline: Hashable, Sendable {
+    /// One copy of a hedged attempt, in the run's time.
+    struct Copy: Hashable, Sendable {
+        /// The retry attempt it belongs to, and its number in that attempt's race (from 1).
+        let attempt: Int
+        let number: Int
+        let start: Duration
+        let end: Duration
+        /// `won`, `final`, `failed` or `cancelled`.
+        let ending: String
+        let detail: String?
+    }
+
     struct Bar: Hashable, Sendable {
         let attempt: Int
         let start: Duration
@@ -24,9 +37,12 @@ struct RunTimeline: Hashable, Sendable {
 
     let bars: [Bar]
     let waits: [Wait]
+    let copies: [Copy]
     let total: Duration
 
-    init(_ steps: [RunReport.Step]) {
+    /// `races[i]` is the race of the i-th attempt (a hedged run's `RetryOutcome.hedging`); its copies'
+    /// times are from the race's start, which is the attempt bar's.
+    init(_ steps: [RunReport.Step], races: [HedgingRecord] = []) {
         var bars: [Bar] = []
         let attempts = Array(Set(steps.map(\.attempt).filter { $0 > 0 })).sorted()
         for attempt in attempts {
@@ -54,8 +70,18 @@ struct RunTimeline: Hashable, Sendable {
         }
         self.bars = bars
         self.waits = waits
-        total = ([steps.last?.at ?? .zero] + waits.map(\.end)).max() ?? .zero
+        copies = zip(bars, races).flatMap { bar, race in
+            race.attempts.map { copy in
+                Copy(
+                    attempt: bar.attempt, number: copy.number, start: bar.start + copy.start, end: bar.start + copy.end,
+                    ending: copy.ending.rawValue, detail: copy.detail)
+            }
+        }
+        total = ([steps.last?.at ?? .zero] + waits.map(\.end) + copies.map(\.end)).max() ?? .zero
     }
+
+    /// How many lanes the copies take: one for each copy number.
+    var lanes: Int { copies.map(\.number).max() ?? 0 }
 
     /// The timeline as inline SVG: a time axis, bars with `<title>`s (their outcome on hover),
     /// and labelled wait gaps.
@@ -69,8 +95,11 @@ struct RunTimeline: Hashable, Sendable {
         func x(_ t: Duration) -> Double { left + (width - left - right) * t.inSeconds / span }
         func f(_ value: Double) -> String { String(format: "%.1f", value) }
         let h = ChartEscaping.html
+        let laneTop = 100.0
+        let laneHeight = 16.0
+        let height = 110 + Double(lanes) * laneHeight + (lanes > 0 ? 6 : 0)
         var out = [
-            "<svg class=\"timeline\" viewBox=\"0 0 \(f(width)) 110\" role=\"img\" "
+            "<svg class=\"timeline\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" "
                 + "data-left=\"\(f(left))\" data-width=\"\(f(width - left - right))\" data-span=\"\(span)\" "
                 + "aria-label=\"timeline: \(bars.count) attempt(s), \(waits.count) wait(s) over \(h(total.shortDescription))\">"
         ]
@@ -118,6 +147,25 @@ struct RunTimeline: Hashable, Sendable {
             out.append(
                 "<text \(anchor) y=\"\(f(barTop + barHeight + 12))\">#\(bar.attempt)\(bar.retried ? " ✗" : "")</text></g>"
             )
+        }
+        // A hedged attempt's copies, a lane each: copy n of every race in lane n.
+        for copy in copies {
+            let x1 = x(copy.start)
+            let w = max(x(copy.end) - x1, 3)
+            let y = laneTop + Double(copy.number - 1) * laneHeight
+            let kind = copy.number > 1 ? " (hedge)" : ""
+            let words = copy.detail.map { ": \($0)" } ?? ""
+            out.append(
+                "<g class=\"copy \(copy.ending)\" data-attempt=\"\(copy.attempt)\" data-copy=\"\(copy.number)\">")
+            out.append(
+                "<title>attempt \(copy.attempt), copy #\(copy.number)\(kind), \(h(copy.start.shortDescription))–"
+                    + "\(h(copy.end.shortDescription)): \(copy.ending)\(h(words))</title>")
+            out.append(
+                "<rect x=\"\(f(x1))\" y=\"\(f(y))\" width=\"\(f(w))\" height=\"\(f(laneHeight - 5))\" rx=\"2\"/></g>")
+        }
+        for lane in 0..<lanes {
+            let y = laneTop + Double(lane) * laneHeight + laneHeight - 6
+            out.append("<text class=\"lane\" x=\"\(f(width - right + 2))\" y=\"\(f(y))\">#\(lane + 1)</text>")
         }
         // Where the step-through is, drawn over the bars; the script moves it (hidden without JavaScript).
         out.append(
