@@ -82,14 +82,15 @@ enum ParkedMemory {
             case .http:
                 Task {
                     _ = try? await HTTPRetryRun.outcome(
-                        for: URLRequest(url: URL(string: "http://127.0.0.1:9/park")!), retry: policy, clock: clock,
-                        onRetry: { _ in didPark() }
+                        for: URLRequest(url: URL(string: "http://127.0.0.1:9/park")!),
+                        retry: HTTPRetryOptions(policy, onRetry: { _ in didPark() }), clock: clock
                     ) { _ in throw URLError(.networkConnectionLost) }
                 }
             case .session:
                 Task {
                     _ = try? await URLSession.shared.data(
-                        for: URLRequest(url: server!.url("/park")), retry: policy, onRetry: { _ in didPark() })
+                        for: URLRequest(url: server!.url("/park")),
+                        retry: HTTPRetryOptions(policy, onRetry: { _ in didPark() }))
                 }
             case .run, .runInline:
                 Task { [engine] in

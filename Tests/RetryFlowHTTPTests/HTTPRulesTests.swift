@@ -34,7 +34,8 @@ import Testing
         let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none)
         var post = URLRequest(url: url)
         post.httpMethod = "POST"
-        let answered = try await HTTPRetryRun.outcome(for: post, retry: policy, clock: ContinuousClock()) { _ in
+        let answered = try await HTTPRetryRun.outcome(for: post, retry: .policy(policy), clock: ContinuousClock()) {
+            _ in
             response(503)
         }
         #expect(answered.reason == .finalAnswer)
@@ -43,7 +44,7 @@ import Testing
 
         let calls = Locked(0)
         let threwLast = try await HTTPRetryRun.outcome(
-            for: URLRequest(url: url), retry: policy, clock: ContinuousClock()
+            for: URLRequest(url: url), retry: .policy(policy), clock: ContinuousClock()
         ) { _ in
             if calls.withLock({
                 $0 += 1

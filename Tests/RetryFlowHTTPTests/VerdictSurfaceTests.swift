@@ -42,7 +42,8 @@ import Testing
         switch surface {
         case .async:
             do {
-                let (data, response) = try await session.data(for: request, retry: policy, rules: rules)
+                let (data, response) = try await session.data(
+                    for: request, retry: HTTPRetryOptions(policy, rules: rules))
                 return .response(status: response.statusCode, body: data)
             } catch {
                 return .error(error)
@@ -50,7 +51,8 @@ import Testing
         case .completionHandler:
             let result: Result<HTTPResponse, RetryError> = try await withCheckedThrowingContinuation { continuation in
                 do {
-                    let task = try session.retryDataTask(with: request, retry: policy, rules: rules) { outcome in
+                    let task = try session.retryDataTask(with: request, retry: HTTPRetryOptions(policy, rules: rules)) {
+                        outcome in
                         continuation.resume(returning: outcome.result)
                     }
                     task.resume()
@@ -66,7 +68,7 @@ import Testing
             let delivered: Delivered = await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
                     let (data, response, error) = session.synchronousDataTask(
-                        with: request, retry: policy, rules: rules)
+                        with: request, retry: HTTPRetryOptions(policy, rules: rules))
                     if let error {
                         continuation.resume(returning: .error(error))
                     } else {
@@ -83,7 +85,8 @@ import Testing
                 try? FileManager.default.removeItem(at: file.appendingPathExtension("part"))
             }
             do {
-                let (response, _) = try await session.download(for: request, to: file, retry: policy, rules: rules)
+                let (response, _) = try await session.download(
+                    for: request, to: file, retry: HTTPRetryOptions(policy, rules: rules))
                 return .response(status: response.statusCode, body: try Data(contentsOf: file))
             } catch let error as DownloadError {
                 return .error(error)
