@@ -51,7 +51,7 @@ public struct HTTPRetryOptions: Sendable {
         self.onTransition = onTransition
     }
 
-    /// Options for a ``Resilience``: its policy, guards and registry, under `rules`.
+    /// Options for a `Resilience`: its policy, guards and registry, under `rules`.
     ///
     /// ```swift
     /// let registry = try ResilienceRegistry(budget: .awsStandard, breaker: .polly)
