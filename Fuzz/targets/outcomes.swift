@@ -18,7 +18,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         maxAttempts: 4, backoff: .constant(.milliseconds(100)), jitter: .full, deadline: .seconds(20),
         perAttemptTimeout: .seconds(2))
     blocking {
-        guard let outcome = try? await Simulation.run(outcomes: outcomes, policy: policy) else { return }
+        guard let outcome = try? await Simulation.run(outcomes: outcomes, retry: .policy(policy)) else { return }
         require(outcome.trace.inconsistencies(with: RetryTable.retry).isEmpty, "inconsistent trace for \(printed)")
         require(
             [.success, .failure, .cancelled].contains(outcome.finalState),

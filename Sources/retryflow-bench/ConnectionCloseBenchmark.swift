@@ -20,16 +20,18 @@ enum ConnectionCloseBenchmark {
         var closing = HTTPRetryRules.default
         closing.connectionClose = .always
         let policy = RetryPolicy.default
-        for _ in 0..<50 { _ = try await session.data(for: request, retry: policy) }
+        for _ in 0..<50 { _ = try await session.data(for: request, retry: .policy(policy)) }
         var pooledTimes: [Double] = []
         var closeTimes: [Double] = []
         var ratios: [Double] = []
         for _ in 0..<(quick ? 5 : 9) {
             let pooled = try await Measure.seconds {
-                for _ in 0..<count { _ = try await session.data(for: request, retry: policy) }
+                for _ in 0..<count { _ = try await session.data(for: request, retry: .policy(policy)) }
             }
             let close = try await Measure.seconds {
-                for _ in 0..<count { _ = try await session.data(for: request, retry: policy, rules: closing) }
+                for _ in 0..<count {
+                    _ = try await session.data(for: request, retry: HTTPRetryOptions(policy, rules: closing))
+                }
             }
             pooledTimes.append(pooled)
             closeTimes.append(close)

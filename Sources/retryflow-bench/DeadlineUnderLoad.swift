@@ -74,7 +74,7 @@ enum DeadlineUnderLoad {
             for _ in 0..<runs {
                 group.addTask {
                     let start = ContinuousClock.now
-                    let outcome = try await session.retryOutcome(for: URLRequest(url: url), retry: policy)
+                    let outcome = try await session.retryOutcome(for: URLRequest(url: url), retry: .policy(policy))
                     let took = start.duration(to: .now)
                     guard outcome.reason == .deadlineExceeded else {
                         throw BenchmarkFailure("ended by \(outcome.reason)")

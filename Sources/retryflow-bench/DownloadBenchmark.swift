@@ -49,7 +49,7 @@ enum DownloadBenchmark {
         // A small download first, so URLSession and libcurl are loaded before anything is measured.
         let warmUp = folder.appendingPathComponent("warm-up")
         try server.serveDownload(FlakyServer.Resource(size: 1 << 20), at: "/warm-up")
-        _ = try await session.download(for: URLRequest(url: server.url("/warm-up")), to: warmUp, retry: policy)
+        _ = try await session.download(for: URLRequest(url: server.url("/warm-up")), to: warmUp, retry: .policy(policy))
 
         // The resumed download first, so its memory growth is measured from a process that has not
         // yet moved hundreds of MB (the uninterrupted runs come after).
@@ -58,7 +58,9 @@ enum DownloadBenchmark {
         Measure.resetPeakResident()
         var outcome: DownloadOutcome?
         let resumedSeconds = try await Measure.seconds {
-            outcome = try await session.download(for: URLRequest(url: server.url("/cut")), to: resumed, retry: policy).1
+            outcome = try await session.download(
+                for: URLRequest(url: server.url("/cut")), to: resumed, retry: .policy(policy)
+            ).1
         }
         let growth = Measure.peakResidentBytes() - residentBefore
         let sent = Double(server.bodyBytesSent(to: "/cut"))
@@ -77,7 +79,8 @@ enum DownloadBenchmark {
         for pair in 0..<pairs {
             wholeTimes.append(
                 try await Measure.seconds {
-                    _ = try await session.download(for: URLRequest(url: server.url("/whole")), to: whole, retry: policy)
+                    _ = try await session.download(
+                        for: URLRequest(url: server.url("/whole")), to: whole, retry: .policy(policy))
                 })
             try FileManager.default.removeItem(at: whole)
             guard pair < pairs - 1 else { break }
@@ -85,7 +88,8 @@ enum DownloadBenchmark {
             try server.serveDownload(resource, at: path, steps: script)
             resumedTimes.append(
                 try await Measure.seconds {
-                    _ = try await session.download(for: URLRequest(url: server.url(path)), to: resumed, retry: policy)
+                    _ = try await session.download(
+                        for: URLRequest(url: server.url(path)), to: resumed, retry: .policy(policy))
                 })
             try FileManager.default.removeItem(at: resumed)
         }
@@ -205,7 +209,7 @@ enum DownloadBenchmark {
         let warmUp = folder.appendingPathComponent("warm-up")
         try server.serveDownload(FlakyServer.Resource(size: 1 << 20), at: "/warm-up")
         _ = try await session.download(
-            for: URLRequest(url: server.url("/warm-up")), to: warmUp, retry: policy, options: options)
+            for: URLRequest(url: server.url("/warm-up")), to: warmUp, retry: .policy(policy), options: options)
 
         try server.serveDownload(
             resource, at: "/file", steps: window > 0 ? steps(cuts: size / cut) : [.cut(after: cut)])
@@ -215,7 +219,7 @@ enum DownloadBenchmark {
         var outcome: DownloadOutcome?
         let seconds = try await Measure.seconds {
             outcome = try await session.download(
-                for: URLRequest(url: server.url("/file")), to: file, retry: policy, options: options
+                for: URLRequest(url: server.url("/file")), to: file, retry: .policy(policy), options: options
             ).1
         }
         let growth = (Measure.peakResidentBytes() - before) / 1_048_576

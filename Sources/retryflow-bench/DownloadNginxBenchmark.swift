@@ -34,7 +34,8 @@ enum DownloadNginxBenchmark {
             var outcome: DownloadOutcome?
             let seconds = try await Measure.seconds {
                 outcome = try await session.downloadOutcome(
-                    for: URLRequest(url: url), to: file, retry: .download, options: options, clock: ContinuousClock())
+                    for: URLRequest(url: url), to: file, retry: .policy(.download), options: options,
+                    clock: ContinuousClock())
             }
             let done = outcome?.succeeded == true && (try? fileSize(file)) == size
             try? FileManager.default.removeItem(at: file)
@@ -51,7 +52,8 @@ enum DownloadNginxBenchmark {
 
         // Warm-up: URLSession, libcurl and nginx's file cache loaded before anything is measured.
         _ = try await session.download(
-            for: URLRequest(url: nginx.url("/warm-up.bin")), to: folder.appendingPathComponent("w"), retry: .download)
+            for: URLRequest(url: nginx.url("/warm-up.bin")), to: folder.appendingPathComponent("w"),
+            retry: .policy(.download))
         _ = try await curlRun(nginx.url("/big.bin"), [])
 
         // Memory: the first uncut run, from a process that has not yet moved hundreds of MB.

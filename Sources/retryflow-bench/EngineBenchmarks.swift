@@ -81,7 +81,7 @@ enum EngineBenchmarks {
         let raStarts = Starts()
         let request = URLRequest(url: URL(string: "http://simulated.invalid/")!)
         let raPolicy = RetryPolicy(maxAttempts: retryAfters + 1, backoff: .constant(.milliseconds(50)), jitter: .none)
-        _ = try await HTTPRetryRun.outcome(for: request, retry: raPolicy, clock: ContinuousClock()) { _ in
+        _ = try await HTTPRetryRun.outcome(for: request, retry: .policy(raPolicy), clock: ContinuousClock()) { _ in
             raStarts.add(ContinuousClock.now)
             let response = HTTPURLResponse(
                 url: request.url!, statusCode: 503, httpVersion: nil, headerFields: ["Retry-After": "1"])!

@@ -164,7 +164,7 @@ enum FleetBenchmarks {
                             try? await Task.sleep(until: next, clock: .continuous)
                             if start.duration(to: .now) < outage { firstAttempts.withLock { $0 += 1 } }
                             let outcome = try? await session.retryOutcome(
-                                for: URLRequest(url: server.url("/storm")), resilience: resilience)
+                                for: URLRequest(url: server.url("/storm")), retry: HTTPRetryOptions(resilience))
                             if outcome?.succeeded != true {
                                 let at = start.duration(to: .now)
                                 lastFailure.withLock { $0 = max($0, at) }

@@ -51,7 +51,7 @@ enum HTTPBenchmarks {
                     for index in 0..<count {
                         group.addTask {
                             let (_, response) = try await session.data(
-                                for: URLRequest(url: server.url("/r/\(index)")), retry: policy)
+                                for: URLRequest(url: server.url("/r/\(index)")), retry: .policy(policy))
                             precondition(response.statusCode == 200)
                         }
                     }
@@ -107,8 +107,8 @@ enum HTTPBenchmarks {
                     group.addTask {
                         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                             let task = try! flowSession.retryDataTask(
-                                with: URLRequest(url: server.url("/flow/\(index)")), retry: policy,
-                                rules: .transportErrorsOnly
+                                with: URLRequest(url: server.url("/flow/\(index)")),
+                                retry: HTTPRetryOptions(policy, rules: .transportErrorsOnly)
                             ) { _ in continuation.resume() }
                             task.resume()
                         }
@@ -146,7 +146,7 @@ enum HTTPBenchmarks {
         for pair in 0..<(quick ? 3 : 45) {
             func sendBare() async throws { for _ in 0..<count { _ = try await session.data(for: request) } }
             func sendFlow() async throws {
-                for _ in 0..<count { _ = try await session.data(for: request, retry: policy) }
+                for _ in 0..<count { _ = try await session.data(for: request, retry: .policy(policy)) }
             }
             let bareFirst = pair.isMultiple(of: 2)
             let first = try await timed(bareFirst ? sendBare : sendFlow)

@@ -276,7 +276,8 @@ enum NginxConcurrency {
             let answer = try await session.send(request, attemptTimeout: .seconds(30))
             return (answer.data, answer.statusCode)
         case .untimed:
-            let (data, response) = try await session.data(for: request, retry: .default, rules: untimedRules)
+            let (data, response) = try await session.data(
+                for: request, retry: HTTPRetryOptions(.default, rules: untimedRules))
             return (data, response.statusCode)
         }
     }

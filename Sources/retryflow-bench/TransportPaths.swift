@@ -75,7 +75,8 @@ enum TransportPaths {
                 _ = try await engine.outcome { _ in canned }
                 _ = try await plain.send(request)
             case .retryFlow: _ = try await plain.data(for: request, retry: .default)
-            case .retryFlowUntimed: _ = try await plain.data(for: request, retry: .default, rules: untimed)
+            case .retryFlowUntimed:
+                _ = try await plain.data(for: request, retry: HTTPRetryOptions(.default, rules: untimed))
             case .retryFlowOwnQueue: _ = try await ownQueue.data(for: request, retry: .default)
             }
         }
@@ -164,7 +165,8 @@ enum TransportPaths {
             case .completionHandler: _ = try await completion(session, request)
             case .transport: _ = try await session.send(request)
             case .retryFlow: _ = try await session.data(for: request, retry: .default)
-            case .retryFlowUntimed: _ = try await session.data(for: request, retry: .default, rules: untimed)
+            case .retryFlowUntimed:
+                _ = try await session.data(for: request, retry: HTTPRetryOptions(.default, rules: untimed))
             default: _ = try await session.data(for: request)
             }
         }

@@ -88,7 +88,7 @@ enum DemoCommand {
             if scenario.method == "POST" { request.httpBody = Data(#"{"item": 42}"#.utf8) }
             let reporter = ProgressReporter(label: "  ", maxAttempts: scenario.policy.maxAttempts)
             let outcome = try await session.retryOutcome(
-                for: request, retry: scenario.policy, clock: ContinuousClock(), onTransition: reporter.record)
+                for: request, retry: HTTPRetryOptions(scenario.policy, onTransition: reporter.record))
             let seen = server.requests(to: scenario.path).count
             let result = outcome.value.map { "HTTP \($0.statusCode)" } ?? "no answer"
             let line =

@@ -50,13 +50,14 @@ enum FetchCommand {
                 args.positionals.isEmpty ? "fetch needs a URL" : "fetch takes one URL, got \(args.positionals.count)")
         }
         var request = try makeRequest(url: args.positionals[0], args: args)
-        var (policy, rules) = try PolicyOptions.make(from: args)
+        let (policy, rules) = try PolicyOptions.make(from: args)
+        var options = HTTPRetryOptions(policy, rules: rules)
         let failOnError = args.has("--fail") || args.has("--fail-with-body")
-        try applyCurlRules(args, failOnError: failOnError, to: &rules)
-        try FetchCredentials.apply(args, to: &request, policy: &policy, rules: &rules)
+        try applyCurlRules(args, failOnError: failOnError, to: &options.rules)
+        try FetchCredentials.apply(args, to: &request, options: &options)
         let writeOut = try args.value("--write-out").map { format throws(UsageError) in try WriteOut(format) }
         let maxFileSize = try CurlOptions.byteCount("--max-filesize", in: args)
-        rules.maxBodyBytes = maxFileSize
+        options.rules.maxBodyBytes = maxFileSize
         let connectTimeout = try args.seconds("--connect-timeout")
         if let connectTimeout, connectTimeout <= .zero { throw UsageError("--connect-timeout must be more than 0") }
         // A link (`-o /dev/stdout` redirected to a file) is followed: the download's FILE.part and its
@@ -67,7 +68,7 @@ enum FetchCommand {
         // and so does output to a device or FIFO (-o /dev/null): it is written into, never renamed over.
         let streamed = output.map { !AtomicFile.isSpecial($0) } ?? false && request.httpMethod?.uppercased() != "HEAD"
         let downloadOptions = try FetchDownload.options(from: args, streamed: streamed)
-        try HedgeOptions.apply(args, to: &policy, streamed: streamed)
+        try HedgeOptions.apply(args, to: &options.policy, streamed: streamed)
         for (option, path) in [
             ("--output", output), ("--trace", args.value("--trace")), ("--trace-chart", args.value("--trace-chart")),
         ] {
@@ -85,7 +86,7 @@ enum FetchCommand {
         // --connect-timeout can only be this idle timeout (URLSession has no connect-only one). On
         // Linux it counts whole seconds (1.5 acts as 1, 0.3 fails at once: measured), so round up.
         // It is also what ends a stalled download (downloads have no default per-attempt timeout).
-        var idle = policy.perAttemptTimeout.map { $0.inSeconds + 1 } ?? 60
+        var idle = options.policy.perAttemptTimeout.map { $0.inSeconds + 1 } ?? 60
         if let connectTimeout { idle = min(idle, max(1, connectTimeout.inSeconds.rounded(.up))) }
         configuration.timeoutIntervalForRequest = idle
         // No URLCache, as curl keeps none: then an attempt that ends (a timeout, --max-time) has its
@@ -93,31 +94,30 @@ enum FetchCommand {
         // once (docs/reliability.md, "URLSession spins while it waits"); with a cache the task would
         // be abandoned and spin until the server answered.
         configuration.urlCache = nil
-        let reporter = silent ? nil : ProgressReporter(label: "fetch", maxAttempts: policy.maxAttempts)
+        let reporter = silent ? nil : ProgressReporter(label: "fetch", maxAttempts: options.policy.maxAttempts)
         let outcome: RetryOutcome<HTTPResponse>
         var download: DownloadOutcome?
         if let output, streamed {
             let done = try await FetchDownload.run(
-                request, to: output, options: downloadOptions, policy: policy, rules: rules,
+                request, to: output, retry: options, download: downloadOptions,
                 configuration: configuration, reporter: reporter, args: args)
             download = done
             outcome = done.retry
         } else {
             let session = URLSession(
                 configuration: configuration, delegate: CredentialSafeRedirects(), delegateQueue: nil)
-            outcome = try await session.retryOutcome(
-                for: request, retry: policy, rules: rules, clock: ContinuousClock(),
-                onTransition: reporter.map { $0.record })
+            options.onTransition = reporter.map { $0.record }
+            outcome = try await session.retryOutcome(for: request, retry: options)
         }
         if let path = args.value("--trace") {
             try TraceFiles.writeTrace(outcome.trace, races: outcome.hedging, to: path)
         }
         if let path = args.value("--trace-chart"), let chartFormat {
-            try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat, table: policy.table)
+            try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat, table: options.policy.table)
         }
         try TraceFiles.writeReport(
             outcome.trace, title: "\(request.httpMethod ?? "GET") \(Redaction.redact(request.url!))",
-            reason: outcome.reason, policy: policy, races: outcome.hedging, args: args)
+            reason: outcome.reason, policy: options.policy, races: outcome.hedging, args: args)
         if args.has("--verbose") {
             Console.error(Timeline.render(outcome.trace, reason: outcome.reason))
             HedgeOptions.lines(outcome).forEach(Console.error)

@@ -22,10 +22,9 @@ enum FetchCredentials {
                                   --oauth2-bearer, CMD runs before the first send
         """
 
-    /// Puts the token on `request`, or with `--auth-refresh` the credential steps in `policy` and `rules`.
+    /// Puts the token on `request`, or with `--auth-refresh` the credential steps in `options`.
     static func apply(
-        _ args: CommandLineArguments, to request: inout URLRequest, policy: inout RetryPolicy,
-        rules: inout HTTPRetryRules
+        _ args: CommandLineArguments, to request: inout URLRequest, options: inout HTTPRetryOptions
     ) throws(UsageError) {
         let token = args.value("--oauth2-bearer")
         let command = args.value("--auth-refresh")
@@ -45,7 +44,7 @@ enum FetchCredentials {
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }
         request.setValue(nil, forHTTPHeaderField: "Authorization")
-        refresh.install(in: &policy, rules: &rules)
+        refresh.install(in: &options)
     }
 
     /// Why the refresh command gave no token (its output is never shown: it may hold a secret).

@@ -66,23 +66,20 @@ enum FetchDownload {
     /// Runs the download (a live progress line on a terminal unless silent), and writes
     /// --trace-transfer. Reporting and the exit status are the caller's.
     static func run(
-        _ request: URLRequest, to path: String, options: DownloadOptions, policy: RetryPolicy, rules: HTTPRetryRules,
+        _ request: URLRequest, to path: String, retry options: HTTPRetryOptions, download: DownloadOptions,
         configuration: URLSessionConfiguration, reporter: ProgressReporter?, args: CommandLineArguments
     ) async throws -> DownloadOutcome {
         let line = DownloadProgressLine(enabled: reporter != nil && Console.stderrIsTerminal)
         let (stream, progress) = AsyncStream<DownloadProgress>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let display = Task { for await update in stream { line.show(update) } }
-        var onTransition: (@Sendable (RetryTrace.Step) -> Void)?
-        if let reporter { onTransition = { step in line.interrupt { reporter.record(step) } } }
+        var options = options
+        if let reporter { options.onTransition = { step in line.interrupt { reporter.record(step) } } }
         let outcome: DownloadOutcome
         do {
             // URLSession.download applies no default per-attempt timeout (HTTPRetryRules.defaultAttemptTimeout
             // is for answers held in memory): a large file may take hours; a stall is what ends an attempt.
             outcome = try await URLSession(configuration: configuration).downloadOutcome(
-                for: request, to: URL(fileURLWithPath: path), retry: policy, options: options, rules: rules,
-                clock: ContinuousClock(),
-                onTransition: onTransition,
-                progress: progress)
+                for: request, to: URL(fileURLWithPath: path), retry: options, options: download, progress: progress)
         } catch let problem as DownloadProblem {
             throw OperationFailed("\(problem)")
         }

@@ -64,8 +64,8 @@ enum SimulateCommand {
         let outcome: RetryOutcome<HTTPResponse>
         do {
             outcome = try await Simulation.run(
-                outcomes: outcomes, policy: policy, rules: rules, method: request.httpMethod ?? "GET", headers: headers,
-                seed: seed)
+                outcomes: outcomes, retry: HTTPRetryOptions(policy, rules: rules), method: request.httpMethod ?? "GET",
+                headers: headers, seed: seed)
         } catch let error as ScriptedOutcomeError {
             throw Self.usageError(error)
         }

@@ -138,7 +138,8 @@ import Testing
     /// cut short by cancellation ends where the run did.
     @Test func waitsSayWhy() async throws {
         let outcome = try await Simulation.run(
-            outcomes: try ScriptedOutcome.parseList("503:retry-after=1,503,200"), policy: RetryPolicy(jitter: .none))
+            outcomes: try ScriptedOutcome.parseList("503:retry-after=1,503,200"),
+            retry: .policy(RetryPolicy(jitter: .none)))
         let page = try RunReport(table: .retry, trace: outcome.trace, title: "t").html
         #expect(page.contains(">wait 1 s (Retry-After)</text>"))
         #expect(page.contains(">wait 1 s (backoff)</text>"), "the second wait is the policy's own")

@@ -84,7 +84,7 @@ enum ShippedDiagrams {
         var description: String { "connection reset (scripted, attempt \(attempt))" }
     }
 
-    /// The shipped retry table with `CredentialRefresh`'s rows, as `install(in:rules:)` makes it.
+    /// The shipped retry table with `CredentialRefresh`'s rows, as `install(in:)` makes it.
     static var credentialTable: RetryTable { CredentialRefresh<String>.table(adding: .retry) }
 
     /// Every text file of `diagrams/`, by name.

@@ -100,7 +100,8 @@ enum TeachingPages {
     }
 
     static func simulated(_ outcomes: String, policy: RetryPolicy, title: String) async throws -> String {
-        let outcome = try await Simulation.run(outcomes: try ScriptedOutcome.parseList(outcomes), policy: policy)
+        let outcome = try await Simulation.run(
+            outcomes: try ScriptedOutcome.parseList(outcomes), retry: .policy(policy))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try RunReport(

@@ -46,17 +46,17 @@ import Testing
         let refresh = CredentialRefresh(store, maxRefreshesPerRun: maxRefreshesPerRun) { token, request in
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }
-        var policy = RetryPolicy.default
-        var rules = HTTPRetryRules.default
-        refresh.install(in: &policy, rules: &rules)
-        return (policy, rules)
+        var options = HTTPRetryOptions.default
+        refresh.install(in: &options)
+        return (options.policy, options.rules)
     }
 
     static func run(
         _ server: FlakyServer, _ policy: RetryPolicy, _ rules: HTTPRetryRules, path: String = "/me",
         session: URLSession = Runner.session()
     ) async throws -> RetryOutcome<HTTPResponse> {
-        try await session.retryOutcome(for: URLRequest(url: server.url(path)), retry: policy, rules: rules)
+        try await session.retryOutcome(
+            for: URLRequest(url: server.url(path)), retry: HTTPRetryOptions(policy, rules: rules))
     }
 
     static func authorizations(_ server: FlakyServer, _ path: String = "/me") -> [String?] {

@@ -210,13 +210,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
 
         let away = try await Runner.session().downloadOutcome(
-            for: Self.request(origin.url("/moved")), to: folder.appendingPathComponent("a"), retry: Self.policy,
-            clock: ContinuousClock())
+            for: Self.request(origin.url("/moved")), to: folder.appendingPathComponent("a"),
+            retry: .policy(Self.policy), clock: ContinuousClock())
         #expect(away.succeeded)
         Self.expectNoCredentials(elsewhere.requests(to: "/file").first, "a download's redirect to another port")
 
         let here = try await Runner.session().downloadOutcome(
-            for: Self.request(origin.url("/here")), to: folder.appendingPathComponent("b"), retry: Self.policy,
+            for: Self.request(origin.url("/here")), to: folder.appendingPathComponent("b"), retry: .policy(Self.policy),
             clock: ContinuousClock())
         #expect(here.succeeded)
         Self.expectAllCredentials(origin.requests(to: "/file").first, "a download's same-origin redirect")

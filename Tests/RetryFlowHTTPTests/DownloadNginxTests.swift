@@ -45,7 +45,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("file.bin")
         let outcome = try await Runner.session().downloadOutcome(
-            for: URLRequest(url: proxy.url("/file.bin")), to: destination, retry: Self.policy, clock: ContinuousClock())
+            for: URLRequest(url: proxy.url("/file.bin")), to: destination, retry: .policy(Self.policy),
+            clock: ContinuousClock())
         DownloadTests.expectTracesConsistent(outcome)
         #expect(outcome.succeeded)
         #expect(try await Self.holds(destination, body))
@@ -77,8 +78,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("file.bin")
         let outcome = try await Runner.session().downloadOutcome(
-            for: URLRequest(url: proxy.url("/file.bin")), to: destination, retry: Self.policy, clock: ContinuousClock(),
-            onRetry: { _ in try? nginx.write(new, to: "file.bin") })
+            for: URLRequest(url: proxy.url("/file.bin")), to: destination,
+            retry: HTTPRetryOptions(Self.policy, onRetry: { _ in try? nginx.write(new, to: "file.bin") }),
+            clock: ContinuousClock())
         DownloadTests.expectTracesConsistent(outcome)
         #expect(outcome.succeeded)
         #expect(try await Self.holds(destination, new))
@@ -101,8 +103,8 @@ import Testing
         options.resumeExisting = true
         options.expectedSHA256 = await Self.sha(body)
         let outcome = try await Runner.session().downloadOutcome(
-            for: URLRequest(url: nginx.url("/file.bin")), to: destination, retry: Self.policy, options: options,
-            clock: ContinuousClock())
+            for: URLRequest(url: nginx.url("/file.bin")), to: destination, retry: .policy(Self.policy),
+            options: options, clock: ContinuousClock())
         DownloadTests.expectTracesConsistent(outcome)
         #expect(outcome.succeeded)
         #expect(outcome.ranges.map(\.status) == [416])

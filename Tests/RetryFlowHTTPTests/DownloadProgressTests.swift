@@ -37,8 +37,9 @@ import Testing
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 300 // only the rules under test end an attempt
         let outcome = try await URLSession(configuration: configuration).downloadOutcome(
-            for: URLRequest(url: server.url("/file")), to: destination, retry: policy, options: options,
-            clock: clock, onRetry: { notice in notices.withLock { $0.append(notice) } })
+            for: URLRequest(url: server.url("/file")), to: destination,
+            retry: HTTPRetryOptions(policy, onRetry: { notice in notices.withLock { $0.append(notice) } }),
+            options: options, clock: clock)
         DownloadTests.expectTracesConsistent(outcome)
         if outcome.succeeded { #expect(try await resource.firstDifference(fromFileAt: destination) == nil) }
         return (outcome, notices.withLock { $0 }, server)

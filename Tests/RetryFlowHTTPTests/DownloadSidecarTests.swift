@@ -19,7 +19,7 @@ import Testing
         _ server: FlakyServer, to destination: URL, policy: RetryPolicy = DownloadTests.policy, resume: Bool
     ) async throws -> DownloadOutcome {
         let outcome = try await Runner.session().downloadOutcome(
-            for: URLRequest(url: server.url("/file")), to: destination, retry: policy,
+            for: URLRequest(url: server.url("/file")), to: destination, retry: .policy(policy),
             options: DownloadOptions(resumeExisting: resume), clock: ContinuousClock())
         DownloadTests.expectTracesConsistent(outcome)
         return outcome

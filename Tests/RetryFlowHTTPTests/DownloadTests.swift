@@ -38,7 +38,7 @@ import Testing
         let destination = folder.appendingPathComponent("file.bin")
         try prepare(destination)
         let outcome = try await Runner.session().downloadOutcome(
-            for: URLRequest(url: server.url("/file")), to: destination, retry: policy, options: options,
+            for: URLRequest(url: server.url("/file")), to: destination, retry: .policy(policy), options: options,
             clock: ContinuousClock())
         expectTracesConsistent(outcome)
         return (outcome, server, destination)
@@ -64,8 +64,8 @@ import Testing
         try server.serveDownload(FlakyServer.Resource(size: 10, etag: "\"v1\""), at: "/file", steps: [.serve])
         await #expect(throws: DownloadProblem.self) {
             _ = try await Runner.session().downloadOutcome(
-                for: URLRequest(url: server.url("/file")), to: URL(fileURLWithPath: "/dev/null"), retry: Self.policy,
-                clock: ContinuousClock())
+                for: URLRequest(url: server.url("/file")), to: URL(fileURLWithPath: "/dev/null"),
+                retry: .policy(Self.policy), clock: ContinuousClock())
         }
         #expect(server.requests.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: "/dev/null.part"))
@@ -84,7 +84,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: destination.path + ".part", withDestinationPath: "/dev/null")
         await #expect(throws: DownloadProblem.self) {
             _ = try await Runner.session().downloadOutcome(
-                for: URLRequest(url: server.url("/file")), to: destination, retry: Self.policy,
+                for: URLRequest(url: server.url("/file")), to: destination, retry: .policy(Self.policy),
                 clock: ContinuousClock())
         }
         #expect(server.requests.isEmpty)
@@ -256,8 +256,8 @@ import Testing
         var rules = HTTPRetryRules.default
         rules.defaultAttemptTimeout = .milliseconds(1)
         let outcome = try await Runner.session().downloadOutcome(
-            for: URLRequest(url: server.url("/file")), to: destination, retry: Self.policy, rules: rules,
-            clock: ContinuousClock())
+            for: URLRequest(url: server.url("/file")), to: destination,
+            retry: HTTPRetryOptions(Self.policy, rules: rules), clock: ContinuousClock())
         Self.expectTracesConsistent(outcome)
         #expect(outcome.succeeded && outcome.retry.attempts.count == 1)
         #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
@@ -275,8 +275,8 @@ import Testing
         rules.attemptHeader = AttemptHeader(name: "RetryFlow-Attempt")
         rules.connectionClose = .always
         let whole = try await Runner.session().downloadOutcome(
-            for: URLRequest(url: server.url("/file")), to: folder.appendingPathComponent("a"), retry: Self.policy,
-            rules: rules, clock: ContinuousClock())
+            for: URLRequest(url: server.url("/file")), to: folder.appendingPathComponent("a"),
+            retry: HTTPRetryOptions(Self.policy, rules: rules), clock: ContinuousClock())
         #expect(whole.succeeded)
         let sent = server.requests(to: "/file")
         #expect(sent.map { $0.header("RetryFlow-Attempt") ?? "" } == ["1", "2"])
@@ -284,8 +284,8 @@ import Testing
 
         rules.maxBodyBytes = 999_999
         let tooLarge = try await Runner.session().downloadOutcome(
-            for: URLRequest(url: server.url("/file")), to: folder.appendingPathComponent("b"), retry: Self.policy,
-            rules: rules, clock: ContinuousClock())
+            for: URLRequest(url: server.url("/file")), to: folder.appendingPathComponent("b"),
+            retry: HTTPRetryOptions(Self.policy, rules: rules), clock: ContinuousClock())
         Self.expectTracesConsistent(tooLarge)
         #expect(!tooLarge.succeeded && tooLarge.retry.attempts.count == 1)
         #expect(tooLarge.retry.attempts.first?.error as? DownloadProblem == .tooLarge(bytes: 1_000_000, limit: 999_999))
@@ -304,7 +304,7 @@ import Testing
         var request = URLRequest(url: origin.url("/moved"))
         request.setValue("Basic c2VjcmV0OnNlY3JldA==", forHTTPHeaderField: "Authorization")
         let outcome = try await Runner.session().downloadOutcome(
-            for: request, to: folder.appendingPathComponent("f"), retry: Self.policy, clock: ContinuousClock())
+            for: request, to: folder.appendingPathComponent("f"), retry: .policy(Self.policy), clock: ContinuousClock())
         #expect(outcome.succeeded)
         #expect(origin.requests(to: "/moved").first?.header("Authorization") != nil)
         #expect(elsewhere.requests(to: "/file").count == 1)
@@ -317,7 +317,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let destination = folder.appendingPathComponent("x")
         let outcome = try await Runner.session().downloadOutcome(
-            for: URLRequest(url: server.url("/missing")), to: destination, retry: Self.policy, clock: ContinuousClock())
+            for: URLRequest(url: server.url("/missing")), to: destination, retry: .policy(Self.policy),
+            clock: ContinuousClock())
         Self.expectTracesConsistent(outcome)
         #expect(outcome.transferState == .failed && outcome.retry.attempts.count == 1)
         #expect(outcome.response?.statusCode == 404)
@@ -338,7 +339,8 @@ import Testing
         let (stream, progress) = AsyncStream<DownloadProgress>.makeStream()
         let task = Task {
             try await Runner.session().download(
-                for: URLRequest(url: server.url("/file")), to: destination, retry: Self.policy, progress: progress)
+                for: URLRequest(url: server.url("/file")), to: destination, retry: .policy(Self.policy),
+                progress: progress)
         }
         for await update in stream where update.bytesOnDisk >= 512 << 10 { break }
         task.cancel()
@@ -383,8 +385,8 @@ import Testing
         let session = URLSession(configuration: configuration)
         let run = Task { [options] in
             try await session.downloadOutcome(
-                for: URLRequest(url: server.url("/file")), to: destination, retry: Self.policy, options: options,
-                clock: clock, progress: progress)
+                for: URLRequest(url: server.url("/file")), to: destination, retry: .policy(Self.policy),
+                options: options, clock: clock, progress: progress)
         }
         for await update in stream where update.bytesOnDisk >= 200_000 { break }
         // Window 1 saw 200,000 bytes (above the floor); window 2 sees none: a stall.
@@ -419,7 +421,7 @@ import Testing
         let session = URLSession(configuration: configuration)
         let run = Task { [policy] in
             try await session.downloadOutcome(
-                for: URLRequest(url: server.url("/file")), to: destination, retry: policy, clock: clock,
+                for: URLRequest(url: server.url("/file")), to: destination, retry: .policy(policy), clock: clock,
                 progress: progress)
         }
         for await update in stream where update.bytesOnDisk >= 150_000 { break }
@@ -444,7 +446,7 @@ import Testing
         let counter = CallCounter()
         let outcome: DownloadOutcome = try await withCheckedThrowingContinuation { continuation in
             Runner.session().downloadTask(
-                with: URLRequest(url: server.url("/file")), to: destination, retry: Self.policy
+                with: URLRequest(url: server.url("/file")), to: destination, retry: .policy(Self.policy)
             ) {
                 counter.hit()
                 continuation.resume(with: $0)
@@ -452,24 +454,6 @@ import Testing
         }
         #expect(counter.count == 1)
         #expect(outcome.succeeded)
-        #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
-    }
-
-    @Test(arguments: [3, Int.max]) func theFileBasedOriginalShapeDeliversTheFile(retryCount: Int) async throws {
-        let resource = FlakyServer.Resource(size: 300_000)
-        let server = try FlakyServer()
-        defer { server.stop() }
-        try server.serveDownload(resource, at: "/file", steps: [.cut(after: 100_000, reset: true), .serve])
-        let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let destination = folder.appendingPathComponent("file.bin")
-        let delivered: URL = try await withCheckedThrowingContinuation { continuation in
-            Runner.session().downloadAndRetry(
-                with: server.url("/file"), to: destination, retryCount: retryCount, policy: Self.policy,
-                completion: { _, file in continuation.resume(returning: file) },
-                failure: { error, _ in continuation.resume(throwing: error) })
-        }
-        #expect(delivered == destination)
         #expect(try await resource.firstDifference(fromFileAt: destination) == nil)
     }
 }

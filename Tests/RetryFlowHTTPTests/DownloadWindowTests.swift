@@ -91,7 +91,7 @@ import Testing
         let (stream, progress) = AsyncStream<DownloadProgress>.makeStream()
         let task = Task {
             try await Runner.session().download(
-                for: URLRequest(url: server.url("/file")), to: destination, retry: DownloadTests.policy,
+                for: URLRequest(url: server.url("/file")), to: destination, retry: .policy(DownloadTests.policy),
                 options: Self.options(window: 256 << 10), progress: progress)
         }
         for await update in stream where update.bytesOnDisk >= 512 << 10 { break }

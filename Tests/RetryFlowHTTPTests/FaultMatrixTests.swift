@@ -137,11 +137,12 @@ import Testing
         let server = try FlakyServer(scripts: ["/ok": [.reset, .status(200, body: "fine")], "/down": [.status(503)]])
         defer { server.stop() }
         let session = Runner.session()
-        let (data, response) = try await session.data(for: URLRequest(url: server.url("/ok")), retry: Self.policy)
+        let (data, response) = try await session.data(
+            for: URLRequest(url: server.url("/ok")), retry: .policy(Self.policy))
         #expect(response.statusCode == 200)
         #expect(String(decoding: data, as: UTF8.self) == "fine")
         do {
-            _ = try await session.data(for: URLRequest(url: server.url("/down")), retry: Self.policy)
+            _ = try await session.data(for: URLRequest(url: server.url("/down")), retry: .policy(Self.policy))
             Issue.record("should throw")
         } catch let error as RetryError {
             #expect(error.reason == .attemptsExhausted)

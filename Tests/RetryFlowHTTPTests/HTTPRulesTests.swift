@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
+import RetryFlowTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -34,7 +35,8 @@ import Testing
         let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none)
         var post = URLRequest(url: url)
         post.httpMethod = "POST"
-        let answered = try await HTTPRetryRun.outcome(for: post, retry: policy, clock: ContinuousClock()) { _ in
+        let answered = try await HTTPRetryRun.outcome(for: post, retry: .policy(policy), clock: ContinuousClock()) {
+            _ in
             response(503)
         }
         #expect(answered.reason == .finalAnswer)
@@ -43,7 +45,7 @@ import Testing
 
         let calls = Locked(0)
         let threwLast = try await HTTPRetryRun.outcome(
-            for: URLRequest(url: url), retry: policy, clock: ContinuousClock()
+            for: URLRequest(url: url), retry: .policy(policy), clock: ContinuousClock()
         ) { _ in
             if calls.withLock({
                 $0 += 1
@@ -61,6 +63,51 @@ import Testing
             #expect(error.lastResponse?.statusCode == 503)
             #expect((error.lastError as? URLError)?.code == .unsupportedURL)
         }
+    }
+
+    /// The documented order (docs/http.md, "Your `retryIf` and the rules"), on the one options value:
+    /// the rules judge a thrown error first; only an error they would retry is asked of the policy's
+    /// `retryIf`, whose fail or step stands and whose retry keeps the rules' own decision.
+    @Test func theUsersRetryIfNarrowsTheRulesNeverWidens() async throws {
+        let url = URL(string: "http://simulated.invalid/")!
+        struct Mine: Error {}
+        var post = URLRequest(url: url)
+        post.httpMethod = "POST"
+        let get = URLRequest(url: url)
+        @Sendable func run(
+            _ request: URLRequest, _ retryIf: RetryClassifier, step: Bool = false, throwing error: any Error
+        ) async throws -> RetryOutcome<HTTPResponse> {
+            var options = HTTPRetryOptions(RetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none))
+            options.policy.retryIf = retryIf
+            if step { options.policy.add(RetryStep("use mirror") { _ in [:] }) }
+            return try await HTTPRetryRun.outcome(for: request, retry: options, clock: ManualClock()) { _ in
+                throw error
+            }
+        }
+        let reset = URLError(.networkConnectionLost)
+        let always = RetryClassifier { _ in .retry }
+        // Never wider: the rules refuse a POST's reset and an error that is not a URLError.
+        for (request, error) in [(post, reset as any Error), (get, Mine())] {
+            let widened = try await run(request, always, throwing: error)
+            #expect(widened.attempts.count == 1)
+            #expect(widened.reason == .notRetryable)
+        }
+        // Narrower: the user's fail stands on an error the rules would retry.
+        let narrowed = try await run(get, .never, throwing: reset)
+        #expect(narrowed.attempts.count == 1)
+        #expect(narrowed.reason == .notRetryable)
+        // A retry with a delay of its own keeps the rules' decision: with the user's 1,000 s (past
+        // maxRetryAfter) the run would end at once; with the rules' the zero backoff runs all three.
+        let delayed = try await run(get, RetryClassifier { _ in .retryAfter(.seconds(1000)) }, throwing: reset)
+        #expect(delayed.attempts.count == 3)
+        #expect(delayed.reason == .attemptsExhausted)
+        // A step named by the user is entered only for an error the rules would retry.
+        let toStep = RetryClassifier { _ in .step("use mirror") }
+        let stepped = try await run(get, toStep, step: true, throwing: reset)
+        #expect(stepped.steps.map(\.name) == ["use mirror"])
+        let refused = try await run(post, toStep, step: true, throwing: reset)
+        #expect(refused.steps.isEmpty)
+        #expect(refused.attempts.count == 1)
     }
 
     @Test func transportErrorsOnIdempotentRequests() {

@@ -49,13 +49,13 @@ enum Runner {
         let counter = CallCounter()
         switch surface {
         case .async:
-            let outcome = try await session.retryOutcome(for: request, retry: policy)
+            let outcome = try await session.retryOutcome(for: request, retry: .policy(policy))
             counter.hit()
             return SurfaceRun(outcome: outcome, completions: counter.count)
         case .completionHandler:
             let outcome: RetryOutcome<HTTPResponse> = try await withCheckedThrowingContinuation { continuation in
                 do {
-                    let task = try session.retryDataTask(with: request, retry: policy) { outcome in
+                    let task = try session.retryDataTask(with: request, retry: .policy(policy)) { outcome in
                         counter.hit()
                         continuation.resume(returning: outcome)
                     }
@@ -73,7 +73,7 @@ enum Runner {
             let outcome: RetryOutcome<HTTPResponse> = try await withCheckedThrowingContinuation { continuation in
                 Thread.detachNewThread {
                     do {
-                        let outcome = try session.synchronousRetryOutcome(for: request, retry: policy)
+                        let outcome = try session.synchronousRetryOutcome(for: request, retry: .policy(policy))
                         counter.hit()
                         continuation.resume(returning: outcome)
                     } catch {

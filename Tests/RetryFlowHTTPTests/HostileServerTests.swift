@@ -20,7 +20,7 @@ import Testing
         let server = try FlakyServer(scripts: ["/f": [.status(503, headers: ["Retry-After": value]), .status(200)]])
         defer { server.stop() }
         let outcome = try await Runner.session().retryOutcome(
-            for: URLRequest(url: server.url("/f")), retry: Self.policy)
+            for: URLRequest(url: server.url("/f")), retry: .policy(Self.policy))
         #expect(outcome.finalState == .failure)
         #expect(outcome.reason == .retryAfterBeyondCap)
         #expect(server.requests(to: "/f").count == 1)
@@ -33,7 +33,7 @@ import Testing
         let server = try FlakyServer(scripts: ["/f": [.status(503, headers: ["Retry-After": value]), .status(200)]])
         defer { server.stop() }
         let outcome = try await Runner.session().retryOutcome(
-            for: URLRequest(url: server.url("/f")), retry: Self.policy)
+            for: URLRequest(url: server.url("/f")), retry: .policy(Self.policy))
         #expect(outcome.succeeded)
         let text = outcome.attempts[0].errorDescription ?? ""
         #expect(text.contains("ignored (malformed)"), "\(text)")
@@ -49,7 +49,7 @@ import Testing
         ])
         defer { server.stop() }
         let outcome = try await Runner.session().retryOutcome(
-            for: URLRequest(url: server.url("/f")), retry: Self.policy)
+            for: URLRequest(url: server.url("/f")), retry: .policy(Self.policy))
         #expect(outcome.succeeded)
         #expect(server.requests(to: "/f").count == 2)
     }
@@ -63,7 +63,8 @@ import Testing
         // 3 s, not less: the second attempt's answer must beat it in a loaded, parallel run too (at
         // 300 ms the whole suite under two CPU hogs ended it 1 of 5 runs).
         policy.perAttemptTimeout = .seconds(3)
-        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/f")), retry: policy)
+        let outcome = try await Runner.session().retryOutcome(
+            for: URLRequest(url: server.url("/f")), retry: .policy(policy))
         #expect(outcome.succeeded)
         #expect(outcome.attempts.first?.error is AttemptTimeout)
     }

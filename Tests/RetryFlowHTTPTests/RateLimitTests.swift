@@ -133,7 +133,7 @@ import Testing
         policy.maxRetryAfter = .seconds(10)
         let calls = CallCounter()
         let outcome = try await HTTPRetryRun.outcome(
-            for: URLRequest(url: url), retry: policy, clock: ContinuousClock()
+            for: URLRequest(url: url), retry: .policy(policy), clock: ContinuousClock()
         ) { request in
             calls.hit()
             return HTTPResponse(
@@ -170,7 +170,7 @@ import Testing
         let seen = Shared<[String?]>([])
         let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none)
         let outcome = try await HTTPRetryRun.outcome(
-            for: URLRequest(url: url), retry: policy, rules: rules, clock: ContinuousClock()
+            for: URLRequest(url: url), retry: HTTPRetryOptions(policy, rules: rules), clock: ContinuousClock()
         ) { request in
             seen.update { $0.append(request.value(forHTTPHeaderField: header?.name ?? "RetryFlow-Attempt")) }
             return HTTPResponse(
@@ -221,7 +221,7 @@ import Testing
     @Test func aSimulationWaitsForTheLongestAsk() async throws {
         let outcome = try await Simulation.run(
             outcomes: ScriptedOutcome.parseList("429:retry-after=1:ratelimit-reset=3,200"),
-            policy: RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(10)), jitter: .none))
+            retry: .policy(RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(10)), jitter: .none)))
         #expect(outcome.finalState == .success)
         #expect(outcome.trace.steps.contains { $0.delay == .seconds(3) })
         #expect(outcome.trace.steps.contains { $0.detail?.hasSuffix("the longest decides: RateLimit-Reset") == true })

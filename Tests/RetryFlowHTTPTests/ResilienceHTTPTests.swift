@@ -56,8 +56,10 @@ import Testing
             budget: nil, breaker: .init(trip: .consecutiveFailures(1), breakDuration: .seconds(60)))
         let resilience = Resilience(policy: Self.policy, whenCircuitOpen: .fail, registry: registry)
         let session = Runner.session()
-        let first = try await session.retryOutcome(for: URLRequest(url: server.url("/a")), resilience: resilience)
-        let second = try await session.retryOutcome(for: URLRequest(url: server.url("/b")), resilience: resilience)
+        let first = try await session.retryOutcome(
+            for: URLRequest(url: server.url("/a")), retry: HTTPRetryOptions(resilience))
+        let second = try await session.retryOutcome(
+            for: URLRequest(url: server.url("/b")), retry: HTTPRetryOptions(resilience))
         #expect(first.reason == .circuitOpen)
         #expect(second.reason == .circuitOpen)
         #expect(server.requests(to: "/b").isEmpty)
@@ -72,7 +74,7 @@ import Testing
         case .completionHandler:
             return try await withCheckedThrowingContinuation { continuation in
                 do {
-                    try session.retryDataTask(with: request, resilience: resilience) {
+                    try session.retryDataTask(with: request, retry: HTTPRetryOptions(resilience)) {
                         continuation.resume(returning: $0)
                     }.resume()
                 } catch {
@@ -84,14 +86,15 @@ import Testing
                 Thread.detachNewThread {
                     do {
                         continuation.resume(
-                            returning: try session.synchronousRetryOutcome(for: request, resilience: resilience))
+                            returning: try session.synchronousRetryOutcome(
+                                for: request, retry: HTTPRetryOptions(resilience)))
                     } catch {
                         continuation.resume(throwing: error)
                     }
                 }
             }
         default:
-            return try await session.retryOutcome(for: request, resilience: resilience)
+            return try await session.retryOutcome(for: request, retry: HTTPRetryOptions(resilience))
         }
     }
 }

@@ -27,7 +27,9 @@ import Testing
         let (finished, finish) = AsyncStream.makeStream(of: Int.self)
         var tasks: [RetryDataTask] = []
         for index in 0..<count {
-            let task = try session.retryDataTask(with: URLRequest(url: server.url("/s/\(index)")), retry: policy) { _ in
+            let task = try session.retryDataTask(
+                with: URLRequest(url: server.url("/s/\(index)")), retry: .policy(policy)
+            ) { _ in
                 counters[index].hit()
                 finish.yield(index)
             }

@@ -56,7 +56,7 @@ import Testing
         ])
         defer { server.stop() }
         let outcome = try await Runner.session().retryOutcome(
-            for: URLRequest(url: server.url("/m")), retry: Self.policy)
+            for: URLRequest(url: server.url("/m")), retry: .policy(Self.policy))
         #expect(outcome.finalState == .success)
         #expect(outcome.trace.steps.contains { $0.to == .wait && $0.delay == .milliseconds(20) })
         #expect(
@@ -69,7 +69,7 @@ import Testing
         let server = try FlakyServer(scripts: ["/cap": [.status(503, headers: ["Retry-After": "3600"]), .status(200)]])
         defer { server.stop() }
         let outcome = try await Runner.session().retryOutcome(
-            for: URLRequest(url: server.url("/cap")), retry: Self.policy)
+            for: URLRequest(url: server.url("/cap")), retry: .policy(Self.policy))
         #expect(outcome.finalState == .failure)
         #expect(outcome.reason == .retryAfterBeyondCap)
         #expect(server.requests(to: "/cap").count == 1)
@@ -113,7 +113,8 @@ import Testing
         defer { server.stop() }
         let policy = RetryPolicy(
             maxAttempts: 3, backoff: .constant(.milliseconds(20)), jitter: .none, deadline: .milliseconds(300))
-        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/h")), retry: policy)
+        let outcome = try await Runner.session().retryOutcome(
+            for: URLRequest(url: server.url("/h")), retry: .policy(policy))
         #expect(outcome.reason == .deadlineExceeded)
         #expect(outcome.trace.steps.last?.event == .deadlineExceeded)
         #expect(outcome.attempts.first?.error is DeadlineExceeded)
@@ -129,7 +130,7 @@ import Testing
         defer { server.stop() }
         let session = Runner.session()
         let request = URLRequest(url: server.url("/h"))
-        let task = Task { try await session.retryOutcome(for: request, retry: Self.policy) }
+        let task = Task { try await session.retryOutcome(for: request, retry: .policy(Self.policy)) }
         await server.waitForRequests(to: "/h")
         let cancelledAt = ContinuousClock.now
         task.cancel()
@@ -142,7 +143,7 @@ import Testing
         #expect(took < Self.farBelowTimeouts, "cancellation seen after \(took.shortDescription)")
         #expect(server.requests(to: "/h").count == 1, "never retried")
         expectConsistent(outcome.trace)
-        let thrower = Task { try await session.data(for: request, retry: Self.policy) }
+        let thrower = Task { try await session.data(for: request, retry: .policy(Self.policy)) }
         await server.waitForRequests(to: "/h", count: 2)
         thrower.cancel()
         await #expect(throws: CancellationError.self) { try await thrower.value }
@@ -161,7 +162,9 @@ import Testing
         if surface == .completionHandler {
             let policy = RetryPolicy(
                 maxAttempts: 3, backoff: .constant(.seconds(30)), maxDelay: .seconds(30), jitter: .none)
-            task = try session.retryDataTask(with: request, retry: policy, onRetry: { _ in retried.yield() }) { _ in
+            task = try session.retryDataTask(
+                with: request, retry: HTTPRetryOptions(policy, onRetry: { _ in retried.yield() })
+            ) { _ in
                 counter.hit()
                 finish.yield()
             }
@@ -204,7 +207,9 @@ import Testing
         let counter = CallCounter()
         let outcome: RetryOutcome<HTTPResponse> = try await withCheckedThrowingContinuation { continuation in
             do {
-                let task = try session.retryDataTask(with: URLRequest(url: server.url("/x")), retry: Self.policy) {
+                let task = try session.retryDataTask(
+                    with: URLRequest(url: server.url("/x")), retry: .policy(Self.policy)
+                ) {
                     outcome in
                     counter.hit()
                     continuation.resume(returning: outcome)
@@ -227,7 +232,7 @@ import Testing
         let server = try FlakyServer(scripts: ["/s": [.status(200, body: "sync")]])
         defer { server.stop() }
         let session = Runner.session()
-        let url = server.url("/s")
+        let url = URLRequest(url: server.url("/s"))
         let refused: String = await withCheckedContinuation { continuation in
             session.delegateQueue.addOperation {
                 let (_, _, error) = session.synchronousDataTask(with: url)
@@ -257,7 +262,7 @@ import Testing
         let calls = Shared<[Int]>([])
         let body: String = await withCheckedContinuation { continuation in
             session.retryDataTask(
-                withURL: server.url("/o"), times: 5, wait: 10_000,
+                withRequest: URLRequest(url: server.url("/o")), times: 5, wait: 10_000,
                 errorHandler: { remaining, _ in
                     calls.update { $0.append(remaining) }
                 }
@@ -269,46 +274,28 @@ import Testing
         #expect(calls.current == [5, 4])
     }
 
-    @Test func downloadAndRetryReportsEveryAttemptOnFailure() async throws {
+    /// The snippet's `failure()` says nothing, but nothing is lost: the returned task's outcome
+    /// holds every attempt, each with its error.
+    @Test func downloadAndRetryKeepsEveryAttemptOnFailure() async throws {
         let server = try FlakyServer(scripts: ["/dl": [.reset]])
         defer { server.stop() }
         let session = Runner.session()
-        let fast = RetryPolicy(backoff: .constant(.milliseconds(10)), jitter: .none)
-        let attempts: [AttemptRecord]? = await withCheckedContinuation { continuation in
-            session.downloadAndRetry(
-                with: server.url("/dl"), retryCount: 2, retry: fast,
+        let box = TaskBox()
+        let failed: Bool = await withCheckedContinuation { continuation in
+            box.task = session.downloadAndRetry(
+                with: server.url("/dl"), retryCount: 2,
                 completion: { _, _ in
-                    continuation.resume(returning: nil) // the wrong handler: checked below, not on the delegate queue
+                    continuation.resume(returning: false) // the wrong handler: checked below, not on the delegate queue
                 }
-            ) { _, attempts in
-                continuation.resume(returning: attempts)
+            ) {
+                continuation.resume(returning: true)
             }
         }
-        #expect(attempts?.count == 3)
+        #expect(failed)
+        let attempts = box.task?.outcome?.attempts ?? []
+        #expect(attempts.count == 3)
+        #expect(attempts.allSatisfy { $0.error != nil }, "each attempt keeps its error")
         #expect(server.requests(to: "/dl").count == 3)
-    }
-
-    /// An invalid policy sends nothing, yet the caller hears back exactly once, through `failure`.
-    @Test func downloadAndRetryWithAnInvalidPolicyCallsFailureOnce() async throws {
-        let server = try FlakyServer(scripts: ["/dl": [.status(200)]])
-        defer { server.stop() }
-        let calls = CallCounter()
-        let invalid = RetryPolicy(backoff: .constant(.seconds(-1)))
-        let failed: (error: any Error, attempts: [AttemptRecord])? = await withCheckedContinuation { continuation in
-            Runner.session().downloadAndRetry(
-                with: server.url("/dl"), retryCount: 2, retry: invalid,
-                completion: { _, _ in
-                    continuation.resume(returning: nil) // nothing was sent, nothing can succeed: checked below
-                }
-            ) { error, attempts in
-                calls.hit()
-                continuation.resume(returning: (error, attempts))
-            }
-        }
-        #expect((failed?.error as? RetryPolicyError)?.field == "backoff.delay")
-        #expect(failed?.attempts.isEmpty == true)
-        #expect(server.requests(to: "/dl").isEmpty)
-        #expect(calls.count == 1)
     }
 
     /// `retryCount: .max` used to overflow `retryCount + 1`; it now means "retry without end".
@@ -321,7 +308,7 @@ import Testing
                 completion: { response, _ in
                     continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode ?? 0)
                 }
-            ) { _, _ in
+            ) {
                 continuation.resume(returning: -1)
             }
         }
@@ -339,7 +326,7 @@ import Testing
         request.setValue("Bearer s3cr3t", forHTTPHeaderField: "Authorization")
         request.setValue("Basic cHJveHk=", forHTTPHeaderField: "Proxy-Authorization")
         request.setValue("session=c00kie", forHTTPHeaderField: "Cookie")
-        let outcome = try await Runner.session().retryOutcome(for: request, retry: Self.policy)
+        let outcome = try await Runner.session().retryOutcome(for: request, retry: .policy(Self.policy))
         let json = String(decoding: try JSONEncoder().encode(outcome.trace), as: UTF8.self)
         let text = json + (outcome.error?.description ?? "") + outcome.attempts.map(\.description).joined()
         for secret in ["pa55word", "alice", "tok3n", "s3cr3t", "cHJveHk=", "c00kie"] {

@@ -25,7 +25,8 @@ import Testing
         rules.statusSteps[401] = "refresh credentials"
         var request = URLRequest(url: server.url("/me"))
         request.setValue("Bearer t1", forHTTPHeaderField: "Authorization")
-        let outcome = try await Runner.session().retryOutcome(for: request, retry: policy, rules: rules)
+        let outcome = try await Runner.session().retryOutcome(
+            for: request, retry: HTTPRetryOptions(policy, rules: rules))
         #expect(outcome.succeeded && outcome.value.map { String(decoding: $0.data, as: UTF8.self) } == "me")
         #expect(server.requests(to: "/me").map { $0.header("Authorization") } == ["Bearer t1", "Bearer t2"])
         #expect(outcome.trace.isConsistent(with: policy.table))
@@ -60,7 +61,7 @@ import Testing
                 ]
             })
         let (data, _) = try await Runner.session().data(
-            for: URLRequest(url: primary.url("/file")), retry: policy)
+            for: URLRequest(url: primary.url("/file")), retry: .policy(policy))
         #expect(String(decoding: data, as: UTF8.self) == "from the mirror")
         #expect(primary.requests(to: "/file").count == 2)
         #expect(mirror.requests(to: "/file").count == 1)
@@ -72,7 +73,7 @@ import Testing
         var policy = RetryPolicy.default
         policy.table = RetryTable.retry.adding(RetryStep("ghost") { _ in [:] }) // rows without the action
         await #expect(throws: RetryPolicyError.self) {
-            _ = try await Runner.session().data(for: URLRequest(url: server.url("/x")), retry: policy)
+            _ = try await Runner.session().data(for: URLRequest(url: server.url("/x")), retry: .policy(policy))
         }
         #expect(server.requests(to: "/x").isEmpty)
     }

@@ -23,10 +23,10 @@ import Testing
         rules.connectionClose = .always
         for _ in 0..<3 {
             _ = try await session.retryOutcome(
-                for: URLRequest(url: server.url("/warm")), retry: Self.policy, rules: rules)
+                for: URLRequest(url: server.url("/warm")), retry: HTTPRetryOptions(Self.policy, rules: rules))
         }
         let outcome = try await session.retryOutcome(
-            for: URLRequest(url: server.url("/c")), retry: Self.policy, rules: rules)
+            for: URLRequest(url: server.url("/c")), retry: HTTPRetryOptions(Self.policy, rules: rules))
         #expect(outcome.succeeded)
         let seen = server.requests
         #expect(seen.allSatisfy { $0.header("Connection")?.lowercased() == "close" }, "\(seen.map { $0.headers })")
@@ -61,7 +61,7 @@ import Testing
         var rules = HTTPRetryRules.default
         rules.defaultAttemptTimeout = .seconds(2)
         let outcome = try await Runner.session().retryOutcome(
-            for: URLRequest(url: server.url("/h")), retry: Self.policy, rules: rules)
+            for: URLRequest(url: server.url("/h")), retry: HTTPRetryOptions(Self.policy, rules: rules))
         #expect(outcome.succeeded)
         #expect(server.requests(to: "/h").count >= 2)
         let first = outcome.attempts[0].errorDescription ?? ""
@@ -77,7 +77,8 @@ import Testing
         defer { server.stop() }
         var policy = Self.policy
         policy.perAttemptTimeout = .milliseconds(400)
-        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/h")), retry: policy)
+        let outcome = try await Runner.session().retryOutcome(
+            for: URLRequest(url: server.url("/h")), retry: .policy(policy))
         let first = outcome.attempts.first?.errorDescription ?? ""
         #expect(first == "attempt timed out after 400 ms", "\(first)")
     }
@@ -95,7 +96,7 @@ import Testing
         var post = URLRequest(url: server.url("/post"))
         post.httpMethod = "POST"
         post.httpBody = Data("hello".utf8)
-        let outcome = try await session.retryOutcome(for: post, retry: Self.policy, rules: rules)
+        let outcome = try await session.retryOutcome(for: post, retry: HTTPRetryOptions(Self.policy, rules: rules))
         #expect(
             outcome.duration < TimingAndCancellationTests.farBelowTimeouts,
             "the session's 30 s timeout did not decide: \(outcome.duration)")

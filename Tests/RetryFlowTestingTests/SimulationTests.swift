@@ -10,12 +10,12 @@ import Testing
         do { _ = try ScriptedOutcome.parseList("") } catch { messages.append(error.description) }
         do { _ = try ScriptedOutcome.parseList("200,teapot") } catch { messages.append(error.description) }
         do {
-            _ = try await Simulation.run(outcomes: [], policy: .default)
+            _ = try await Simulation.run(outcomes: [], retry: .default)
         } catch let error as ScriptedOutcomeError {
             messages.append(error.description)
         }
         do {
-            _ = try await Simulation.run(outcomes: try ScriptedOutcome.parseList("hang"), policy: .default)
+            _ = try await Simulation.run(outcomes: try ScriptedOutcome.parseList("hang"), retry: .default)
         } catch let error as ScriptedOutcomeError {
             messages.append(error.description)
         }
@@ -26,7 +26,7 @@ import Testing
 
     @Test func aSimulatedRunIsConsistentWithTheTable() async throws {
         let outcome = try await Simulation.run(
-            outcomes: try ScriptedOutcome.parseList("reset,503,200"), policy: RetryPolicy(jitter: .none))
+            outcomes: try ScriptedOutcome.parseList("reset,503,200"), retry: .policy(RetryPolicy(jitter: .none)))
         #expect(outcome.reason == .succeeded)
         #expect(outcome.attempts.map(\.start) == [.zero, .milliseconds(500), .milliseconds(1500)])
         expectConsistent(outcome.trace)

@@ -43,10 +43,6 @@ public enum Jitter: Hashable, Sendable {
     /// `decorrelated`, `pollyDecorrelated`.
     public static let named: [Jitter] = [.none, .full, .equal, .decorrelated, .pollyDecorrelated]
 
-    /// The kinds without a number.
-    @available(*, deprecated, renamed: "named")
-    public static var allCases: [Jitter] { named }
-
     /// Its name: `full`, or `symmetric`, `additive`, `fullFrom` whatever their number.
     public var rawValue: String {
         switch self {

@@ -98,12 +98,6 @@ public struct RetryPolicy: Sendable {
             jitter: .none)
     }
 
-    /// The original snippet's policy (the name read like a random seed).
-    @available(*, deprecated, renamed: "originalSnippet(times:wait:)")
-    public static func seedCompatible(times: Int = 50, wait: Duration = .milliseconds(200)) -> RetryPolicy {
-        originalSnippet(times: times, wait: wait)
-    }
-
     /// Attempts for `retries` retries: one more, at least 1, and `Int.max` rather than overflowing.
     package static func attempts(retrying retries: Int) -> Int {
         retries < Int.max ? max(0, retries) + 1 : Int.max

@@ -58,12 +58,6 @@ public enum StopReason: TableSymbol {
     /// Whether a run that ends for this reason hands the caller its last value (a success, or a final
     /// answer) rather than a ``RetryError``: the one rule every surface follows.
     public var deliversValue: Bool { self == .succeeded || self == .finalAnswer }
-
-    /// The reason a run ends by taking `row`: the reason the row names.
-    @available(*, deprecated, message: "read row.reason: every finishing row names its reason")
-    public init(endingRow row: RetryTable.Row) {
-        self = row.reason ?? .invalidTransition
-    }
 }
 
 extension StopReason {

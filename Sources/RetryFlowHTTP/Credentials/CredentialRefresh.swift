@@ -25,10 +25,9 @@ import RetryFlow
 /// let refresh = CredentialRefresh(store) { token, request in
 ///     request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
 /// }
-/// var policy = RetryPolicy.default
-/// var rules = HTTPRetryRules.default
-/// refresh.install(in: &policy, rules: &rules)
-/// let (data, _) = try await URLSession.shared.data(for: request, retry: policy, rules: rules)
+/// var options = HTTPRetryOptions.default
+/// refresh.install(in: &options)
+/// let (data, _) = try await URLSession.shared.data(for: request, retry: options)
 /// ```
 public struct CredentialRefresh<Credential: Sendable>: Sendable {
     /// The step that asks the store (its state's name).
@@ -105,13 +104,13 @@ public struct CredentialRefresh<Credential: Sendable>: Sendable {
         let ticket: CredentialStore<Credential>.Ticket
     }
 
-    /// Adds the steps to `policy` and sends `statuses` to them in `rules`: the rows of
-    /// ``table(adding:)`` become `policy.table`.
-    public func install(in policy: inout RetryPolicy, rules: inout HTTPRetryRules) {
+    /// Adds the steps to the options' policy and sends `statuses` to them in its rules: the rows of
+    /// ``table(adding:)`` become `options.policy.table`.
+    public func install(in options: inout HTTPRetryOptions) {
         let (check, wait) = steps
-        policy.table = Self.table(adding: policy.table)
-        policy.steps += [check, wait]
-        for status in statuses { rules.statusSteps[status] = Self.checkStep }
+        options.policy.table = Self.table(adding: options.policy.table)
+        options.policy.steps += [check, wait]
+        for status in statuses { options.rules.statusSteps[status] = Self.checkStep }
     }
 
     /// `table` with the credential rows: `idle` starts at `check credential` (so the first send

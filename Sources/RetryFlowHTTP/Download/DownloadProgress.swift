@@ -1,5 +1,5 @@
 /// Where a download stands, sent as bytes arrive (on the `progress` stream of
-/// `URLSession.download(for:to:retry:options:rules:progress:)`).
+/// `URLSession.download(for:to:retry:options:progress:)`).
 public struct DownloadProgress: Hashable, Sendable {
     /// Bytes in the file now (resumed bytes included).
     public var bytesOnDisk: Int

@@ -15,19 +15,17 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
     let configuration: URLSessionConfiguration
     let request: URLRequest
     let destination: URL
-    let policy: RetryPolicy
-    let rules: HTTPRetryRules
+    /// The policy, rules, guards and hooks, as on every HTTP surface.
+    let retry: HTTPRetryOptions
     let options: DownloadOptions
     let clock: C
-    var onRetry: (@Sendable (RetryNotice) -> Void)?
-    var onTransition: (@Sendable (RetryTrace.Step) -> Void)?
     var progress: AsyncStream<DownloadProgress>.Continuation?
 
     /// - Throws: ``RetryPolicyError`` for an invalid policy, ``DownloadProblem/file(_:_:)`` when
     ///   the partial file cannot be opened: both before any request.
     func outcome() async throws -> DownloadOutcome {
         defer { progress?.finish() }
-        try policy.validate()
+        try retry.policy.validate()
         let clock = self.clock
         let start = clock.now
         let file = try PartialFile(destination: destination, resume: options.resumeExisting)
@@ -37,7 +35,8 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
         if let bytes = options.reportedBacklog { reported = { _ in bytes } }
         let driver = TransferDriver(
             file: file, expectedSHA256: options.expectedSHA256, window: options.bytesPerRequest,
-            maxBytes: rules.maxBodyBytes, progressRule: options.progressRule, progress: progress, delegateQueue: queue,
+            maxBytes: retry.rules.maxBodyBytes, progressRule: options.progressRule, progress: progress,
+            delegateQueue: queue,
             now: { start.duration(to: clock.now) }, backlog: reported)
         let delegate = DownloadDelegate(driver: driver)
         // No URLCache: a file streamed to disk is not cached, and with a cache a cancelled data task
@@ -52,27 +51,29 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
             session.finishTasksAndInvalidate()
         }
 
-        let rules = self.rules
+        let rules = retry.rules
         let request = self.request
         let wire = rules.prepared(request)
         // No HTTPRetryRules.defaultAttemptTimeout here: that total per attempt is for answers held in
         // memory; a large file legitimately takes longer. An attempt ends when the connection goes
         // idle (the session's timeoutIntervalForRequest), on options.speedLimit, or on the policy's
         // own perAttemptTimeout if it sets one; the next attempt resumes either way.
-        var policy = self.policy
-        policy.retryIf = RetryClassifier { error in
-            if let problem = error as? DownloadProblem { return problem.isRetryable ? .retry : .fail }
-            return rules.decision(for: error, request: request)
-        }
-        var engine = Retry(policy, clock: clock, onRetry: onRetry)
-        engine.runsAttemptsInline = true
-        engine.describeError = { Redaction.describe($0) }
-        engine.onTransition = onTransition
+        // The rules (and the download's own problems) first, then the policy's retryIf narrows them,
+        // as on every HTTP surface (docs/http.md).
+        var policy = retry.policy
+        policy.retryIf = .http(
+            { error in
+                if let problem = error as? DownloadProblem { return problem.isRetryable ? .retry : .fail }
+                return rules.decision(for: error, request: request)
+            }, narrowedBy: policy.retryIf)
+        var engine = Retry(
+            policy, clock: clock, onRetry: retry.onRetry, onTransition: retry.onTransition,
+            describeError: { Redaction.describe($0) }, runsAttemptsInline: true, guards: retry.guards(for: request))
         // The transfer table's `checking progress` rows decide; the retry table's
         // `failed after progress` row then starts the count and the backoff over.
         engine.madeProgress = { _ in driver.madeProgress() }
         let speedLimit = options.speedLimit
-        let retry = try await engine.outcome(classifyResult: { (answer: HTTPResponse) -> RetryVerdict? in
+        let ran = try await engine.outcome(classifyResult: { (answer: HTTPResponse) -> RetryVerdict? in
             if driver.isComplete { return nil }
             // An answer that is not the file (a 503, a 404) is judged as on every HTTP surface: retried,
             // failed (a failing status), or accepted as the final answer, ending the retry run in
@@ -98,7 +99,7 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
                 driver.end(id, with: CancellationError())
             }
         }
-        return driver.finish(retry)
+        return driver.finish(ran)
     }
 
 }

@@ -43,19 +43,20 @@ public enum FleetSimulation {
 
         @Sendable func send(_ index: Int, client: Int, at start: Duration) async {
             let seed = scenario.seed &+ UInt64(client) &+ UInt64(index) &* 7919
-            _ = try? await HTTPRetryRun.outcome(
-                for: URLRequest(url: url), resilience: resilience, clock: clock, random: SeededRandom(seed: seed),
-                onTransition: { step in
-                    // The clock is read outside the tally's lock: the driver's wait condition takes the
-                    // clock's lock, then the tally's, so the two must never nest the other way.
-                    let now = clock.now.offset
-                    tally.withLock {
-                        $0.record(step, at: now)
-                        $0.track(index, step, runStart: start)
-                    }
-                    // No recheck: a transition can only end the driver's wait by parking the run, and the
-                    // sleep that parks it tells the clock's waiters; a run's end rechecks below.
+            var options = HTTPRetryOptions(resilience)
+            options.onTransition = { step in
+                // The clock is read outside the tally's lock: the driver's wait condition takes the
+                // clock's lock, then the tally's, so the two must never nest the other way.
+                let now = clock.now.offset
+                tally.withLock {
+                    $0.record(step, at: now)
+                    $0.track(index, step, runStart: start)
                 }
+                // No recheck: a transition can only end the driver's wait by parking the run, and the
+                // sleep that parks it tells the clock's waiters; a run's end rechecks below.
+            }
+            _ = try? await HTTPRetryRun.outcome(
+                for: URLRequest(url: url), retry: options, clock: clock, random: SeededRandom(seed: seed)
             ) { _ in
                 let now = clock.now.offset
                 tally.withLock { $0.count(now) { $0.serverLoad += 1 } }

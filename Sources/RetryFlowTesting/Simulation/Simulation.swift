@@ -10,7 +10,7 @@ import RetryFlowHTTP
 /// instantly: "what does this policy do when the server answers reset, 503, 503, 200?".
 ///
 /// ```swift
-/// let outcome = try await Simulation.run(outcomes: try ScriptedOutcome.parseList("reset,503,200"), policy: .default)
+/// let outcome = try await Simulation.run(outcomes: try ScriptedOutcome.parseList("reset,503,200"), retry: .default)
 /// print(Timeline.render(outcome.trace, reason: outcome.reason))
 /// ```
 ///
@@ -24,12 +24,13 @@ public enum Simulation {
     /// The address simulated requests go to (the reserved `.invalid` domain: never resolved).
     public static let url = URL(string: "http://simulated.invalid/")!
 
-    /// Runs `outcomes` (the last repeats if the policy allows more attempts) under `policy` and
-    /// `rules`. Jitter draws from `SeededRandom(seed:)`, so a seed replays a run exactly.
+    /// Runs `outcomes` (the last repeats if the policy allows more attempts) under `options`, as
+    /// an HTTP surface would. Jitter draws from `SeededRandom(seed:)`, so a seed replays a run exactly.
     public static func run(
-        outcomes: [ScriptedOutcome], policy: RetryPolicy, rules: HTTPRetryRules = .default, method: String = "GET",
+        outcomes: [ScriptedOutcome], retry options: HTTPRetryOptions, method: String = "GET",
         headers: [String: String] = [:], seed: UInt64 = 1
     ) async throws -> RetryOutcome<HTTPResponse> {
+        let policy = options.policy
         guard !outcomes.isEmpty else { throw ScriptedOutcomeError("the list of outcomes is empty", kind: .empty) }
         if outcomes.contains(where: { $0.result == .hang }), policy.perAttemptTimeout == nil, policy.deadline == nil {
             throw ScriptedOutcomeError(
@@ -47,14 +48,15 @@ public enum Simulation {
         }
 
         let counter = Tracker()
-        let run = Task { [request] in
-            try await HTTPRetryRun.outcome(
-                for: request, retry: policy, rules: rules, clock: clock, random: SeededRandom(seed: seed),
-                onTransition: { step in
-                    tracker.record(step)
-                    clock.recheck()
-                }
-            ) { _ in
+        var watched = options
+        watched.onTransition = { [watcher = options.onTransition] step in
+            watcher?(step)
+            tracker.record(step)
+            clock.recheck()
+        }
+        let run = Task { [request, watched] in
+            try await HTTPRetryRun.outcome(for: request, retry: watched, clock: clock, random: SeededRandom(seed: seed))
+            { _ in
                 let scripted = outcome(forAttempt: counter.nextAttempt())
                 if scripted.duration > .zero { try await clock.sleep(for: scripted.duration) }
                 switch scripted.result {

@@ -182,7 +182,7 @@ package enum CancelStorm {
                     let task = Task {
                         guard
                             let outcome = try? await HTTPRetryRun.outcome(
-                                for: request, retry: policy, rules: rules, clock: ContinuousClock(),
+                                for: request, retry: HTTPRetryOptions(policy, rules: rules),
                                 transport: { try await transport(session, $0) })
                         else { return }
                         if slot.complete(outcome) { finish.yield(index) }
@@ -190,7 +190,9 @@ package enum CancelStorm {
                     cancel = { task.cancel() }
                 } else if index % 2 == 0 {
                     // Completion-handler surface.
-                    let task = try session.retryDataTask(with: request, retry: policy, rules: configuration.rules) {
+                    let task = try session.retryDataTask(
+                        with: request, retry: HTTPRetryOptions(policy, rules: configuration.rules)
+                    ) {
                         if slot.complete($0) { finish.yield(index) }
                     }
                     task.resume()
@@ -199,7 +201,9 @@ package enum CancelStorm {
                     // Async surface.
                     let rules = configuration.rules
                     let task = Task {
-                        guard let outcome = try? await session.retryOutcome(for: request, retry: policy, rules: rules)
+                        guard
+                            let outcome = try? await session.retryOutcome(
+                                for: request, retry: HTTPRetryOptions(policy, rules: rules))
                         else { return }
                         if slot.complete(outcome) { finish.yield(index) }
                     }

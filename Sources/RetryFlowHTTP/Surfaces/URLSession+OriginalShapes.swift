@@ -27,13 +27,11 @@ extension URLSession {
         completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
     ) -> RetryDataTask {
         let policy = RetryPolicy.originalSnippet(times: max(0, times), wait: .microseconds(Int64(wait)))
-        var onRetry: (@Sendable (RetryNotice) -> Void)?
+        var options = HTTPRetryOptions(policy, rules: .transportErrorsOnly)
         if let errorHandler {
-            onRetry = { notice in errorHandler(notice.remainingAttempts, notice.error) }
+            options.onRetry = { notice in errorHandler(notice.remainingAttempts, notice.error) }
         }
-        let run = HTTPRetry(
-            session: self, request: request, policy: policy, rules: .transportErrorsOnly, clock: ContinuousClock(),
-            onRetry: onRetry)
+        let run = HTTPRetry(session: self, request: request, options: options, clock: ContinuousClock())
         let task = RetryDataTask(run: run, queue: delegateQueue) { outcome in
             switch outcome.result {
             case .success(let answer): completionHandler(answer.data, answer.response, nil)
@@ -42,18 +40,6 @@ extension URLSession {
         }
         task.resume()
         return task
-    }
-
-    /// ``retryDataTask(withRequest:times:wait:errorHandler:completionHandler:)`` for a URL.
-    @discardableResult
-    public func retryDataTask(
-        withURL url: URL, times: Int = 50, wait: useconds_t = 200_000,
-        errorHandler: (@Sendable (Int, any Error) -> Void)? = nil,
-        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
-    ) -> RetryDataTask {
-        retryDataTask(
-            withRequest: URLRequest(url: url), times: times, wait: wait, errorHandler: errorHandler,
-            completionHandler: completionHandler)
     }
 
     /// The Objective-C snippet's `downloadAndRetryWithURL:retryCount:completion:failure:`.
@@ -66,56 +52,36 @@ extension URLSession {
     /// the engine since Linux ignores a request's timeout) and `retryCount` retries, but with the
     /// default policy's exponential backoff and jitter between them, RetryFlow's HTTP rules (503
     /// and friends are retried too, honouring Retry-After), and a chart that is the code.
-    /// `completion(response, data)` gets the final answer; `failure()` runs when the run gives up.
+    /// `completion(response, data)` gets the final answer; `failure()` runs when the run gives up,
+    /// and nothing is lost: the returned task's `outcome` then holds every attempt with its error,
+    /// and the trace. Each runs once, on the delegate queue. For a policy or rules of your own, use
+    /// ``retryDataTask(with:retry:completionHandler:)``.
+    ///
+    /// ```swift
+    /// let task = URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
+    ///     print(data.count)
+    /// }, failure: {
+    ///     print("gave up")
+    /// })
+    /// ```
     @discardableResult
     public func downloadAndRetry(
         with url: URL, retryCount: Int,
         completion: @escaping @Sendable (URLResponse, Data) -> Void,
         failure: @escaping @Sendable () -> Void
     ) -> RetryDataTask {
-        downloadAndRetry(with: url, retryCount: retryCount, completion: completion) { _, _ in failure() }
-    }
-
-    /// ``downloadAndRetry(with:retryCount:completion:failure:)`` under a policy of your own (`retry:`,
-    /// default: the default policy), whose `failure` receives the last
-    /// error and every attempt (each with its own error), so nothing is lost.
-    @discardableResult
-    public func downloadAndRetry(
-        with url: URL, retryCount: Int, retry policy: RetryPolicy? = nil,
-        completion: @escaping @Sendable (URLResponse, Data) -> Void,
-        failure: @escaping @Sendable (any Error, [AttemptRecord]) -> Void
-    ) -> RetryDataTask {
         let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 5)
-        var chosen = policy ?? .default
-        chosen.maxAttempts = RetryPolicy.attempts(retrying: retryCount)
-        if chosen.perAttemptTimeout == nil { chosen.perAttemptTimeout = .seconds(5) }
-        let run = HTTPRetry(session: self, request: request, policy: chosen, rules: .default, clock: ContinuousClock())
-        do {
-            try chosen.validate()
-        } catch {
-            // Nothing can be sent, but a caller waits for one of its handlers: `failure` runs, once,
-            // on the delegate queue like every answer, and the returned task stays idle.
-            delegateQueue.addOperation { failure(error, []) }
-            return RetryDataTask(run: run, queue: delegateQueue) { _ in }
-        }
+        var policy = RetryPolicy.default // valid whatever retryCount is: nothing to refuse
+        policy.maxAttempts = RetryPolicy.attempts(retrying: retryCount)
+        policy.perAttemptTimeout = .seconds(5)
+        let run = HTTPRetry(session: self, request: request, options: .policy(policy), clock: ContinuousClock())
         let task = RetryDataTask(run: run, queue: delegateQueue) { outcome in
             switch outcome.result {
             case .success(let answer): completion(answer.response, answer.data)
-            case .failure(let error): failure(error.lastError ?? error, error.attempts)
+            case .failure: failure()
             }
         }
         task.resume()
         return task
-    }
-
-    /// ``downloadAndRetry(with:retryCount:retry:completion:failure:)`` under its old label.
-    @available(*, deprecated, renamed: "downloadAndRetry(with:retryCount:retry:completion:failure:)")
-    @discardableResult
-    public func downloadAndRetry(
-        with url: URL, retryCount: Int, policy: RetryPolicy?,
-        completion: @escaping @Sendable (URLResponse, Data) -> Void,
-        failure: @escaping @Sendable (any Error, [AttemptRecord]) -> Void
-    ) -> RetryDataTask {
-        downloadAndRetry(with: url, retryCount: retryCount, retry: policy, completion: completion, failure: failure)
     }
 }

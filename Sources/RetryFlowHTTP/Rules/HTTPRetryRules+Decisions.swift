@@ -68,3 +68,20 @@ extension HTTPRetryRules {
         return pushbackVerdict(for: response, what: what, now: now)
     }
 }
+
+extension RetryClassifier {
+    /// The classifier of thrown errors on every HTTP surface, downloads included (docs/http.md, "Your
+    /// `retryIf` and the rules"): `rules` decide first; an error they would retry is then asked of
+    /// `user`, whose answer stands unless it retries too (then the rules' decision, with its delay,
+    /// is kept). A user's classifier narrows the rules, or sends an error to a step; it never widens them.
+    static func http(
+        _ rules: @escaping @Sendable (any Error) -> RetryDecision, narrowedBy user: RetryClassifier
+    ) -> RetryClassifier {
+        RetryClassifier { error in
+            let decision = rules(error)
+            guard decision.isRetryable else { return decision }
+            let mine = user.decision(for: error)
+            return mine.isRetryable ? decision : mine
+        }
+    }
+}

@@ -7,17 +7,37 @@ import RetryFlow
 #endif
 
 extension URLSession {
-    /// Sends `request` and blocks the calling thread until the answer, as the original snippet's
-    /// `synchronousDataTask` did. No retry. A redirect to another origin drops `Authorization`,
-    /// `Cookie` and `Proxy-Authorization`, as on every RetryFlow surface (docs/http.md).
+    /// Sends `request` and blocks the calling thread until the answer, in the original snippet's
+    /// shape: `let (data, response, error) = session.synchronousDataTask(with: request)`.
+    ///
+    /// Without `retry:`, as the snippet did: one request, no retry, URLSession's own answer. With
+    /// it, the run goes through the machine under those options (waits between attempts block no
+    /// other thread), and the tuple is the run's: the delivered answer, or `(nil, last response,
+    /// RetryError)` when it gives up. A redirect to another origin drops `Authorization`, `Cookie`
+    /// and `Proxy-Authorization`, as on every RetryFlow surface (docs/http.md).
     ///
     /// It refuses to run where it would deadlock: on this session's delegate queue (the completion
     /// it waits for runs there) it returns a ``SynchronousCallError`` at once. It is unavailable
     /// from async code, where blocking would starve Swift's thread pool.
+    ///
+    /// ```swift
+    /// let (data, response, error) = URLSession.shared.synchronousDataTask(with: URLRequest(url: url))
+    /// let (body, head, failure) = URLSession.shared.synchronousDataTask(with: request, retry: .default)
+    /// ```
     @available(*, noasync, message: "blocks a thread; use data(for:retry:) in async code")
-    public func synchronousDataTask(with request: URLRequest) -> (
+    public func synchronousDataTask(with request: URLRequest, retry options: HTTPRetryOptions? = nil) -> (
         data: Data?, response: URLResponse?, error: (any Error)?
     ) {
+        if let options {
+            do {
+                switch try synchronousRetryOutcome(for: request, retry: options).result {
+                case .success(let answer): return (answer.data, answer.response, nil)
+                case .failure(let error): return (nil, error.lastResponse?.response, error)
+                }
+            } catch {
+                return (nil, nil, error)
+            }
+        }
         if let refusal = deadlockRefusal() { return (nil, nil, refusal) }
         let done = DispatchSemaphore(value: 0)
         let result = SyncBox<(Data?, URLResponse?, (any Error)?)>()
@@ -32,30 +52,19 @@ extension URLSession {
         return (data, response, error)
     }
 
-    /// ``synchronousDataTask(with:)-(URLRequest)`` for a URL.
-    @available(*, noasync, message: "blocks a thread; use data(for:retry:) in async code")
-    public func synchronousDataTask(with url: URL) -> (data: Data?, response: URLResponse?, error: (any Error)?) {
-        synchronousDataTask(with: URLRequest(url: url))
-    }
-
-    /// The retrying synchronous variant: blocks until the run is over and returns its whole
-    /// ``RetryOutcome``. Waits between attempts do not block any other thread. On this session's
-    /// delegate queue it throws at once instead of deadlocking.
+    /// The retrying synchronous call: blocks until the run under `options` is over and returns its
+    /// whole `RetryOutcome`. Waits between attempts do not block any other thread. On this
+    /// session's delegate queue it throws at once instead of deadlocking.
     ///
-    /// - Throws: ``SynchronousCallError`` where it would deadlock; ``RetryPolicyError`` for an invalid policy.
+    /// ```swift
+    /// let outcome = try URLSession.shared.synchronousRetryOutcome(for: request, retry: .default)
+    /// ```
+    /// - Throws: ``SynchronousCallError`` where it would deadlock; `RetryPolicyError` for an invalid policy.
     @available(*, noasync, message: "blocks a thread; use retryOutcome(for:retry:) in async code")
     public func synchronousRetryOutcome(
-        for request: URLRequest, retry policy: RetryPolicy = .default, rules: HTTPRetryRules = .default,
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+        for request: URLRequest, retry options: HTTPRetryOptions = .default
     ) throws -> RetryOutcome<HTTPResponse> {
-        try runBlocking(
-            HTTPRetry(
-                session: self, request: request, policy: policy, rules: rules, clock: ContinuousClock(),
-                onRetry: onRetry))
-    }
-
-    /// Runs `run` to its end, blocking this thread (refused on the session's delegate queue).
-    func runBlocking(_ run: HTTPRetry<ContinuousClock>) throws -> RetryOutcome<HTTPResponse> {
+        let run = HTTPRetry(session: self, request: request, options: options, clock: ContinuousClock())
         if let refusal = deadlockRefusal() { throw refusal }
         try run.policy.validate()
         let done = DispatchSemaphore(value: 0)
@@ -67,21 +76,6 @@ extension URLSession {
         done.wait()
         guard let outcome = result.value else { throw SynchronousCallError(description: "the run produced no outcome") }
         return outcome
-    }
-
-    /// The retrying synchronous variant in the original snippet's shape.
-    @available(*, noasync, message: "blocks a thread; use data(for:retry:) in async code")
-    public func synchronousDataTask(
-        with request: URLRequest, retry policy: RetryPolicy, rules: HTTPRetryRules = .default
-    ) -> (data: Data?, response: URLResponse?, error: (any Error)?) {
-        do {
-            switch try synchronousRetryOutcome(for: request, retry: policy, rules: rules).result {
-            case .success(let answer): return (answer.data, answer.response, nil)
-            case .failure(let error): return (nil, error.lastResponse?.response, error)
-            }
-        } catch {
-            return (nil, nil, error)
-        }
     }
 
     /// A reason not to block here, if there is one.

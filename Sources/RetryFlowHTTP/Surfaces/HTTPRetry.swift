@@ -14,8 +14,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     let policy: RetryPolicy
     let rules: HTTPRetryRules
     let clock: C
-    var onRetry: (@Sendable (RetryNotice) -> Void)?
-    var onTransition: (@Sendable (RetryTrace.Step) -> Void)?
+    var onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+    var onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil
     var random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     /// Whether `transport` throws at once when cancelled or interrupted by the engine's timer
     /// (``AttemptInterrupt``; ours does, a caller's may not).
@@ -83,13 +83,7 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         let transport = self.transport
         // The HTTP rules first; an error they would retry is then the policy's own retryIf's to
         // refuse (docs/http.md): a user's classifier narrows the rules, never widens them.
-        let userClassifier = policy.retryIf
-        policy.retryIf = RetryClassifier { error in
-            let decision = rules.decision(for: error, request: request)
-            guard decision.isRetryable else { return decision }
-            let mine = userClassifier.decision(for: error)
-            return mine.isRetryable ? decision : mine
-        }
+        policy.retryIf = .http({ rules.decision(for: $0, request: request) }, narrowedBy: policy.retryIf)
         // No per-attempt timeout from the caller: the rules' default bounds a dead connection,
         // and the attempt's error says which timeout it was.
         let defaulted = policy.perAttemptTimeout == nil ? rules.defaultAttemptTimeout : nil
@@ -179,20 +173,29 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
 }
 
 extension HTTPRetry {
+    /// A run of `request` under `options`, each attempt sent by `transport`.
     init(
-        session: URLSession, request: URLRequest, policy: RetryPolicy, rules: HTTPRetryRules, clock: C,
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
+        transport: @escaping @Sendable (URLRequest) async throws -> HTTPResponse, request: URLRequest,
+        options: HTTPRetryOptions, clock: C
     ) {
-        let attemptTimeout = policy.perAttemptTimeout ?? rules.defaultAttemptTimeout
+        self.init(
+            transport: transport, request: request, policy: options.policy, rules: options.rules, clock: clock,
+            onRetry: options.onRetry, onTransition: options.onTransition)
+        guards = options.guards(for: request)
+    }
+
+    /// A run of `request` under `options`, each attempt sent by `session`.
+    init(session: URLSession, request: URLRequest, options: HTTPRetryOptions, clock: C) {
+        let attemptTimeout = options.policy.perAttemptTimeout ?? options.rules.defaultAttemptTimeout
         self.init(
             transport: { request in try await session.send(request, attemptTimeout: attemptTimeout) }, request: request,
-            policy: policy, rules: rules, clock: clock, onRetry: onRetry)
+            options: options, clock: clock)
         transportEndsOnCancel = true
     }
 }
 
-/// Runs `request` under `policy` and the HTTP `rules` with a transport of your own instead of
-/// `URLSession`: a fake in unit tests, a scripted server in simulations. Same machine, same rules.
+/// Runs `request` under `options` with a transport of your own instead of `URLSession`: a fake
+/// in unit tests, a scripted server in simulations. Same machine, same rules, same options.
 ///
 /// ```swift
 /// let outcome = try await HTTPRetryRun.outcome(for: request, retry: .default, clock: ManualClock()) { _ in
@@ -200,34 +203,17 @@ extension HTTPRetry {
 /// }
 /// ```
 public enum HTTPRetryRun {
-    /// The outcome of `request` sent through `transport`.
+    /// The outcome of `request` sent through `transport` under `options`, on `clock`, with jitter
+    /// drawn from `random` (a `SeededRandom` replays a run).
     public static func outcome<C: Clock<Duration>>(
-        for request: URLRequest, retry policy: RetryPolicy = .default, rules: HTTPRetryRules = .default, clock: C,
+        for request: URLRequest, retry options: HTTPRetryOptions = .default, clock: C = ContinuousClock(),
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
-        onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
         transport: @escaping @Sendable (URLRequest) async throws -> HTTPResponse
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
         try await HTTPRetry.prepared {
-            var run = HTTPRetry(
-                transport: transport, request: request, policy: policy, rules: rules, clock: clock, onRetry: onRetry)
-            run.onTransition = onTransition
+            var run = HTTPRetry(transport: transport, request: request, options: options, clock: clock)
             run.random = random
             return run
         }.outcome()
-    }
-
-    /// The outcome of `request` sent through `transport` (the policy now has the `retry:` label).
-    @available(*, deprecated, renamed: "outcome(for:retry:rules:clock:random:onRetry:onTransition:transport:)")
-    public static func outcome<C: Clock<Duration>>(
-        for request: URLRequest, policy: RetryPolicy, rules: HTTPRetryRules = .default, clock: C,
-        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
-        onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil,
-        transport: @escaping @Sendable (URLRequest) async throws -> HTTPResponse
-    ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-        try await outcome(
-            for: request, retry: policy, rules: rules, clock: clock, random: random, onRetry: onRetry,
-            onTransition: onTransition, transport: transport)
     }
 }

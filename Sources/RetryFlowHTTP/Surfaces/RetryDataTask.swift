@@ -65,11 +65,13 @@ public final class RetryDataTask: @unchecked Sendable {
         guard !shared.started else { return }
         shared.started = true
         var run = self.run
+        let watcher = run.onTransition // the caller's own hook, from the options
         run.onTransition = { [weak self] step in
             self?.withLock { shared in
                 shared.trace.steps.append(step)
                 shared.state = step.to
             }
+            watcher?(step)
         }
         shared.task = Task { [self, run] in
             // Cancelled before it started: the machine takes `idle --cancelled--> cancelled`.
@@ -83,30 +85,23 @@ public final class RetryDataTask: @unchecked Sendable {
 }
 
 extension URLSession {
-    /// A retried request whose `completionHandler` runs exactly once, on this session's delegate
-    /// queue, with the whole ``RetryOutcome`` (use `outcome.result` for the response or error).
-    /// Call `resume()` to start it.
+    /// A retried request under `options` whose `completionHandler` runs exactly once, on this
+    /// session's delegate queue, with the whole `RetryOutcome` (use `outcome.result` for the
+    /// response or error). Call `resume()` to start it.
     ///
-    /// - Throws: ``RetryPolicyError`` for an invalid policy, before anything is sent.
+    /// ```swift
+    /// let task = try URLSession.shared.retryDataTask(with: request, retry: .default) { outcome in
+    ///     print(outcome.result)
+    /// }
+    /// task.resume()
+    /// ```
+    /// - Throws: `RetryPolicyError` for an invalid policy, before anything is sent.
     public func retryDataTask(
-        with request: URLRequest, retry policy: RetryPolicy = .default, rules: HTTPRetryRules = .default,
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
+        with request: URLRequest, retry options: HTTPRetryOptions = .default,
         completionHandler: @escaping @Sendable (RetryOutcome<HTTPResponse>) -> Void
     ) throws(RetryPolicyError) -> RetryDataTask {
-        try policy.validate()
-        let run = HTTPRetry(
-            session: self, request: request, policy: policy, rules: rules, clock: ContinuousClock(), onRetry: onRetry)
+        try options.policy.validate()
+        let run = HTTPRetry(session: self, request: request, options: options, clock: ContinuousClock())
         return RetryDataTask(run: run, queue: delegateQueue, completion: completionHandler)
-    }
-
-    /// ``retryDataTask(with:retry:rules:onRetry:completionHandler:)`` under its old label.
-    @available(*, deprecated, renamed: "retryDataTask(with:retry:rules:onRetry:completionHandler:)")
-    public func retryDataTask(
-        with request: URLRequest, policy: RetryPolicy, rules: HTTPRetryRules = .default,
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
-        completionHandler: @escaping @Sendable (RetryOutcome<HTTPResponse>) -> Void
-    ) throws(RetryPolicyError) -> RetryDataTask {
-        try retryDataTask(
-            with: request, retry: policy, rules: rules, onRetry: onRetry, completionHandler: completionHandler)
     }
 }

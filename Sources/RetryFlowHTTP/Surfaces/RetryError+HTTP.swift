@@ -1,0 +1,11 @@
+import Foundation
+import RetryFlow
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension RetryError {
+    /// The last response received, if any (e.g. the last 503).
+    public var lastResponse: HTTPResponse? { lastValue as? HTTPResponse }
+}
