@@ -67,7 +67,7 @@ enum HedgeTailBenchmark {
                 let request = URLRequest(url: server.url("/r\(next)"))
                 next += 1
                 group.addTask {
-                    try await Measure.seconds { _ = try await session.data(for: request, retry: policy) }
+                    try await Measure.seconds { _ = try await session.data(for: request, retry: .policy(policy)) }
                 }
             }
             while next < min(inFlight, count) { add() }

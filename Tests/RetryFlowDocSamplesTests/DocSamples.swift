@@ -144,15 +144,13 @@ private func sample7() async throws {
     let refresh = CredentialRefresh(store) { token, request in             // how the credential goes on a request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
     }
-    var policy = RetryPolicy.default
-    var rules = HTTPRetryRules.default
-    refresh.install(in: &policy, rules: &rules)                           // the rows join policy.table; 401 → the step
-    let (data, response) = try await URLSession.shared.data(for: request, retry: policy, rules: rules)
+    var options = HTTPRetryOptions.default
+    refresh.install(in: &options)                                         // the rows join policy.table; 401 → the step
+    let (data, response) = try await URLSession.shared.data(for: request, retry: options)
 
     _ = store
     _ = refresh
-    _ = policy
-    _ = rules
+    _ = options
     _ = data
     _ = response
 }
@@ -160,7 +158,7 @@ private func sample7() async throws {
 // downloads.md, sample 8
 private func sample8() async throws {
     let destination = URL(fileURLWithPath: "/tmp/big.iso")
-    let (response, outcome) = try await URLSession.shared.download(for: request, to: destination, retry: .download)
+    let (response, outcome) = try await URLSession.shared.download(for: request, to: destination, retry: .policy(.download))
     print(response.statusCode, outcome.bytesOnDisk)
     for range in outcome.ranges { print(range) }   // #2 asked bytes=33554432- (If-Range), got 206, wrote …
 
@@ -192,12 +190,6 @@ private func sample9() async throws {
     }
     task.cancel()
 
-    // The Objective-C snippet's call shape, with a file instead of Data.
-    URLSession.shared.downloadAndRetry(
-        with: url, to: file, retryCount: 5,
-        completion: { response, file in print(response, file) },
-        failure: { error, attempts in print(error, attempts.count) })
-
     _ = options
     _ = updates
     _ = progress
@@ -228,14 +220,16 @@ private func sample11() async throws {
     let breaker = try CircuitBreaker(.polly)
     let resilience = Resilience(policy: .default, budget: budget, breaker: breaker)
 
-    let (data, _) = try await URLSession.shared.data(for: request, resilience: resilience)
-    let outcome = try await URLSession.shared.retryOutcome(for: request, resilience: resilience)
-    let task = try URLSession.shared.retryDataTask(with: request, resilience: resilience) { outcome in print(outcome.reason) }
+    let options = HTTPRetryOptions(resilience)          // or set options.guards.budget, options.guards.breaker
+    let (data, _) = try await URLSession.shared.data(for: request, retry: options)
+    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: options)
+    let task = try URLSession.shared.retryDataTask(with: request, retry: options) { outcome in print(outcome.reason) }
     let value = try await Retry(resilience, clock: ContinuousClock()).run { _ in 42 }
 
     _ = budget
     _ = breaker
     _ = resilience
+    _ = options
     _ = data
     _ = outcome
     _ = task
@@ -270,7 +264,7 @@ private func sample13() async throws {
 private func sample14() async throws {
     var policy = RetryPolicy(maxAttempts: 2)
     policy.hedging = HedgingPolicy(delay: .milliseconds(50), maxAttempts: 2)   // one hedge after 50 ms
-    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: policy)
+    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: .policy(policy))
     print(outcome.hedges, outcome.hedging.first?.answeredBy ?? 0)
 
     _ = policy
@@ -279,16 +273,29 @@ private func sample14() async throws {
 
 // http.md, sample 15
 private func sample15() async throws {
+    var options = HTTPRetryOptions(.default, rules: .default)
+    options.rules.failingStatuses = [404]
+    let (data, _) = try await URLSession.shared.data(for: request, retry: options)                  // async
+    let task = try URLSession.shared.retryDataTask(with: request, retry: options) { print($0.reason) } // completion
+    task.resume()
+
+    _ = options
+    _ = data
+    _ = task
+}
+
+// http.md, sample 16
+private func sample16() async throws {
     var rules = HTTPRetryRules.default
     rules.rateLimitResetHeaders.append("X-Quota-Reset")  // a header of your API, read the same way
     rules.attemptHeader = .retryFlow                     // RetryFlow-Attempt: 1, 2, 3 … on each request
-    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: .default, rules: rules)
+    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: HTTPRetryOptions(.default, rules: rules))
 
     _ = rules
     _ = outcome
 }
 
-// linear-iteration.md, sample 16
+// linear-iteration.md, sample 17
 // The original design, for study: do not use. (Retold in Swift 6: its closures now say @Sendable.)
 extension URLSession {
     func originalRetryDataTask(
@@ -309,8 +316,8 @@ extension URLSession {
     }
 }
 
-// linear-iteration.md, sample 17
-private func sample17() async throws {
+// linear-iteration.md, sample 18
+private func sample18() async throws {
     func fetchWithRetries(_ request: URLRequest, attempts: Int, delay: Duration) async throws -> Data {
         var attempt = 1
         while true {
@@ -325,19 +332,20 @@ private func sample17() async throws {
 
 }
 
-// migrating.md, sample 18
-private func sample18() throws {
+// migrating.md, sample 19
+private func sample19() throws {
 
     // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
     // a POST is retried only when safe, and the returned task exposes state and trace.
-    let task = URLSession.shared.retryDataTask(withURL: url, times: 50, wait: 200_000, errorHandler: { remaining, error in
+    let task = URLSession.shared.retryDataTask(withRequest: request, times: 50, wait: 200_000, errorHandler: { remaining, error in
         print("retrying, \(remaining) left: \(error)")
     }) { data, response, error in
         // called exactly once, on the session's delegate queue
     }
 
-    // The blocking call, unchanged in shape; it refuses to run on its own delegate queue instead of deadlocking.
-    let (data, response, error) = URLSession.shared.synchronousDataTask(with: url)
+    // The blocking call, unchanged in shape (with a URLRequest); it refuses to run on its own delegate queue instead of
+    // deadlocking. Add `retry:` (`.default`, or HTTPRetryOptions of your own) to retry it on the machine.
+    let (data, response, error) = URLSession.shared.synchronousDataTask(with: request)
 
     _ = task
     _ = data
@@ -345,30 +353,31 @@ private func sample18() throws {
     _ = error
 }
 
-// migrating.md, sample 19
-private func sample19() async throws {
-    let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .originalSnippet())
+// migrating.md, sample 20
+private func sample20() async throws {
+    let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .policy(.originalSnippet()))
 
     _ = data
     _ = response
 }
 
-// migrating.md, sample 20
-private func sample20() async throws {
-    URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
-        // the final answer
-    }, failure: { error, attempts in
-        // every attempt, each with its error (the original said nothing)
-    })
-
-}
-
 // migrating.md, sample 21
 private func sample21() async throws {
+    let task = URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
+        // the final answer
+    }, failure: {
+        // the original said nothing; here task.outcome holds every attempt, each with its error, and the trace
+    })
+
+    _ = task
+}
+
+// migrating.md, sample 22
+private func sample22() async throws {
     let policy = RetryPolicy(maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
     var rules = HTTPRetryRules.default
     rules.retryableStatuses.remove(429)          // to match exactly; RetryFlow also retries 429 and honours Retry-After
-    let (data, response) = try await URLSession.shared.data(for: request, retry: policy, rules: rules)
+    let (data, response) = try await URLSession.shared.data(for: request, retry: HTTPRetryOptions(policy, rules: rules))
 
     _ = policy
     _ = rules
@@ -376,8 +385,8 @@ private func sample21() async throws {
     _ = response
 }
 
-// migrating.md, sample 22
-private func sample22() async throws {
+// migrating.md, sample 23
+private func sample23() async throws {
     let value = try await Retry(policy).run { attempt in
         try await compute()
     }
@@ -385,8 +394,8 @@ private func sample22() async throws {
     _ = value
 }
 
-// policies.md, sample 23
-private func sample23() async throws {
+// policies.md, sample 24
+private func sample24() async throws {
     var policy = RetryPolicy.default      // 3 attempts; exponential 0.5 s × 2; cap 20 s; full jitter; Retry-After ≤ 300 s
     policy.maxAttempts = 5
     policy.deadline = .seconds(30)
@@ -395,8 +404,8 @@ private func sample23() async throws {
     _ = policy
 }
 
-// policies.md, sample 24
-private func sample24() async throws {
+// policies.md, sample 25
+private func sample25() async throws {
     let grpc = RetryPolicy(                       // first wait 1 s exactly, then 1.6× up to 120 s, ±20 % (to 144 s)
         maxAttempts: 10, backoff: .exponential(base: .seconds(1), multiplier: 1.6), maxDelay: .seconds(120),
         jitter: .symmetric(0.2), jittersFirstDelay: false, jitterMayPassCap: true)
@@ -419,8 +428,8 @@ private func sample24() async throws {
     _ = noCap
 }
 
-// policies.md, sample 25
-private func sample25() async throws {
+// policies.md, sample 26
+private func sample26() async throws {
     var policy = RetryPolicy.default
     policy.add(RetryStep("refresh credentials") { _ in
         let token = try await fetchNewToken()                  // your token service
@@ -428,7 +437,7 @@ private func sample25() async throws {
     })
     var rules = HTTPRetryRules.default
     rules.statusSteps[401] = "refresh credentials"             // a 401 goes to the step, not to the backoff
-    let (data, response) = try await URLSession.shared.data(for: request, retry: policy, rules: rules)
+    let (data, response) = try await URLSession.shared.data(for: request, retry: HTTPRetryOptions(policy, rules: rules))
 
     _ = policy
     _ = rules
@@ -436,20 +445,20 @@ private func sample25() async throws {
     _ = response
 }
 
-// policies.md, sample 26
-private func sample26() async throws {
+// policies.md, sample 27
+private func sample27() async throws {
     var policy = RetryPolicy(maxAttempts: 4)
     policy.add(RetryStep("use mirror", entry: .afterFailures(2)) { _ in
         ["mirror": RequestChange { $0.url = URL(string: "https://mirror.example.test/file")! }]
     })
-    let (data, _) = try await URLSession.shared.data(for: request, retry: policy)
+    let (data, _) = try await URLSession.shared.data(for: request, retry: .policy(policy))
 
     _ = policy
     _ = data
 }
 
-// user-steps.md, sample 27
-private func sample27() async throws {
+// user-steps.md, sample 28
+private func sample28() async throws {
 
 
     /// A 401 goes to a "refresh credentials" step; the attempt after it carries the new token.
@@ -469,14 +478,14 @@ private func sample27() async throws {
 
         var request = URLRequest(url: server.url("/me"))
         request.setValue("Bearer stale", forHTTPHeaderField: "Authorization")
-        let outcome = try await URLSession.shared.retryOutcome(for: request, retry: policy, rules: rules)
+        let outcome = try await URLSession.shared.retryOutcome(for: request, retry: HTTPRetryOptions(policy, rules: rules))
         return (outcome, DOTChart.render(policy: policy))
     }
 
 }
 
-// user-steps.md, sample 28
-private func sample28() async throws {
+// user-steps.md, sample 29
+private func sample29() async throws {
 
 
     /// After two failures of the primary, a "use mirror" step returns the mirror's base URL; the
@@ -497,14 +506,14 @@ private func sample28() async throws {
             })
 
         let request = URLRequest(url: primary.url("/file"))
-        let outcome = try await URLSession.shared.retryOutcome(for: request, retry: policy)
+        let outcome = try await URLSession.shared.retryOutcome(for: request, retry: .policy(policy))
         return (outcome, DOTChart.render(policy: policy))
     }
 
 }
 
-// README.md, sample 29
-private func sample29() async throws {
+// README.md, sample 30
+private func sample30() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -516,8 +525,8 @@ private func sample29() async throws {
     _ = value
 }
 
-// README.md, sample 30
-private func sample30() async throws {
+// README.md, sample 31
+private func sample31() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -525,8 +534,8 @@ private func sample30() async throws {
     _ = outcome
 }
 
-// README.md, sample 31
-private func sample31() async throws {
+// README.md, sample 32
+private func sample32() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -536,12 +545,18 @@ private func sample31() async throws {
     _ = run
 }
 
-// README.md, sample 32
-private func sample32() async throws {
+// README.md, sample 33
+private func sample33() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
     let outcome = try await URLSession.shared.retryOutcome(for: request, retry: .default)   // state, reason, attempts, trace
+
+    // one value for everything a call runs under, passed the same way on every surface
+    var options = HTTPRetryOptions(.originalSnippet(times: 3), rules: .default)
+    options.rules.failingStatuses = [404]                       // a 404 now fails the run instead of being returned
+    options.onRetry = { notice in print("retrying after", notice.error) }
+    let (body, _) = try await URLSession.shared.data(for: request, retry: options)
 
     // completion handler: runs exactly once, on the session's delegate queue
     let task = try URLSession.shared.retryDataTask(with: request, retry: .default) { outcome in
@@ -552,25 +567,30 @@ private func sample32() async throws {
     _ = data
     _ = response
     _ = outcome
+    _ = options
+    _ = body
     _ = task
 }
 
-// README.md, sample 33
-private func sample33() throws {
-    // synchronous: refuses to run on its own delegate queue instead of deadlocking
+// README.md, sample 34
+private func sample34() throws {
+    // synchronous: refuses to run on its own delegate queue instead of deadlocking; `retry:` runs it on the machine
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
+    let (retried, _, failure) = URLSession.shared.synchronousDataTask(with: request, retry: .default)
 
     // the original snippets' call shapes, now on the machine (waits block no thread)
-    URLSession.shared.retryDataTask(withURL: url, times: 50, wait: 200_000) { data, response, error in }
+    URLSession.shared.retryDataTask(withRequest: request, times: 50, wait: 200_000) { data, response, error in }
     URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in }, failure: {})
 
     _ = body
     _ = head
     _ = error
+    _ = retried
+    _ = failure
 }
 
-// README.md, sample 34
-private func sample34() async throws {
+// README.md, sample 35
+private func sample35() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart

@@ -89,10 +89,10 @@ import Testing
         request.httpMethod = "PUT"
         request.httpBodyStream = InputStream(data: Data("x".utf8))
         await #expect(throws: RetryPolicyError.self) {
-            _ = try await Runner.session().retryOutcome(for: request, retry: Self.policy(delay: .milliseconds(10)))
+            _ = try await Runner.session().retryOutcome(for: request, retry: .policy(Self.policy(delay: .milliseconds(10))))
         }
         do {
-            _ = try await Runner.session().retryOutcome(for: request, retry: Self.policy(delay: .milliseconds(10)))
+            _ = try await Runner.session().retryOutcome(for: request, retry: .policy(Self.policy(delay: .milliseconds(10))))
         } catch {
             #expect(error.field == "hedging")
             #expect(error.problem.contains("stream"))
@@ -106,7 +106,8 @@ import Testing
         defer { server.stop() }
         var policy = RetryPolicy(maxAttempts: 2, backoff: .constant(.milliseconds(1)), jitter: .none)
         policy.hedging = HedgingPolicy(delay: .seconds(10), maxAttempts: 2)
-        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/busy")), retry: policy)
+        let outcome = try await Runner.session().retryOutcome(
+            for: URLRequest(url: server.url("/busy")), retry: .policy(policy))
         #expect(String(decoding: try outcome.get().data, as: UTF8.self) == "third")
         #expect(outcome.attempts.count == 2, "the hedged attempt failed as a whole, then the retry")
         #expect(outcome.hedging.map(\.reason) == [.everyAttemptFailed, .accepted])

@@ -25,6 +25,6 @@ func mirrorAfterTwoFailures() async throws -> (outcome: RetryOutcome<HTTPRespons
         })
 
     let request = URLRequest(url: primary.url("/file"))
-    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: policy)
+    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: .policy(policy))
     return (outcome, DOTChart.render(policy: policy))
 }

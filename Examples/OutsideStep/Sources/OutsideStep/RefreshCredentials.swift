@@ -24,6 +24,6 @@ func refreshCredentialsOn401() async throws -> (outcome: RetryOutcome<HTTPRespon
 
     var request = URLRequest(url: server.url("/me"))
     request.setValue("Bearer stale", forHTTPHeaderField: "Authorization")
-    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: policy, rules: rules)
+    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: HTTPRetryOptions(policy, rules: rules))
     return (outcome, DOTChart.render(policy: policy))
 }
