@@ -89,10 +89,12 @@ import Testing
         request.httpMethod = "PUT"
         request.httpBodyStream = InputStream(data: Data("x".utf8))
         await #expect(throws: RetryPolicyError.self) {
-            _ = try await Runner.session().retryOutcome(for: request, retry: .policy(Self.policy(delay: .milliseconds(10))))
+            _ = try await Runner.session().retryOutcome(
+                for: request, retry: .policy(Self.policy(delay: .milliseconds(10))))
         }
         do {
-            _ = try await Runner.session().retryOutcome(for: request, retry: .policy(Self.policy(delay: .milliseconds(10))))
+            _ = try await Runner.session().retryOutcome(
+                for: request, retry: .policy(Self.policy(delay: .milliseconds(10))))
         } catch {
             #expect(error.field == "hedging")
             #expect(error.problem.contains("stream"))
