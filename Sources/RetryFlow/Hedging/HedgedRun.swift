@@ -66,7 +66,7 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
             var sentAt: [Int: Duration] = [:]
             var ended: [Int: HedgeAttemptRecord] = [:]
             var timer = 0
-            var armed: Task<Void, any Error>?
+            var armed: TimerWait?
             var result: Result<Value, any Error>?
             var pending: [HedgingInput] = [.start]
 
@@ -109,17 +109,18 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
                         case .armHedgeTimer(let after):
                             timer += 1
                             let (generation, due) = (timer, clock.now.advanced(by: after))
-                            // The sleep is its own task so that re-arming or disarming ends it at
-                            // once (a child of the group cannot be cancelled alone); the child
-                            // awaits it, so it never outlives the run.
-                            let sleep = Task { try await clock.sleep(until: due, tolerance: nil) }
+                            // A timer of its own so that re-arming or disarming ends it at once (a
+                            // child of the group cannot be cancelled alone); on the real clock the
+                            // shared timer's thread fires it (TimerWait). The child awaits it, so it
+                            // never outlives the run.
+                            let wait = TimerWait(clock: clock, until: due)
                             armed?.cancel()
-                            armed = sleep
+                            armed = wait
                             group.addTask {
                                 let fired = await withTaskCancellationHandler {
-                                    (try? await sleep.value) != nil
+                                    await wait.wait()
                                 } onCancel: {
-                                    sleep.cancel()
+                                    wait.cancel()
                                 }
                                 return fired ? .hedgeDue(generation: generation) : .nothing
                             }
