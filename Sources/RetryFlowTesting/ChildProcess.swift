@@ -98,9 +98,6 @@ package struct ChildProcess: Sendable {
         }
     }
 
-    /// Sends the child `SIGTERM`.
-    package func terminate() { kill(pid, SIGTERM) }
-
     private static func redirect(
         _ actions: inout posix_spawn_file_actions_t, _ target: Int32, _ stream: Stream, flags: Int32
     ) {

@@ -41,7 +41,7 @@ extension URLSession {
 ///   serial queue shared by every `URLSession` in the process. On the threads Swift's tasks run on
 ///   (two on two cores) a few such waits behind a busy session stall every task: timers,
 ///   cancellations, other requests. They are made here on `CallThreads` instead: two threads of
-///   our own (not a Dispatch queue, which on Linux shares Swift's threads), in submission order.
+///   our own (not a Dispatch queue, which on Linux shares Swift's threads), each session's in its order.
 /// - **The registry crash** (swift-corelibs-foundation #3296, #3292: "Trying to access a behaviour
 ///   for a task that in not in the registry"). `cancel()` marks a running task `canceling` and
 ///   queues a failure that looks the task up in the session's registry; a completion handler
