@@ -10,7 +10,7 @@ import RetryFlowTesting
 /// The fleet guards: what a retry budget costs per call, and what it and the breaker save a
 /// struggling server in a real retry storm.
 enum FleetBenchmarks {
-    /// `budget-acquire`: one uncontended `acquireRetry` plus the success that refunds it (two table
+    /// `budget-acquire`: one uncontended `ask` plus the success that refunds it (two table
     /// steps under one lock each), against the bare lock the budget uses, taken twice.
     static func budgetAcquire(quick: Bool) throws -> [BenchmarkResult] {
         let iterations = quick ? 5_000 : 2_000_000
@@ -22,9 +22,9 @@ enum FleetBenchmarks {
             var granted = 0
             let budgetSeconds = Measure.blockingSeconds {
                 for _ in 0..<iterations {
-                    if let cost = budget.acquireRetry(timeout: false) {
+                    if case .granted(let ticket) = budget.ask() {
                         granted &+= 1
-                        budget.recordSuccess(refund: cost)
+                        budget.record(.success(refunding: ticket))
                     }
                 }
             }
@@ -66,7 +66,7 @@ enum FleetBenchmarks {
             if let cost { bucket.withLock { $0 = min(500_000, $0 + cost) } }
         }
         @Sendable func budgetPair(_ budget: RetryBudget) {
-            if let cost = budget.acquireRetry(timeout: false) { budget.recordSuccess(refund: cost) }
+            if case .granted(let ticket) = budget.ask() { budget.record(.success(refunding: ticket)) }
         }
         @Sendable func breakerPair(_ breaker: CircuitBreaker) {
             if case .admitted(let ticket) = breaker.ask() { breaker.record(ticket, .success) }

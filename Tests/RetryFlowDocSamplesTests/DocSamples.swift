@@ -247,6 +247,30 @@ private func sample12() async throws {
 
 // fleet.md, sample 13
 private func sample13() async throws {
+    let budget = try RetryBudget(.awsStandard)
+    let breaker = try CircuitBreaker(.polly)
+    var lastRetry: RetryBudgetTicket?               // the run's last granted retry, refunded on success
+    while case .admitted(let ticket) = breaker.ask() {
+        do {
+            _ = try await URLSession.shared.data(for: request)
+            breaker.record(ticket, .success)
+            budget.record(.success(refunding: lastRetry))
+            break
+        } catch {
+            breaker.record(ticket, .failure)
+            budget.record(.failure)
+            guard case .granted(let granted) = budget.ask() else { throw error }
+            lastRetry = granted
+        }
+    }
+
+    _ = budget
+    _ = breaker
+    _ = lastRetry
+}
+
+// fleet.md, sample 14
+private func sample14() async throws {
     let limiter = try AdaptiveRateLimiter(.default)                       // one per host
     let budget = try RetryBudget(.awsStandard)
     let resilience = Resilience(policy: .default, budget: budget, limiter: limiter,
@@ -260,8 +284,8 @@ private func sample13() async throws {
     _ = registry
 }
 
-// hedging.md, sample 14
-private func sample14() async throws {
+// hedging.md, sample 15
+private func sample15() async throws {
     var policy = RetryPolicy(maxAttempts: 2)
     policy.hedging = HedgingPolicy(delay: .milliseconds(50), maxAttempts: 2)   // one hedge after 50 ms
     let outcome = try await URLSession.shared.retryOutcome(for: request, retry: .policy(policy))
@@ -271,8 +295,8 @@ private func sample14() async throws {
     _ = outcome
 }
 
-// http.md, sample 15
-private func sample15() async throws {
+// http.md, sample 16
+private func sample16() async throws {
     var options = HTTPRetryOptions(.default, rules: .default)
     options.rules.failingStatuses = [404]
     let (data, _) = try await URLSession.shared.data(for: request, retry: options)                  // async
@@ -284,8 +308,8 @@ private func sample15() async throws {
     _ = task
 }
 
-// http.md, sample 16
-private func sample16() async throws {
+// http.md, sample 17
+private func sample17() async throws {
     var rules = HTTPRetryRules.default
     rules.rateLimitResetHeaders.append("X-Quota-Reset")  // a header of your API, read the same way
     rules.attemptHeader = .retryFlow                     // RetryFlow-Attempt: 1, 2, 3 … on each request
@@ -295,7 +319,7 @@ private func sample16() async throws {
     _ = outcome
 }
 
-// linear-iteration.md, sample 17
+// linear-iteration.md, sample 18
 // The original design, for study: do not use. (Retold in Swift 6: its closures now say @Sendable.)
 extension URLSession {
     func originalRetryDataTask(
@@ -316,8 +340,8 @@ extension URLSession {
     }
 }
 
-// linear-iteration.md, sample 18
-private func sample18() async throws {
+// linear-iteration.md, sample 19
+private func sample19() async throws {
     func fetchWithRetries(_ request: URLRequest, attempts: Int, delay: Duration) async throws -> Data {
         var attempt = 1
         while true {
@@ -332,8 +356,8 @@ private func sample18() async throws {
 
 }
 
-// migrating.md, sample 19
-private func sample19() throws {
+// migrating.md, sample 20
+private func sample20() throws {
 
     // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
     // a POST is retried only when safe, and the returned task exposes state and trace.
@@ -353,16 +377,16 @@ private func sample19() throws {
     _ = error
 }
 
-// migrating.md, sample 20
-private func sample20() async throws {
+// migrating.md, sample 21
+private func sample21() async throws {
     let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url), retry: .policy(.originalSnippet()))
 
     _ = data
     _ = response
 }
 
-// migrating.md, sample 21
-private func sample21() async throws {
+// migrating.md, sample 22
+private func sample22() async throws {
     let task = URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in
         // the final answer
     }, failure: {
@@ -372,8 +396,8 @@ private func sample21() async throws {
     _ = task
 }
 
-// migrating.md, sample 22
-private func sample22() async throws {
+// migrating.md, sample 23
+private func sample23() async throws {
     let policy = RetryPolicy(maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
     var rules = HTTPRetryRules.default
     rules.retryableStatuses.remove(429)          // to match exactly; RetryFlow also retries 429 and honours Retry-After
@@ -385,8 +409,8 @@ private func sample22() async throws {
     _ = response
 }
 
-// migrating.md, sample 23
-private func sample23() async throws {
+// migrating.md, sample 24
+private func sample24() async throws {
     let value = try await Retry(policy).run { attempt in
         try await compute()
     }
@@ -394,8 +418,8 @@ private func sample23() async throws {
     _ = value
 }
 
-// policies.md, sample 24
-private func sample24() async throws {
+// policies.md, sample 25
+private func sample25() async throws {
     var policy = RetryPolicy.default      // 3 attempts; exponential 0.5 s × 2; cap 20 s; full jitter; Retry-After ≤ 300 s
     policy.maxAttempts = 5
     policy.deadline = .seconds(30)
@@ -404,8 +428,8 @@ private func sample24() async throws {
     _ = policy
 }
 
-// policies.md, sample 25
-private func sample25() async throws {
+// policies.md, sample 26
+private func sample26() async throws {
     let grpc = RetryPolicy(                       // first wait 1 s exactly, then 1.6× up to 120 s, ±20 % (to 144 s)
         maxAttempts: 10, backoff: .exponential(base: .seconds(1), multiplier: 1.6), maxDelay: .seconds(120),
         jitter: .symmetric(0.2), jittersFirstDelay: false, jitterMayPassCap: true)
@@ -428,8 +452,8 @@ private func sample25() async throws {
     _ = noCap
 }
 
-// policies.md, sample 26
-private func sample26() async throws {
+// policies.md, sample 27
+private func sample27() async throws {
     var policy = RetryPolicy.default
     policy.add(RetryStep("refresh credentials") { _ in
         let token = try await fetchNewToken()                  // your token service
@@ -445,8 +469,8 @@ private func sample26() async throws {
     _ = response
 }
 
-// policies.md, sample 27
-private func sample27() async throws {
+// policies.md, sample 28
+private func sample28() async throws {
     var policy = RetryPolicy(maxAttempts: 4)
     policy.add(RetryStep("use mirror", entry: .afterFailures(2)) { _ in
         ["mirror": RequestChange { $0.url = URL(string: "https://mirror.example.test/file")! }]
@@ -457,8 +481,8 @@ private func sample27() async throws {
     _ = data
 }
 
-// user-steps.md, sample 28
-private func sample28() async throws {
+// user-steps.md, sample 29
+private func sample29() async throws {
 
 
     /// A 401 goes to a "refresh credentials" step; the attempt after it carries the new token.
@@ -484,8 +508,8 @@ private func sample28() async throws {
 
 }
 
-// user-steps.md, sample 29
-private func sample29() async throws {
+// user-steps.md, sample 30
+private func sample30() async throws {
 
 
     /// After two failures of the primary, a "use mirror" step returns the mirror's base URL; the
@@ -512,8 +536,8 @@ private func sample29() async throws {
 
 }
 
-// README.md, sample 30
-private func sample30() async throws {
+// README.md, sample 31
+private func sample31() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -525,8 +549,8 @@ private func sample30() async throws {
     _ = value
 }
 
-// README.md, sample 31
-private func sample31() async throws {
+// README.md, sample 32
+private func sample32() async throws {
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
@@ -534,8 +558,8 @@ private func sample31() async throws {
     _ = outcome
 }
 
-// README.md, sample 32
-private func sample32() async throws {
+// README.md, sample 33
+private func sample33() async throws {
     let clock = ManualClock()
     let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
     await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
@@ -545,8 +569,8 @@ private func sample32() async throws {
     _ = run
 }
 
-// README.md, sample 33
-private func sample33() async throws {
+// README.md, sample 34
+private func sample34() async throws {
 
     // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
@@ -572,8 +596,8 @@ private func sample33() async throws {
     _ = task
 }
 
-// README.md, sample 34
-private func sample34() throws {
+// README.md, sample 35
+private func sample35() throws {
     // synchronous: refuses to run on its own delegate queue instead of deadlocking; `retry:` runs it on the machine
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
     let (retried, _, failure) = URLSession.shared.synchronousDataTask(with: request, retry: .default)
@@ -589,8 +613,8 @@ private func sample34() throws {
     _ = failure
 }
 
-// README.md, sample 35
-private func sample35() async throws {
+// README.md, sample 36
+private func sample36() async throws {
     let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart

@@ -159,7 +159,7 @@ import Testing
     @Test func budgetAtHalfOrBelowSendsNoHedge() async throws {
         let clock = ManualClock()
         let budget = try RetryBudget(.grpcThrottling(maxTokens: 10, tokenRatio: 0.1), clock: clock)
-        for _ in 1...5 { budget.recordFailure() } // 5 of 10: at half
+        for _ in 1...5 { budget.record(.failure) } // 5 of 10: at half
         let script = Script([1: Plan(after: .seconds(1))], clock: clock)
         let (rows, rowSink) = AsyncStream.makeStream(of: HedgingTrace.Step.self)
         let run = Task {
@@ -185,7 +185,7 @@ import Testing
     @Test func budgetAboveHalfSendsTheHedge() async throws {
         let clock = ManualClock()
         let budget = try RetryBudget(.grpcThrottling(maxTokens: 10, tokenRatio: 0.1), clock: clock)
-        for _ in 1...4 { budget.recordFailure() } // 6 of 10
+        for _ in 1...4 { budget.record(.failure) } // 6 of 10
         let script = Script([1: Plan(after: .seconds(1)), 2: Plan(after: .milliseconds(1))], clock: clock)
         let run = Task { await script.run(HedgingPolicy(delay: .milliseconds(100), maxAttempts: 2), budget: budget) }
         await clock.waitForSleepers(2)

@@ -13,49 +13,49 @@ import Testing
 
     @Test func awsFreshBucketPaysExactlyOneHundredOrdinaryRetries() throws {
         let budget = try RetryBudget(.awsStandard, clock: ManualClock(), tracing: true)
-        for n in 1...100 { #expect(budget.acquireRetry(timeout: false) == 5000, "retry \(n)") }
+        for n in 1...100 { #expect(budget.ask(afterTimeout: false).milliTokens == 5000, "retry \(n)") }
         #expect(budget.tokens == 0)
         #expect(budget.state == .exhausted)
-        #expect(budget.acquireRetry(timeout: false) == nil)
+        #expect(budget.ask(afterTimeout: false).milliTokens == nil)
         expectBudgetConsistent(budget)
     }
 
     @Test func awsFreshBucketPaysExactlyFiftyTimeoutRetries() throws {
         let budget = try RetryBudget(.awsStandard, clock: ManualClock(), tracing: true)
-        for n in 1...50 { #expect(budget.acquireRetry(timeout: true) == 10000, "retry \(n)") }
+        for n in 1...50 { #expect(budget.ask(afterTimeout: true).milliTokens == 10000, "retry \(n)") }
         #expect(budget.tokens == 0)
-        #expect(budget.acquireRetry(timeout: true) == nil)
+        #expect(budget.ask(afterTimeout: true).milliTokens == nil)
         expectBudgetConsistent(budget)
     }
 
     @Test func awsTimeoutRetryRefusedWhileOrdinaryOneIsStillPaid() throws {
         let budget = try RetryBudget(
             .awsStandard(capacity: 12, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1))
-        #expect(budget.acquireRetry(timeout: true) == 10000) // 12 → 2
-        #expect(budget.acquireRetry(timeout: false) == nil) // 2 < 5
-        budget.recordSuccess(refund: nil) // +1 → 3
-        budget.recordSuccess(refund: 10000) // the retry's 10 back, capped at 12
+        #expect(budget.ask(afterTimeout: true).milliTokens == 10000) // 12 → 2
+        #expect(budget.ask(afterTimeout: false).milliTokens == nil) // 2 < 5
+        budget.record(.success(refunding: nil)) // +1 → 3
+        budget.record(.success(refunding: RetryBudgetTicket(milliTokens: 10000))) // the retry's 10 back, capped at 12
         #expect(budget.tokens == 12)
         #expect(budget.state == .available)
-        #expect(budget.acquireRetry(timeout: true) == 10000) // 12 → 2: denied timeout retry leaves it available
-        budget.recordSuccess(refund: nil)
-        budget.recordSuccess(refund: nil)
-        budget.recordSuccess(refund: nil) // 5
+        #expect(budget.ask(afterTimeout: true).milliTokens == 10000) // 12 → 2: denied timeout retry leaves it available
+        budget.record(.success(refunding: nil))
+        budget.record(.success(refunding: nil))
+        budget.record(.success(refunding: nil)) // 5
         #expect(budget.state == .available)
-        #expect(budget.acquireRetry(timeout: true) == nil) // 5 < 10, still available for ordinary ones
+        #expect(budget.ask(afterTimeout: true).milliTokens == nil) // 5 < 10, still available for ordinary ones
         #expect(budget.state == .available)
-        #expect(budget.acquireRetry(timeout: false) == 5000)
+        #expect(budget.ask(afterTimeout: false).milliTokens == 5000)
         #expect(budget.tokens == 0)
     }
 
     @Test func awsFailuresCostNothingAndSuccessesRefillOneAtATime() throws {
         let budget = try RetryBudget(.awsStandard)
-        for _ in 1...100 { _ = budget.acquireRetry(timeout: false) }
-        for _ in 1...1000 { budget.recordFailure() }
+        for _ in 1...100 { _ = budget.ask(afterTimeout: false).milliTokens }
+        for _ in 1...1000 { budget.record(.failure) }
         #expect(budget.tokens == 0)
-        for _ in 1...4 { budget.recordSuccess(refund: nil) }
+        for _ in 1...4 { budget.record(.success(refunding: nil)) }
         #expect(budget.state == .exhausted)
-        budget.recordSuccess(refund: nil)
+        budget.record(.success(refunding: nil))
         #expect(budget.tokens == 5)
         #expect(budget.state == .available)
     }
@@ -63,25 +63,26 @@ import Testing
     @Test func grpcFiveFailuresStopRetriesAndOneSuccessResumesThem() throws {
         let budget = try RetryBudget(.grpc(maxTokens: 10, tokenRatio: 0.1), clock: ManualClock(), tracing: true)
         for failure in 1...4 {
-            budget.recordFailure()
-            #expect(budget.acquireRetry(timeout: false) == 0, "after failure \(failure)")
+            budget.record(.failure)
+            #expect(budget.ask(afterTimeout: false).milliTokens == 0, "after failure \(failure)")
         }
-        budget.recordFailure() // 5 tokens: not above maxTokens / 2
+        budget.record(.failure) // 5 tokens: not above maxTokens / 2
         #expect(budget.tokens == 5)
         #expect(budget.state == .exhausted)
-        #expect(budget.acquireRetry(timeout: false) == nil)
-        budget.recordSuccess(refund: nil) // 5.1
+        #expect(budget.ask(afterTimeout: false).milliTokens == nil)
+        budget.record(.success(refunding: nil)) // 5.1
         #expect(budget.tokens == 5.1)
         #expect(budget.state == .available)
-        #expect(budget.acquireRetry(timeout: true) == 0)
+        #expect(budget.ask(afterTimeout: true).milliTokens == 0)
         expectBudgetConsistent(budget)
     }
 
     @Test func grpcTokensStayWithinZeroAndMax() throws {
         let budget = try RetryBudget(.grpc(maxTokens: 3, tokenRatio: 0.5))
-        for _ in 1...10 { budget.recordFailure() }
+        for _ in 1...10 { budget.record(.failure) }
         #expect(budget.tokens == 0)
-        for _ in 1...100 { budget.recordSuccess(refund: 7000) } // gRPC ignores AWS refunds
+        // gRPC ignores AWS refunds.
+        for _ in 1...100 { budget.record(.success(refunding: RetryBudgetTicket(milliTokens: 7000))) }
         #expect(budget.tokens == 3)
     }
 
@@ -97,6 +98,29 @@ import Testing
     }
 
     /// 1,000 concurrent runs sharing one budget: every token is accounted for afterwards.
+    /// The loop of docs/fleet.md's "without the engine", by hand: the ticket of the last granted retry
+    /// brings its tokens back on success, and a refusal hands nothing out.
+    @Test func aLoopOfYourOwnGetsTheLastRetrysTokensBack() throws {
+        let budget = try RetryBudget(
+            .awsStandard(capacity: 12, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1))
+        var lastRetry: RetryBudgetTicket?
+        for _ in 1...2 {
+            budget.record(.failure) // AWS charges a failure nothing
+            guard case .granted(let ticket) = budget.ask() else {
+                Issue.record("refused with \(budget.tokens)")
+                return
+            }
+            lastRetry = ticket
+        }
+        #expect(budget.tokens == 2)
+        #expect(budget.ask() == .refused)
+        #expect(budget.ask(afterTimeout: true) == .refused)
+        budget.record(.success(refunding: lastRetry))
+        #expect(budget.tokens == 7) // the last retry's 5 back; the first retry's stay spent
+        #expect(budget.ask(afterTimeout: true) == .refused) // 7 < 10
+        #expect(budget.ask().milliTokens == 5000)
+    }
+
     @Test func concurrentRunsLoseNoToken() async throws {
         let budget = try RetryBudget(
             .awsStandard(capacity: 10_000, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1))
@@ -107,12 +131,12 @@ import Testing
                     var taken = 0
                     var last: Int?
                     for _ in 0..<3 {
-                        if let cost = budget.acquireRetry(timeout: run % 2 == 1) {
+                        if let cost = budget.ask(afterTimeout: run % 2 == 1).milliTokens {
                             taken += cost
                             last = cost
                         }
                     }
-                    budget.recordSuccess(refund: last)
+                    budget.record(.success(refunding: last.map { RetryBudgetTicket(milliTokens: $0) }))
                     // What the run kept: its takes minus the refund (AWS gives 1 token to a run that got no retry).
                     return taken - (last ?? 1000)
                 }

@@ -270,7 +270,7 @@ private final class RunDriver<Value: Sendable> {
     // flight, the tokens its last retry took (AWS gives them back on success).
     let guards: FleetGuards
     var ticket: CircuitTicket?
-    var lastRetryCost: Int?
+    var lastRetryTicket: RetryBudgetTicket?
 
     init<C: Clock<Duration>>(
         engine: Retry<C>, time: any RunTime, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
@@ -572,11 +572,14 @@ private final class RunDriver<Value: Sendable> {
             pending = .budgetAnswered(granted: true, detail: nil)
             return
         }
-        let cost = budget.acquireRetry(timeout: afterTimeout)
-        if let cost { lastRetryCost = cost }
-        pending = .budgetAnswered(
-            granted: cost != nil,
-            detail: cost != nil ? nil : "retry budget exhausted (\(budget.mode.name): \(budget.tokens) tokens left)")
+        switch budget.ask(afterTimeout: afterTimeout) {
+        case .granted(let ticket):
+            lastRetryTicket = ticket
+            pending = .budgetAnswered(granted: true, detail: nil)
+        case .refused:
+            let refusal = "retry budget exhausted (\(budget.mode.name): \(budget.tokens) tokens left)"
+            pending = .budgetAnswered(granted: false, detail: refusal)
+        }
     }
 
     /// Performs `report health`: the breaker records the attempt's ticket, the budget its success
@@ -586,8 +589,8 @@ private final class RunDriver<Value: Sendable> {
         ticket = nil
         guard let budget = guards.budget else { return }
         switch result {
-        case .success: budget.recordSuccess(refund: lastRetryCost)
-        case .failure: budget.recordFailure()
+        case .success: budget.record(.success(refunding: lastRetryTicket))
+        case .failure: budget.record(.failure)
         case .abandoned: break
         }
     }

@@ -62,33 +62,68 @@ public final class RetryBudget: Sendable {
     /// Every transition so far, when made with `tracing`.
     public var trace: BudgetTrace? { traced.withLock { $0.trace } }
 
-    /// Asks to retry (after a timeout, when `timeout`: AWS charges more). Returns the tokens taken,
-    /// in thousandths (zero for gRPC), or `nil` when the retry is refused.
-    package func acquireRetry(timeout: Bool) -> Int? {
+    /// Asks to retry (`afterTimeout`: the failed attempt timed out, which AWS charges more for).
+    /// Granted with a ticket for the tokens taken, or refused when the bucket is too low.
+    ///
+    /// ```swift
+    /// guard case .granted(let ticket) = budget.ask() else { throw lastError }
+    /// // … retry; on success: budget.record(.success(refunding: ticket))
+    /// ```
+    public func ask(afterTimeout: Bool = false) -> RetryBudgetPermit {
         let time = tracingTime()
         return traced.withLock { traced in
-            traced.deliver(.retryAsked(timeout: timeout), at: time)
-            return traced.machine.rules.granted ? traced.machine.rules.cost(timeout: timeout) : nil
+            traced.deliver(.retryAsked(timeout: afterTimeout), at: time)
+            guard traced.machine.rules.granted else { return .refused }
+            return .granted(RetryBudgetTicket(milliTokens: traced.machine.rules.cost(timeout: afterTimeout)))
         }
     }
 
-    /// Records a failed attempt (gRPC charges one token; AWS nothing).
-    package func recordFailure() {
+    /// Reports how an attempt ended: a success (refunding the tokens the run's last retry took, as
+    /// AWS does) or a failure that is a sign of the server's ill health (gRPC charges one token).
+    public func record(_ result: RetryBudgetResult) {
         let time = tracingTime()
-        traced.withLock { $0.deliver(.attemptFailed, at: time) }
-    }
-
-    /// Records a successful attempt. `refund` is what the run's last retry took (``acquireRetry(timeout:)``'s
-    /// answer), `nil` when the run succeeded without retrying.
-    package func recordSuccess(refund: Int?) {
-        let time = tracingTime()
-        traced.withLock { $0.deliver(.attemptSucceeded(refund: refund), at: time) }
+        traced.withLock { traced in
+            switch result {
+            case .success(let ticket): traced.deliver(.attemptSucceeded(refund: ticket?.milliTokens), at: time)
+            case .failure: traced.deliver(.attemptFailed, at: time)
+            }
+        }
     }
 
     /// The clock is read only when a trace is kept: the uncontended path is one lock and one lookup.
     private func tracingTime() -> Duration? {
         tracing ? elapsed() : nil
     }
+}
+
+/// The budget's answer to ``RetryBudget/ask(afterTimeout:)``.
+public enum RetryBudgetPermit: Hashable, Sendable {
+    /// Retry; report the run's success with the ticket so its tokens come back.
+    case granted(RetryBudgetTicket)
+    /// Do not retry: the bucket is too low.
+    case refused
+
+    /// The tokens taken, in thousandths (zero for gRPC); `nil` when refused.
+    package var milliTokens: Int? {
+        guard case .granted(let ticket) = self else { return nil }
+        return ticket.milliTokens
+    }
+}
+
+/// The tokens one granted retry took, handed back with ``RetryBudgetResult/success(refunding:)``.
+public struct RetryBudgetTicket: Hashable, Sendable {
+    /// Thousandths of a token, kept exactly.
+    package let milliTokens: Int
+
+    package init(milliTokens: Int) { self.milliTokens = milliTokens }
+}
+
+/// How an attempt ended, for ``RetryBudget/record(_:)``.
+public enum RetryBudgetResult: Hashable, Sendable {
+    /// It succeeded; `refunding` is the ticket of the run's last granted retry (`nil`: it did not retry).
+    case success(refunding: RetryBudgetTicket?)
+    /// It failed in a way that says the server is unwell (a retryable failure).
+    case failure
 }
 
 /// A retry budget's trace: each step's `detail` holds the tokens left after it.

@@ -130,7 +130,7 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
                             armed = nil
                         case .askBudget:
                             pending.append(
-                                .budgetAnswered(granted: budget.map { $0.acquireRetry(timeout: false) != nil } ?? true))
+                                .budgetAnswered(granted: budget.map { $0.ask() != .refused } ?? true))
                         case .cancelTheRest:
                             group.cancelAll()
                         }

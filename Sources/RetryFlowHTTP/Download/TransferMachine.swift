@@ -1,27 +1,27 @@
 import RetryFlow
 
 /// What a server's answer to one download attempt said, as far as the transfer table cares.
-public struct TransferAnswer: Hashable, Sendable {
+package struct TransferAnswer: Hashable, Sendable {
     /// The status code.
-    public var status: Int
+    package var status: Int
     /// `Content-Length`, if sent.
-    public var contentLength: Int?
+    package var contentLength: Int?
     /// A `206`'s `Content-Range` first byte, if it parsed.
-    public var rangeStart: Int?
+    package var rangeStart: Int?
     /// A `206`'s `Content-Range` last byte (inclusive), if it parsed.
-    public var rangeEnd: Int?
+    package var rangeEnd: Int?
     /// The complete length from `Content-Range` (`…/total`, or a `416`'s `*/total`), if known.
-    public var rangeTotal: Int?
+    package var rangeTotal: Int?
     /// The `ETag`, as sent (`"v1"` or weak `W/"v1"`).
-    public var etag: String?
+    package var etag: String?
     /// The `Last-Modified` date, as sent.
-    public var lastModified: String?
+    package var lastModified: String?
     /// The SHA-256 of the file on disk, which the driver computes when a `416` announces a total
     /// equal to the bytes on disk (so the `checksum matches` guard can decide at once).
-    public var fileSHA256: String?
+    package var fileSHA256: String?
 
     /// An answer.
-    public init(
+    package init(
         status: Int, contentLength: Int? = nil, rangeStart: Int? = nil, rangeTotal: Int? = nil, etag: String? = nil,
         lastModified: String? = nil, fileSHA256: String? = nil, rangeEnd: Int? = nil
     ) {
@@ -37,14 +37,14 @@ public struct TransferAnswer: Hashable, Sendable {
 
     /// What `If-Range` may carry to validate a resume of this answer's body: a strong ETag, else
     /// Last-Modified; `nil` for a weak ETag alone (RFC 9110 §13.1.5 forbids weak tags there).
-    public var ifRangeValidator: String? {
+    package var ifRangeValidator: String? {
         if let etag, !etag.hasPrefix("W/") { return etag }
         return lastModified
     }
 }
 
 /// One input to the transfer machine, with what the driver observed.
-public enum TransferInput: Hashable, Sendable, MachineInput {
+package enum TransferInput: Hashable, Sendable, MachineInput {
     /// An attempt starts.
     case attempt
     /// The server answered (status and headers).
@@ -62,7 +62,7 @@ public enum TransferInput: Hashable, Sendable, MachineInput {
     case cancelled
 
     /// The table's event for this input.
-    public var event: TransferEvent {
+    package var event: TransferEvent {
         switch self {
         case .attempt: .attempt
         case .answered(let answer):
@@ -81,7 +81,7 @@ public enum TransferInput: Hashable, Sendable, MachineInput {
 }
 
 /// Work for the download driver, with its values.
-public enum TransferAction: Hashable, Sendable {
+package enum TransferAction: Hashable, Sendable {
     /// Send the request without `Range`.
     case askWhole
     /// Send `Range: bytes=<from>-`, with `If-Range: <ifRange>` when one is known.
@@ -108,44 +108,44 @@ public enum TransferAction: Hashable, Sendable {
 /// The transfer table's specialisation on the machine core: the facts its guards read (bytes on
 /// disk, total, validator, the answer, the checksum), taken from the inputs the rows consume and
 /// the effects they perform, and what each effect asks the driver to do.
-public struct TransferRules: MachineRules {
-    public typealias State = TransferState
-    public typealias Event = TransferEvent
-    public typealias Guard = TransferGuard
-    public typealias Effect = TransferEffect
-    public typealias Reason = TransferReason
-    public typealias Input = TransferInput
-    public typealias Action = TransferAction
+package struct TransferRules: MachineRules {
+    package typealias State = TransferState
+    package typealias Event = TransferEvent
+    package typealias Guard = TransferGuard
+    package typealias Effect = TransferEffect
+    package typealias Reason = TransferReason
+    package typealias Input = TransferInput
+    package typealias Action = TransferAction
 
     /// The SHA-256 the finished file must have (lowercase hex), if any.
-    public let expectedSHA256: String?
+    package let expectedSHA256: String?
     /// The bytes the next request asks for (the first window, then what the driver supplies with
     /// each ended window: ``TransferInput/bodyEnded(bytesOnDisk:sha256:nextWindow:)``); `nil` asks
     /// for the whole rest.
-    public private(set) var window: Int?
+    package private(set) var window: Int?
     /// Bytes in the partial file.
-    public private(set) var bytesOnDisk: Int
+    package private(set) var bytesOnDisk: Int
     /// The complete length, once a server announced it.
-    public private(set) var total: Int?
+    package private(set) var total: Int?
     /// The `If-Range` value for the next resume (a strong ETag or Last-Modified), if known.
-    public private(set) var validator: String?
+    package private(set) var validator: String?
     /// Attempts started.
-    public private(set) var attempt = 0
+    package private(set) var attempt = 0
     /// The last answer received.
-    public private(set) var answer: TransferAnswer?
+    package private(set) var answer: TransferAnswer?
     private var sha256: String?
     /// What counts as progress; `nil`: nothing does (curl's meaning).
-    public let progressRule: ProgressRule?
+    package let progressRule: ProgressRule?
     /// The most bytes the file held of this version when the current attempt began: its progress is
     /// measured beyond this.
-    public private(set) var progressMark = 0
+    package private(set) var progressMark = 0
     /// Attempts credited with progress.
-    public private(set) var resumes = 0
+    package private(set) var resumes = 0
 
     /// Rules for a file that already holds `bytesOnDisk` bytes, asking for at most `window` bytes
     /// per request (a window that is not positive means no window). `validator` and `total`, when a
     /// partial file's sidecar recorded them, validate its resume (`If-Range`) from the first request.
-    public init(
+    package init(
         bytesOnDisk: Int, expectedSHA256: String?, window: Int? = nil, validator: String? = nil, total: Int? = nil,
         progressRule: ProgressRule? = nil
     ) {
@@ -161,7 +161,7 @@ public struct TransferRules: MachineRules {
 
     /// Records what an input tells, as its row is taken.
     @inline(__always)
-    public mutating func receive(_ input: TransferInput, at time: Duration) {
+    package mutating func receive(_ input: TransferInput, at time: Duration) {
         switch input {
         case .attempt:
             attempt += 1
@@ -187,7 +187,7 @@ public struct TransferRules: MachineRules {
     // `receive`, `holds` and `perform` are inlined into the core's step: called, each took a copy of
     // these facts (216 bytes, with retains of their strings) for its `self` (docs/benchmarks.md).
     @inline(__always)
-    public func holds(_ guardSymbol: TransferGuard) -> Bool {
+    package func holds(_ guardSymbol: TransferGuard) -> Bool {
         switch guardSymbol {
         case .partialOnDisk:
             return bytesOnDisk > 0
@@ -220,7 +220,7 @@ public struct TransferRules: MachineRules {
 
     /// Performs `effect` on the facts and names the driver's work.
     @inline(__always)
-    public mutating func perform(_ effect: TransferEffect, of row: Row, notes: inout StepNotes) -> TransferAction? {
+    package mutating func perform(_ effect: TransferEffect, of row: Row, notes: inout StepNotes) -> TransferAction? {
         switch effect {
         case .askWhole:
             return .askWhole
@@ -267,7 +267,7 @@ public struct TransferRules: MachineRules {
     }
 
     /// Each trace step carries the attempt it belongs to.
-    public func annotate(_ notes: inout StepNotes) { notes.attempt = attempt }
+    package func annotate(_ notes: inout StepNotes) { notes.attempt = attempt }
 
     /// Why a `206` or `416` cannot be used, in words.
     private var rejection: String {
@@ -284,33 +284,33 @@ public struct TransferRules: MachineRules {
 
 /// The transfer machine: `TableMachine` running `TransitionTable.transfer` with the
 /// ``TransferRules``. Pure: no I/O, no clock. Its trace steps carry the byte range in words.
-public struct TransferMachine: Sendable {
+package struct TransferMachine: Sendable {
     /// What one input did: the rows taken (as trace steps, with words) and the actions.
-    public struct Step: Sendable {
+    package struct Step: Sendable {
         /// The rows taken, the input's first.
-        public var taken: [TransferTrace.Step]
+        package var taken: [TransferTrace.Step]
         /// What the driver must do, in order.
-        public var actions: [TransferAction]
+        package var actions: [TransferAction]
     }
 
     private var core: TableMachine<TransferRules>
 
     /// A machine for a file that already holds `bytesOnDisk` bytes (0 for a fresh download).
-    public init(bytesOnDisk: Int = 0, expectedSHA256: String? = nil, table: TransferTable = .transfer) {
+    package init(bytesOnDisk: Int = 0, expectedSHA256: String? = nil, table: TransferTable = .transfer) {
         self.init(rules: TransferRules(bytesOnDisk: bytesOnDisk, expectedSHA256: expectedSHA256), table: table)
     }
 
     /// A machine starting from `rules` (bytes on disk, window, what a sidecar recorded).
-    public init(rules: TransferRules, table: TransferTable = .transfer) {
+    package init(rules: TransferRules, table: TransferTable = .transfer) {
         core = TableMachine(table: table, rules: rules)
     }
 
     /// The current state.
-    public var state: TransferState { core.state }
+    package var state: TransferState { core.state }
     /// Whether the run is over.
-    public var isFinished: Bool { core.isFinished }
+    package var isFinished: Bool { core.isFinished }
     /// The facts: bytes on disk, total, validator, attempt.
-    public var rules: TransferRules { core.rules }
+    package var rules: TransferRules { core.rules }
 
     /// Whether the table has a row for `event` in the current state (whatever its guard).
     func hasRow(for event: TransferEvent) -> Bool {
@@ -319,7 +319,7 @@ public struct TransferMachine: Sendable {
 
     /// Delivers `input`, observed `at` (time since the run started), and moves by the table.
     /// - Throws: a rejection when the table has no row for it in this state (machine unchanged).
-    public mutating func handle(
+    package mutating func handle(
         _ input: TransferInput, at time: Duration
     ) throws(TableMachine<TransferRules>.Rejection) -> Step {
         let words = detail(for: input)
