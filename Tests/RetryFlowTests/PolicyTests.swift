@@ -94,6 +94,7 @@ import Testing
         (RetryPolicy(backoff: .exponential(base: .seconds(1), multiplier: .nan)), "backoff.multiplier"),
         (RetryPolicy(backoff: .exponential(base: .seconds(1), multiplier: .infinity)), "backoff.multiplier"),
         (RetryPolicy(minDelay: .seconds(-1)), "minDelay"),
+        (RetryPolicy(maxDelay: .seconds(20), minDelay: .seconds(60)), "minDelay"),
         (RetryPolicy(deadline: .zero), "deadline"),
         (RetryPolicy(perAttemptTimeout: .seconds(-2)), "perAttemptTimeout"),
         (RetryPolicy(maxRetryAfter: .seconds(-1)), "maxRetryAfter"),

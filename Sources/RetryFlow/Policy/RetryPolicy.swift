@@ -111,6 +111,13 @@ public struct RetryPolicy: Sendable {
         try backoff.validate()
         try Self.checkDelay(maxDelay, field: "maxDelay")
         try Self.checkDelay(minDelay, field: "minDelay")
+        // A floor over the cap would put every delay past the cap (the policy-json fuzzer found
+        // `{"minDelay": 60}` under the 20 s default cap): refused rather than guessed at.
+        guard min(minDelay, .policyLimit) <= min(maxDelay, .policyLimit) else {
+            throw RetryPolicyError(
+                field: "minDelay",
+                problem: "must not exceed maxDelay (got \(minDelay.inSeconds) s over a cap of \(maxDelay.inSeconds) s)")
+        }
         try jitter.validate()
         if let deadline {
             try Self.check(deadline, field: "deadline")
