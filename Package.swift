@@ -18,25 +18,30 @@ let package = Package(
         .target(name: "RetryFlowHTTP", dependencies: ["RetryFlow"]),
         // The original snippets retold as tables, for the docs' charts: teaching material, not a product.
         .target(name: "RetryFlowSnippets", dependencies: ["RetryFlow"]),
-        // Graphviz is needed only to render images; DOT text comes from RetryFlow alone.
-        .systemLibrary(
-            name: "CGraphviz",
-            pkgConfig: "libgvc",
-            providers: [.apt(["libgraphviz-dev"]), .brew(["graphviz"])]
-        ),
+        // Graphviz is needed only to render images; DOT text comes from RetryFlow alone. Its headers
+        // are read at build time (<graphviz/gvc.h> from the default include path), but the library is
+        // opened on first render, not linked (Sources/CGraphviz/shim.h): no pkg-config, whose flags
+        // would link it into every program and load it at every start.
+        .systemLibrary(name: "CGraphviz", providers: [.apt(["libgraphviz-dev"]), .brew(["graphviz"])]),
         .target(name: "RetryFlowGraphviz", dependencies: ["RetryFlow", "CGraphviz"]),
-        // What users' tests need too: a manual clock, a scripted loopback server, simulations.
-        .target(name: "RetryFlowTesting", dependencies: ["RetryFlow", "RetryFlowHTTP"]),
+        // What users' tests need too: a manual clock, a scripted loopback server, simulations. The
+        // support needs no test framework, so the CLI can link it; RetryFlowTesting adds swift-testing's
+        // `expectConsistent` and re-exports the support, so users import one module.
+        .target(name: "RetryFlowTestSupport", dependencies: ["RetryFlow", "RetryFlowHTTP"]),
+        .target(name: "RetryFlowTesting", dependencies: ["RetryFlow", "RetryFlowTestSupport"]),
         .executableTarget(
             name: "retryflow",
-            dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting", "RetryFlowSnippets"]
+            dependencies: [
+                "RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTestSupport", "RetryFlowSnippets",
+            ]
         ),
         .executableTarget(
             name: "retryflow-bench",
-            dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]
+            dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTestSupport"]
         ),
         // The cancel storm at full size (`make stress`); a scaled-down run is in RetryFlowHTTPTests.
-        .executableTarget(name: "retryflow-stress", dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowTesting"]),
+        .executableTarget(
+            name: "retryflow-stress", dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowTestSupport"]),
         .testTarget(name: "RetryFlowTests", dependencies: ["RetryFlow", "RetryFlowTesting", "RetryFlowSnippets"]),
         .testTarget(name: "RetryFlowTestingTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
         .testTarget(name: "RetryFlowHTTPTests", dependencies: ["RetryFlowHTTP", "RetryFlowTesting"]),

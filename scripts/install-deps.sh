@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Installs what the package needs from Debian when it is missing: the Graphviz C library
-# (libgvc, for RetryFlowGraphviz), pkg-config (SwiftPM finds libgvc through it) and
-# curl (the CLI tests run it beside retryflow fetch; so does the download-resume benchmark),
+# Installs what the package needs from Debian when it is missing: the Graphviz C library and its
+# headers (libgraphviz-dev: RetryFlowGraphviz compiles against <graphviz/gvc.h> and opens libgvc on
+# first render), curl (the CLI tests run it beside retryflow fetch; so does the download-resume benchmark),
 # nginx and wrk (the real server of the nginx tests and benchmarks, and its load reference).
 # With --browser, also what the browser tests of run reports need (scripts/test-browser.sh):
 # Debian's chromium and chromium-driver, and PyPI's selenium. `make test` asks for them;
 # `make run` does not.
-# On macOS: `brew install graphviz pkg-config` (Package.swift names the same providers); for the
+# On macOS: `brew install graphviz` (on Apple silicon, build with -Xcc -I/opt/homebrew/include); for the
 # browser tests, a Chromium or Chrome with its chromedriver (set CHROMIUM and CHROMEDRIVER) and
 # `python3 -m pip install selenium`.
 set -euo pipefail
@@ -15,10 +15,10 @@ browser=0
 [ "${1:-}" = "--browser" ] && browser=1
 
 missing=()
-command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 # curl: the CLI tests run it side by side with `retryflow fetch` (CurlSideBySideTests).
 command -v curl >/dev/null 2>&1 || missing+=(curl)
-if ! pkg-config --exists libgvc 2>/dev/null; then missing+=(libgraphviz-dev); fi
+graphviz_header=/usr/include/graphviz/gvc.h
+[ -f "$graphviz_header" ] || missing+=(libgraphviz-dev)
 # nginx: the real server of the nginx tests and benchmarks (NginxServer starts its own on 127.0.0.1);
 # wrk: the benchmarks' reference load generator beside it.
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx-light)
@@ -43,7 +43,7 @@ apt_install() {
 
 if [ ${#missing[@]} -gt 0 ]; then
   apt_install "${missing[@]}"
-  pkg-config --exists libgvc
+  [ -f "$graphviz_header" ]
   if [ "$browser" -eq 1 ]; then
     command -v "${CHROMIUM:-chromium}" >/dev/null && command -v "${CHROMEDRIVER:-chromedriver}" >/dev/null
   fi

@@ -32,14 +32,14 @@ public struct ChartLayout: Sendable, Hashable {
     public init(dot: String) throws(GraphvizError) {
         (nodes, edges, boundingBox) = try Graphviz.withGraph(dot) { (context, graph) throws(GraphvizError) in
             try Graphviz.layout(graph, context: context, engine: "dot")
-            defer { gvFreeLayout(context, graph) }
+            defer { rf_free_layout(context, graph) }
             // Rendering to `dot` writes the layout into the graph's attributes, where we read it.
             var buffer: UnsafeMutablePointer<CChar>?
             var length = 0
             guard rf_render_data(context, graph, "dot", &buffer, &length) == 0, let buffer else {
                 throw GraphvizError(kind: .renderFailed, message: "could not read the layout back")
             }
-            gvFreeRenderData(buffer)
+            rf_free_render_data(buffer)
             var nodes: [String: [String: String]] = [:]
             var edges: [String: [String: String]] = [:]
             try Graphviz.forEach(graph) { (node, name) throws(GraphvizError) in
@@ -104,7 +104,7 @@ public struct ChartLayout: Sendable, Hashable {
                 for (key, value) in attributes { _ = rf_set(UnsafeMutableRawPointer(edge), key, value) }
             }
             try Graphviz.layout(graph, context: context, engine: "nop2")
-            defer { gvFreeLayout(context, graph) }
+            defer { rf_free_layout(context, graph) }
             return try Graphviz.renderLaidOut(graph, context: context, format: format)
         }
     }

@@ -13,9 +13,9 @@ extension Graphviz {
         let located = DOTSourceLines(dot)
         return try withContext { (_) throws(GraphvizError) -> DrawnChart in
             let graph = try parse(dot)
-            defer { agclose(graph) }
+            defer { rf_close(graph) }
             var warnings: [String] = []
-            if agisdirected(graph) == 0 {
+            if rf_is_directed(graph) == 0 {
                 warnings.append(
                     "the graph is undirected ('graph', not 'digraph'): each edge is read from the node written first "
                         + "to the one written second")
@@ -28,9 +28,9 @@ extension Graphviz {
             var nodes: [DrawnChart.Node] = []
             var edges: [(seq: UInt, edge: DrawnChart.Edge)] = []
             var edgeOccurrences: [String: Int] = [:]
-            var node = agfstnode(graph)
+            var node = rf_first_node(graph)
             while let current = node {
-                let name = String(cString: agnameof(UnsafeMutableRawPointer(current)))
+                let name = String(cString: rf_name(UnsafeMutableRawPointer(current)))
                 let line = located.line(ofNode: name)
                 var label = attribute(current, "label") ?? "\\N"
                 if isHTML(current, "label") {
@@ -42,10 +42,10 @@ extension Graphviz {
                 label = label.replacingOccurrences(of: "\\N", with: name)
                 nodes.append(
                     DrawnChart.Node(id: name, label: label, shape: attribute(current, "shape") ?? "", line: line))
-                var edge = agfstout(graph, current)
+                var edge = rf_first_out(graph, current)
                 while let e = edge {
-                    let tail = String(cString: agnameof(UnsafeMutableRawPointer(rf_tail(e))))
-                    let head = String(cString: agnameof(UnsafeMutableRawPointer(rf_head(e))))
+                    let tail = String(cString: rf_name(UnsafeMutableRawPointer(rf_tail(e))))
+                    let head = String(cString: rf_name(UnsafeMutableRawPointer(rf_head(e))))
                     let pair = tail + "\u{0}" + head
                     let occurrence = edgeOccurrences[pair, default: 0]
                     edgeOccurrences[pair] = occurrence + 1
@@ -62,12 +62,12 @@ extension Graphviz {
                             UInt(rf_seq(UnsafeMutableRawPointer(e))),
                             DrawnChart.Edge(from: tail, to: head, label: edgeLabel, line: edgeLine)
                         ))
-                    edge = agnxtout(graph, e)
+                    edge = rf_next_out(graph, e)
                 }
-                node = agnxtnode(graph, current)
+                node = rf_next_node(graph, current)
             }
             return DrawnChart(
-                name: String(cString: agnameof(UnsafeMutableRawPointer(graph))), nodes: nodes,
+                name: String(cString: rf_name(UnsafeMutableRawPointer(graph))), nodes: nodes,
                 edges: edges.sorted { $0.seq < $1.seq }.map(\.edge), warnings: warnings)
         }
     }
@@ -86,22 +86,22 @@ extension Graphviz {
 
     private static func isHTML(_ object: UnsafeMutablePointer<Agnode_t>, _ name: String) -> Bool {
         guard let value = rf_get(UnsafeMutableRawPointer(object), name) else { return false }
-        return aghtmlstr(UnsafeMutablePointer(mutating: value)) != 0
+        return rf_is_html(UnsafeMutablePointer(mutating: value)) != 0
     }
 
     private static func isHTML(_ object: UnsafeMutablePointer<Agedge_t>, _ name: String) -> Bool {
         guard let value = rf_get(UnsafeMutableRawPointer(object), name) else { return false }
-        return aghtmlstr(UnsafeMutablePointer(mutating: value)) != 0
+        return rf_is_html(UnsafeMutablePointer(mutating: value)) != 0
     }
 
     /// Calls `visit` with the name of every cluster (a subgraph named `cluster…`), at any depth.
     private static func clusters(of graph: UnsafeMutablePointer<Agraph_t>, _ visit: (String) -> Void) {
-        var sub = agfstsubg(graph)
+        var sub = rf_first_subgraph(graph)
         while let current = sub {
-            let name = String(cString: agnameof(UnsafeMutableRawPointer(current)))
+            let name = String(cString: rf_name(UnsafeMutableRawPointer(current)))
             if name.hasPrefix("cluster") { visit(name) }
             clusters(of: current, visit)
-            sub = agnxtsubg(current)
+            sub = rf_next_subgraph(current)
         }
     }
 

@@ -19,9 +19,16 @@ public enum Graphviz {
 
     static func withContext<R>(_ body: (OpaquePointer) throws(GraphvizError) -> R) throws(GraphvizError) -> R {
         let result: Result<R, GraphvizError> = lock.whileLocked {
+            guard rf_gv_load() != 0 else {
+                let problem = String(cString: rf_gv_problem())
+                return .failure(
+                    GraphvizError(
+                        kind: .unavailable,
+                        message: "\(problem); install Graphviz (scripts/install-deps.sh, or apt-get install libgvc6)"))
+            }
             if sharedContext == nil {
                 rf_quiet_errors()
-                sharedContext = gvContext()
+                sharedContext = rf_context()
             }
             guard let context = sharedContext else {
                 return .failure(GraphvizError(kind: .renderFailed, message: "gvContext() returned no context"))
@@ -36,7 +43,7 @@ public enum Graphviz {
     public static func render(dot: String, format: String, layout: String = "dot") throws(GraphvizError) -> Data {
         try withGraph(dot) { (context, graph) throws(GraphvizError) -> Data in
             try Self.layout(graph, context: context, engine: layout)
-            defer { gvFreeLayout(context, graph) }
+            defer { rf_free_layout(context, graph) }
             return try renderLaidOut(graph, context: context, format: format)
         }
     }
@@ -47,7 +54,7 @@ public enum Graphviz {
     ) throws(GraphvizError) -> R {
         try withContext { (context) throws(GraphvizError) -> R in
             let graph = try parse(dot)
-            defer { agclose(graph) }
+            defer { rf_close(graph) }
             return try body(context, graph)
         }
     }
@@ -56,7 +63,7 @@ public enum Graphviz {
     static func layout(
         _ graph: UnsafeMutablePointer<Agraph_t>, context: OpaquePointer, engine: String
     ) throws(GraphvizError) {
-        guard gvLayout(context, graph, engine) == 0 else {
+        guard rf_layout(context, graph, engine) == 0 else {
             let message = lastError() ?? "layout failed"
             if message.contains("not recognized"), Self.nothingAfterUseOneOf(message) {
                 throw GraphvizError(
@@ -80,7 +87,7 @@ public enum Graphviz {
                 kind: .unknownFormat,
                 message: "format \"\(format)\" is not available; available: \(formats.joined(separator: ", "))")
         }
-        defer { gvFreeRenderData(buffer) }
+        defer { rf_free_render_data(buffer) }
         return Data(bytes: buffer, count: length)
     }
 
@@ -90,16 +97,16 @@ public enum Graphviz {
         node visitNode: (UnsafeMutablePointer<Agnode_t>, String) throws(GraphvizError) -> Void,
         edge visitEdge: (UnsafeMutablePointer<Agedge_t>, String?) throws(GraphvizError) -> Void
     ) throws(GraphvizError) {
-        var node = agfstnode(graph)
+        var node = rf_first_node(graph)
         while let current = node {
-            try visitNode(current, String(cString: agnameof(UnsafeMutableRawPointer(current))))
-            var edge = agfstout(graph, current)
+            try visitNode(current, String(cString: rf_name(UnsafeMutableRawPointer(current))))
+            var edge = rf_first_out(graph, current)
             while let e = edge {
                 let id = rf_get(UnsafeMutableRawPointer(e), "id").map { String(cString: $0) }
                 try visitEdge(e, id.flatMap { $0.isEmpty ? nil : $0 })
-                edge = agnxtout(graph, e)
+                edge = rf_next_out(graph, e)
             }
-            node = agnxtnode(graph, current)
+            node = rf_next_node(graph, current)
         }
     }
 
@@ -113,32 +120,32 @@ public enum Graphviz {
     public static func structure(of dot: String) throws(GraphvizError) -> GraphStructure {
         try withContext { (_) throws(GraphvizError) -> GraphStructure in
             let graph = try parse(dot)
-            defer { agclose(graph) }
+            defer { rf_close(graph) }
             var nodes: [String] = []
             var edges: [GraphStructure.Edge] = []
-            var node = agfstnode(graph)
+            var node = rf_first_node(graph)
             while let current = node {
-                nodes.append(String(cString: agnameof(UnsafeMutableRawPointer(current))))
-                var edge = agfstout(graph, current)
+                nodes.append(String(cString: rf_name(UnsafeMutableRawPointer(current))))
+                var edge = rf_first_out(graph, current)
                 while let e = edge {
                     let label = rf_get(UnsafeMutableRawPointer(e), "label").map { String(cString: $0) } ?? ""
                     edges.append(
                         GraphStructure.Edge(
-                            tail: String(cString: agnameof(UnsafeMutableRawPointer(rf_tail(e)))),
-                            head: String(cString: agnameof(UnsafeMutableRawPointer(rf_head(e)))),
+                            tail: String(cString: rf_name(UnsafeMutableRawPointer(rf_tail(e)))),
+                            head: String(cString: rf_name(UnsafeMutableRawPointer(rf_head(e)))),
                             label: label))
-                    edge = agnxtout(graph, e)
+                    edge = rf_next_out(graph, e)
                 }
-                node = agnxtnode(graph, current)
+                node = rf_next_node(graph, current)
             }
             return GraphStructure(
-                name: String(cString: agnameof(UnsafeMutableRawPointer(graph))), nodes: nodes, edges: edges)
+                name: String(cString: rf_name(UnsafeMutableRawPointer(graph))), nodes: nodes, edges: edges)
         }
     }
 
     /// Parses DOT; the caller holds the lock and closes the graph.
     static func parse(_ dot: String) throws(GraphvizError) -> UnsafeMutablePointer<Agraph_t> {
-        guard let graph = agmemread(dot) else {
+        guard let graph = rf_read(dot) else {
             throw GraphvizError(kind: .syntax, message: lastError()?.trimmed ?? "the DOT text did not parse")
         }
         return graph
@@ -147,7 +154,7 @@ public enum Graphviz {
     /// Graphviz's last error message. Not freed: 2.42 allocates it, later releases own it, and
     /// freeing the wrong one would crash; it is only read on error paths.
     static func lastError() -> String? {
-        guard let message = aglasterr() else { return nil }
+        guard let message = rf_last_error() else { return nil }
         let text = String(cString: message)
         return text.isEmpty ? nil : text
     }

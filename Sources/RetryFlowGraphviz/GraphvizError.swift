@@ -8,6 +8,8 @@ public struct GraphvizError: Error, Hashable, Sendable, CustomStringConvertible 
         case unknownFormat
         /// The layout engine is not available (plugins not registered).
         case layoutUnavailable
+        /// The Graphviz library could not be loaded (it is opened on first use, not linked).
+        case unavailable
         /// Layout or rendering failed for another reason.
         case renderFailed
     }

@@ -1,5 +1,5 @@
 import Foundation
-import RetryFlowTesting
+import RetryFlowTestSupport
 
 /// One benchmark's figure, with its baseline measured in the same run.
 struct BenchmarkResult: Encodable {

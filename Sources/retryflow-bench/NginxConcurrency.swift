@@ -1,7 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
-import RetryFlowTesting
+import RetryFlowTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -2,7 +2,7 @@ import Foundation
 import RetryFlow
 import RetryFlowGraphviz
 import RetryFlowHTTP
-import RetryFlowTesting
+import RetryFlowTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

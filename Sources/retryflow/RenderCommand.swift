@@ -110,7 +110,8 @@ enum RenderCommand {
             data = Data(dot.utf8)
         default:
             let available = Graphviz.availableFormats
-            guard available.contains(format) else {
+            // None at all: Graphviz itself is missing, which the render below reports by name.
+            guard available.isEmpty || available.contains(format) else {
                 throw UsageError(
                     "unknown --format \"\(format)\"; use dot, mermaid, markdown or one of: \(available.joined(separator: ", "))"
                 )

@@ -1,7 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
-import RetryFlowTesting
+import RetryFlowTestSupport
 
 /// `retryflow simulate`: the real machine on a virtual clock against scripted outcomes.
 enum SimulateCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowTesting
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct SimulateAndRenderTests {
@@ -57,6 +58,29 @@ import Testing
         #expect(budget.stdout == DOTChart.render(BudgetTable.budget, style: .state))
         let breaker = try await Tool.run(["render", "--machine", "breaker", "--format", "mermaid"])
         #expect(breaker.stdout == MermaidChart.render(BreakerTable.breaker, style: .flowchart))
+    }
+
+    /// Graphviz is opened on first render, not linked: without it a fetch still runs, and a render
+    /// fails naming the library and the fix (not "unknown format", not a crash).
+    @Test func withoutGraphvizTheToolStillFetchesAndARenderSaysWhatIsMissing() async throws {
+        let missing = ["RETRYFLOW_GRAPHVIZ_LIBRARY": "/nonexistent/libgvc.so.6"]
+        let svg = try await Tool.run(["render", "--machine", "retry", "--format", "svg"], environment: missing)
+        #expect(svg.status == 1)
+        #expect(svg.stdout.isEmpty)
+        #expect(svg.stderr.contains("Graphviz unavailable: could not load Graphviz: /nonexistent/libgvc.so.6"))
+        #expect(svg.stderr.contains("install Graphviz"))
+        let dot = try await Tool.run(["render", "--machine", "retry"], environment: missing)
+        #expect(dot.status == 0)
+        #expect(dot.stdout == DOTChart.render(RetryTable.retry, style: .flowchart))
+        let server = try FlakyServer(scripts: ["/one": [.status(200, body: "fetched")]])
+        defer { server.stop() }
+        let fetch = try await Tool.run(["fetch", server.url("/one").absoluteString], environment: missing)
+        #expect(fetch.status == 0)
+        #expect(fetch.stdout == "fetched")
+        // And with the library where it is, the same render draws.
+        let drawn = try await Tool.run(["render", "--machine", "retry", "--format", "svg"])
+        #expect(drawn.status == 0)
+        #expect(drawn.stdout.hasPrefix("<?xml"))
     }
 
     @Test func simulateAFleetPrintsItsTableAndWritesAChart() async throws {
