@@ -65,11 +65,22 @@ enum DownloadNginxBenchmark {
         // Uncut, cut and curl interleaved, so load from other work falls on every side alike.
         let repetitions = quick ? 1 : 5
         var curlUncut: [Double] = []
+        var bareUncut: [Double] = []
+        var bareSynced: [Double] = []
         var cut: [Double] = []
         var cutAttempts: [Int] = []
         var sentRatios: [Double] = []
         for repetition in 0..<repetitions {
             curlUncut.append(try await curlRun(nginx.url("/big.bin"), []).seconds)
+            for syncs in [false, true] {
+                guard
+                    let bare = await BareURLSessionDownload.run(
+                        nginx.url("/big.bin"), to: file, configuration: session.configuration, syncs: syncs),
+                    (try? fileSize(file)) == size
+                else { throw BenchmarkFailure("bare URLSession did not complete /big.bin") }
+                try? FileManager.default.removeItem(at: file)
+                if syncs { bareSynced.append(bare) } else { bareUncut.append(bare) }
+            }
             if repetition > 0 { uncut.append(try await retryFlow(nginx.url("/big.bin")).0) }
             let proxy = try CuttingProxy.start(to: nginx.port, plan: [.cut(after: cutBytes)])
             defer { proxy.stop() }
@@ -103,6 +114,8 @@ enum DownloadNginxBenchmark {
 
         let uncutSeconds = Measure.median(uncut)
         let curlSeconds = Measure.median(curlUncut)
+        let bareSeconds = Measure.median(bareUncut)
+        let bareSyncedSeconds = Measure.median(bareSynced)
         let cutSeconds = Measure.median(cut)
         let cutBudget = 1.5 * uncutSeconds + 0.1 * Double(cuts)
         let sent = sentRatios.max() ?? .nan
@@ -120,6 +133,15 @@ enum DownloadNginxBenchmark {
                 note: "\(label), median of \(uncut.count) interleaved with curl's; RetryFlow "
                     + uncut.map { String(format: "%.2f", $0) }.joined(separator: ", ") + " s, curl "
                     + curlUncut.map { String(format: "%.2f", $0) }.joined(separator: ", ") + " s"),
+            BenchmarkResult(
+                name: "download-nginx uncut, URLSession", value: uncutSeconds, unit: "s",
+                baseline: "bare URLSession data task writing each chunk, then fsync", baselineValue: bareSyncedSeconds,
+                ratio: uncutSeconds / bareSyncedSeconds, goal: "report", met: nil,
+                note: "the floor of any URLSession client that syncs before installing, as RetryFlow does: "
+                    + bareSynced.map { String(format: "%.2f", $0) }.joined(separator: ", ")
+                    + String(
+                        format: " s; without the fsync %.2f × curl (which does not sync): ", bareSeconds / curlSeconds)
+                    + bareUncut.map { String(format: "%.2f", $0) }.joined(separator: ", ") + " s"),
             BenchmarkResult(
                 name: "download-nginx memory", value: growth / 1_048_576, unit: "MiB", baseline: "32 MiB",
                 baselineValue: 32, ratio: growth / 1_048_576 / 32, goal: "peak RSS growth <= 32 MiB",
