@@ -128,7 +128,12 @@ import Testing
         }
         #expect(await store.refreshes == 1)
         let sent = Self.authorizations(server)
-        #expect(sent.filter { $0 == "Bearer t1" }.count == 20)
+        // At least 20 with t1, not exactly (29 were seen once at load 20): the server holds every
+        // refusal until the 20th request arrives, which on a loaded machine can take longer than an
+        // early run's attempt timeout, and libcurl re-sends a request on a pooled connection by
+        // itself (shared/notes/facts.md); a run that sends again before the refresh rightly uses t1.
+        // The refresh is one either way, and each run sends t2 exactly once after it.
+        #expect(sent.filter { $0 == "Bearer t1" }.count >= 20)
         #expect(sent.filter { $0 == "Bearer t2" }.count == 20)
         await Self.expectStoreConsistent(store)
     }
