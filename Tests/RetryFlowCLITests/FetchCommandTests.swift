@@ -169,14 +169,14 @@ import Testing
             "/f": [.status(500, body: "first"), .status(503, body: "second"), .status(200, body: "final")]
         ])
         defer { server.stop() }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-\(UUID().uuidString).out")
-        defer { try? FileManager.default.removeItem(at: file) }
+        // A folder of its own: the check for leftovers below must see this test's files only, not
+        // another program's in the shared temporary directory.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("retryflow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("out")
         let trace = file.appendingPathExtension("json")
         let chart = file.appendingPathExtension("svg")
-        defer {
-            try? FileManager.default.removeItem(at: trace)
-            try? FileManager.default.removeItem(at: chart)
-        }
         let result = try await Tool.run(
             [
                 "fetch", server.url("/f").absoluteString, "-o", file.path, "--trace", trace.path, "--trace-chart",
@@ -195,9 +195,8 @@ import Testing
             ] + Self.fast)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try String(contentsOf: file, encoding: .utf8) == "final")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path)
-            .filter { $0.hasSuffix(".tmp") }
-        #expect(leftovers.isEmpty, "no temporary files left behind")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(left == ["out", "out.json", "out.svg"], "no temporary files left behind")
     }
 
     @Test func givingUpExitsOneWithEveryAttempt() async throws {
