@@ -12,7 +12,7 @@ extension TransitionTrace where State == TransferState, Event == TransferEvent, 
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
-    /// The `N` of an attempt step's detail `bytes=N-…` (as ``TransferMachine`` writes it).
+    /// The `N` of an attempt step's detail `bytes=N-…` (as the transfer machine writes it).
     static func requestedStart(_ detail: String) -> Int? {
         guard detail.hasPrefix("bytes="), let dash = detail.firstIndex(of: "-") else { return nil }
         return Int(detail[detail.index(detail.startIndex, offsetBy: 6)..<dash])
