@@ -77,10 +77,17 @@ import Testing
         let fetch = try await Tool.run(["fetch", server.url("/one").absoluteString], environment: missing)
         #expect(fetch.status == 0)
         #expect(fetch.stdout == "fetched")
-        // And with the library where it is, the same render draws.
+        // And with the library where it is, the same render draws: found by the loader, or named.
         let drawn = try await Tool.run(["render", "--machine", "retry", "--format", "svg"])
         #expect(drawn.status == 0)
         #expect(drawn.stdout.hasPrefix("<?xml"))
+        #if os(Linux)
+            let named = try await Tool.run(
+                ["render", "--machine", "retry", "--format", "svg"],
+                environment: ["RETRYFLOW_GRAPHVIZ_LIBRARY": "libgvc.so.6"])
+            #expect(named.status == 0, "\(named.stderr)")
+            #expect(named.stdout == drawn.stdout)
+        #endif
     }
 
     @Test func simulateAFleetPrintsItsTableAndWritesAChart() async throws {
