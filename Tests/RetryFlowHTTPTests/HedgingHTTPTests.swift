@@ -101,6 +101,59 @@ import Testing
             #expect(error.field == "hedging")
             #expect(error.problem.contains("stream"))
         }
+        // The completion-handler and synchronous calls refuse it when made: their run, started
+        // later, could otherwise only end without calling the completion.
+        let options = HTTPRetryOptions.policy(Self.policy(delay: .milliseconds(10)))
+        #expect(throws: RetryPolicyError.self) {
+            _ = try Runner.session().retryDataTask(with: request, retry: options) { _ in
+                Issue.record("no completion for a run refused when made")
+            }
+        }
+        let streamed = request
+        let synchronous: Result<RetryOutcome<HTTPResponse>, any Error> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    returning: Result { try Runner.session().synchronousRetryOutcome(for: streamed, retry: options) })
+            }
+        }
+        guard case .failure(let error) = synchronous else {
+            Issue.record("the synchronous call ran a run it should refuse")
+            return
+        }
+        #expect((error as? RetryPolicyError)?.field == "hedging")
+    }
+
+    /// A Retry-After past the policy's `maxRetryAfter` ends a hedged run as it ends an unhedged one,
+    /// at once: it does not become an hour's wait for the next hedge, ended by the attempt timeout.
+    @Test func aRetryAfterPastTheCapEndsTheRunAsUnhedged() async throws {
+        let server = try FlakyServer(scripts: [
+            "/later": [.status(503, headers: ["Retry-After": "3600"]), .status(200, body: "too late")]
+        ])
+        defer { server.stop() }
+        var policy = RetryPolicy(maxAttempts: 2, backoff: .constant(.milliseconds(1)), jitter: .none)
+        policy.maxRetryAfter = .seconds(60)
+        policy.hedging = HedgingPolicy(delay: .seconds(10), maxAttempts: 2)
+        let outcome = try await Runner.session().retryOutcome(
+            for: URLRequest(url: server.url("/later")), retry: .policy(policy))
+        #expect(!outcome.succeeded)
+        #expect(outcome.attempts.count == 1)
+        #expect(!(outcome.attempts.last?.error is AttemptTimeout))
+        #expect(server.requests(to: "/later").count == 1, "no hedge and no retry after the refused wait")
+    }
+
+    /// The user's `retryIf` judges a hedged copy's error as it judges an unhedged attempt's: an
+    /// error it refuses ends the race at once instead of sending another copy.
+    @Test func theUsersClassifierJudgesHedgedCopiesToo() async throws {
+        let server = try FlakyServer(scripts: ["/flaky": [.reset, .status(200, body: "second")]])
+        defer { server.stop() }
+        var policy = RetryPolicy(maxAttempts: 2, backoff: .constant(.milliseconds(1)), jitter: .none)
+        policy.retryIf = RetryClassifier { _ in .fail }
+        policy.hedging = HedgingPolicy(delay: .seconds(10), maxAttempts: 2)
+        let outcome = try await Runner.session().retryOutcome(
+            for: URLRequest(url: server.url("/flaky")), retry: .policy(policy))
+        #expect(!outcome.succeeded)
+        #expect(outcome.hedges == 0, "a failure the user's classifier refuses sends no hedge")
+        #expect(server.requests(to: "/flaky").count == 1)
     }
 
     @Test func every503HedgeFailingLeavesTheRetryPolicyToRetry() async throws {

@@ -66,6 +66,25 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         }
     }
 
+    /// Throws what no attempt could get past: an invalid policy, or hedging a request whose body is
+    /// a stream. The completion-handler and synchronous surfaces call it when the call is made, so
+    /// their run cannot fail to start (and leave a completion unrun); an async run throws it too.
+    func validate() throws(RetryPolicyError) {
+        try policy.validate()
+        if let refusal = hedgingRefusal { throw refusal }
+    }
+
+    /// Why this request cannot be hedged though the policy hedges it: a body stream, which can be
+    /// sent only once.
+    var hedgingRefusal: RetryPolicyError? {
+        guard let hedging = policy.hedging, hedging.maxAttempts > 1, rules.isSafeToRepeat(request),
+            request.httpBodyStream != nil
+        else { return nil }
+        return RetryPolicyError(
+            field: "hedging",
+            problem: "cannot send a request whose body is a stream more than once: give it httpBody data, or do not hedge it")
+    }
+
     /// The run `build` makes, prepared: what an async caller awaits, `try await HTTPRetry.prepared
     /// { … }.outcome()`, so that the run's settings live in this synchronous call, not in the
     /// caller's async frame (``Prepared``).
@@ -117,15 +136,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         guard let hedging = policy.hedging, hedging.maxAttempts > 1, rules.isSafeToRepeat(request) else {
             return Prepared(engine: engine, classify: classify, operation: send)
         }
-        guard request.httpBodyStream == nil else {
-            return Prepared(
-                engine: engine, classify: classify,
-                refusal: RetryPolicyError(
-                    field: "hedging",
-                    problem:
-                        "cannot send a request whose body is a stream more than once: give it httpBody data, or do not hedge it"
-                ),
-                operation: send)
+        if let refusal = hedgingRefusal {
+            return Prepared(engine: engine, classify: classify, refusal: refusal, operation: send)
         }
         // Each attempt of the retry machine becomes a hedged race; its copies run as child tasks,
         // so the engine's per-attempt timer ends them by cancelling, not by interrupting inline.
@@ -133,9 +145,13 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         engine.interruptsInlineAttempts = false
         let hedged = Locked<[HedgingRecord]>([])
         let race = HedgedRun(hedging, clock: clock, budget: guards.budget, deadline: nil)
+        let retryIf = policy.retryIf // the rules narrowed by the user's classifier, as the engine decides
+        let maxRetryAfter = policy.maxRetryAfter
         return Prepared(engine: engine, classify: classify, hedged: hedged) { attempt in
             let outcome = await race.outcome(
-                classify: { HTTPRetry.hedgeVerdict($0, classify: classify, rules: rules, request: request) },
+                classify: {
+                    HTTPRetry.hedgeVerdict($0, classify: classify, retryIf: retryIf, maxRetryAfter: maxRetryAfter)
+                },
                 describe: { result in
                     switch result {
                     case .success(let answer): "HTTP \(answer.statusCode)"
@@ -149,12 +165,13 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         }
     }
 
-    /// How a hedged copy's result is judged: what the retry machine would accept wins; what it
-    /// would retry is non-fatal (its Retry-After delays the next hedge); anything else is final and
-    /// goes to the retry machine as it is.
+    /// How a hedged copy's result is judged, by the same classifiers the engine uses: what the retry
+    /// machine would accept wins; what it would retry is non-fatal (its Retry-After delays the next
+    /// hedge); anything else, a Retry-After past `maxRetryAfter` included, is final and goes to the
+    /// retry machine as it is, which decides it as an unhedged run would.
     static func hedgeVerdict(
-        _ result: Result<HTTPResponse, any Error>, classify: (HTTPResponse) -> RetryVerdict?, rules: HTTPRetryRules,
-        request: URLRequest
+        _ result: Result<HTTPResponse, any Error>, classify: (HTTPResponse) -> RetryVerdict?,
+        retryIf: RetryClassifier, maxRetryAfter: Duration
     ) -> HedgeVerdict {
         let decision: RetryDecision
         switch result {
@@ -162,12 +179,12 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
             guard let verdict = classify(answer) else { return .accept }
             decision = verdict.decision
         case .failure(let error):
-            decision = rules.decision(for: error, request: request)
+            decision = retryIf.decision(for: error)
         }
         switch decision {
         case .retry: return .nonFatal(.none)
-        case .retryAfter(let delay): return .nonFatal(.delay(delay))
-        case .fail, .finalAnswer, .step: return .final
+        case .retryAfter(let delay) where delay <= maxRetryAfter: return .nonFatal(.delay(delay))
+        case .retryAfter, .fail, .finalAnswer, .step: return .final
         }
     }
 }

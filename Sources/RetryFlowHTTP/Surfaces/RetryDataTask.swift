@@ -76,7 +76,7 @@ public final class RetryDataTask: @unchecked Sendable {
         shared.task = Task { [self, run] in
             // Cancelled before it started: the machine takes `idle --cancelled--> cancelled`.
             if cancelled { withUnsafeCurrentTask { $0?.cancel() } }
-            // The policy was validated when the task was made, so this cannot throw.
+            // The run was validated when the task was made, so this cannot throw.
             guard let outcome = try? await run.outcome() else { return }
             withLock { $0.outcome = outcome }
             deliver(outcome)
@@ -95,13 +95,13 @@ extension URLSession {
     /// }
     /// task.resume()
     /// ```
-    /// - Throws: `RetryPolicyError` for an invalid policy, before anything is sent.
+    /// - Throws: `RetryPolicyError` for an invalid policy (or hedging a body stream), before anything is sent.
     public func retryDataTask(
         with request: URLRequest, retry options: HTTPRetryOptions = .default,
         completionHandler: @escaping @Sendable (RetryOutcome<HTTPResponse>) -> Void
     ) throws(RetryPolicyError) -> RetryDataTask {
-        try options.policy.validate()
         let run = HTTPRetry(session: self, request: request, options: options, clock: ContinuousClock())
+        try run.validate()
         return RetryDataTask(run: run, queue: delegateQueue, completion: completionHandler)
     }
 }

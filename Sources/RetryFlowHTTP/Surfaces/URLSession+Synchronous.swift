@@ -66,7 +66,7 @@ extension URLSession {
     ) throws -> RetryOutcome<HTTPResponse> {
         let run = HTTPRetry(session: self, request: request, options: options, clock: ContinuousClock())
         if let refusal = deadlockRefusal() { throw refusal }
-        try run.policy.validate()
+        try run.validate()
         let done = DispatchSemaphore(value: 0)
         let result = SyncBox<RetryOutcome<HTTPResponse>>()
         Task {
