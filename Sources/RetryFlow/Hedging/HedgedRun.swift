@@ -7,7 +7,9 @@
 ///
 /// ```swift
 /// let run = HedgedRun(HedgingPolicy(delay: .milliseconds(50)), clock: ContinuousClock())
-/// let outcome = await run.outcome(classify: { $0.isSuccess ? .accept : .nonFatal(.none) }) { attempt in
+/// let outcome = await run.outcome(classify: { result in
+///     if case .success = result { .accept } else { .nonFatal(.none) }
+/// }) { attempt in
 ///     try await fetch(replica: attempt.number)
 /// }
 /// ```

@@ -82,7 +82,9 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         else { return nil }
         return RetryPolicyError(
             field: "hedging",
-            problem: "cannot send a request whose body is a stream more than once: give it httpBody data, or do not hedge it")
+            problem:
+                "cannot send a request whose body is a stream more than once: give it httpBody data, or do not hedge it"
+        )
     }
 
     /// The run `build` makes, prepared: what an async caller awaits, `try await HTTPRetry.prepared
