@@ -123,6 +123,23 @@ import Testing
         #expect((error as? RetryPolicyError)?.field == "hedging")
     }
 
+    /// A race the engine ends (here the deadline) is awaited before the call returns: its record is
+    /// in the outcome, with every copy ended. The engine itself does not wait for an attempt it
+    /// cancels, so this is the HTTP run's own wait (HedgedRaces).
+    @Test func aRaceEndedByTheDeadlineIsAwaitedAndRecorded() async throws {
+        let server = try FlakyServer(scripts: ["/stuck": [.hang]])
+        defer { server.stop() }
+        var policy = RetryPolicy(maxAttempts: 1, jitter: .none, deadline: .milliseconds(300))
+        policy.hedging = HedgingPolicy(delay: .seconds(10), maxAttempts: 2)
+        let outcome = try await Runner.session().retryOutcome(
+            for: URLRequest(url: server.url("/stuck")), retry: .policy(policy))
+        #expect(outcome.reason == .deadlineExceeded)
+        #expect(outcome.hedging.count == 1, "the ended race's record is there when the call returns")
+        #expect(outcome.hedging.first?.finalState == .cancelled)
+        #expect(outcome.hedging.first?.inFlightAtReturn == 0)
+        #expect(outcome.hedging.first?.attempts.allSatisfy { $0.ending == .cancelled } == true)
+    }
+
     /// A Retry-After past the policy's `maxRetryAfter` ends a hedged run as it ends an unhedged one,
     /// at once: it does not become an hour's wait for the next hedge, ended by the attempt timeout.
     @Test func aRetryAfterPastTheCapEndsTheRunAsUnhedged() async throws {

@@ -38,14 +38,14 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         let engine: Retry<C>
         let classify: @Sendable (HTTPResponse) -> RetryVerdict?
         let operation: @Sendable (RetryAttempt) async throws -> HTTPResponse
-        /// Each hedged attempt's record, when the run hedges.
-        let hedged: Locked<[HedgingRecord]>?
+        /// The hedged attempts' races, when the run hedges.
+        let hedged: HedgedRaces?
         /// Why this request cannot be hedged though the policy asks (a body stream), if so.
         let refusal: RetryPolicyError?
 
         init(
             engine: Retry<C>, classify: @escaping @Sendable (HTTPResponse) -> RetryVerdict?,
-            hedged: Locked<[HedgingRecord]>? = nil, refusal: RetryPolicyError? = nil,
+            hedged: HedgedRaces? = nil, refusal: RetryPolicyError? = nil,
             operation: @escaping @Sendable (RetryAttempt) async throws -> HTTPResponse
         ) {
             self.engine = engine
@@ -61,7 +61,7 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
             if let refusal { throw refusal }
             var outcome = try await engine.outcome(classifyResult: classify, transitions: transitions, operation)
-            if let hedged { outcome.hedging = hedged.withLock { $0 } }
+            if let hedged { outcome.hedging = await hedged.records() }
             return outcome
         }
     }
@@ -145,11 +145,12 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         // so the engine's per-attempt timer ends them by cancelling, not by interrupting inline.
         engine.runsAttemptsInline = false
         engine.interruptsInlineAttempts = false
-        let hedged = Locked<[HedgingRecord]>([])
+        let hedged = HedgedRaces()
         let race = HedgedRun(hedging, clock: clock, budget: guards.budget, deadline: nil)
         let retryIf = policy.retryIf // the rules narrowed by the user's classifier, as the engine decides
         let maxRetryAfter = policy.maxRetryAfter
         return Prepared(engine: engine, classify: classify, hedged: hedged) { attempt in
+            hedged.begin()
             let outcome = await race.outcome(
                 classify: {
                     HTTPRetry.hedgeVerdict($0, classify: classify, retryIf: retryIf, maxRetryAfter: maxRetryAfter)
@@ -161,7 +162,7 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
                     }
                 }
             ) { _ in try await send(attempt) }
-            hedged.withLock { $0.append(outcome.record) }
+            hedged.end(attempt: attempt.number, outcome.record)
             guard let result = outcome.result else { throw CancellationError() }
             return try result.get()
         }
