@@ -5,8 +5,9 @@ import Testing
 /// keeping them hides nothing: the shipped table passes every check from scratch, and a broken
 /// table fails every time it is asked.
 @Suite struct TableChecksTests {
-    /// The shipped table's checks are taken as passed at run time, so this is what stands behind
-    /// that: a table made anew from its rows (no check kept) passes every check, through the policy.
+    /// The shipped table's checks are taken as passed at run time (and, for a policy without steps,
+    /// its step checks too), so this is what stands behind that: a table made anew from its rows (no
+    /// check kept) passes every check, through the policy.
     @Test func theShippedTablePassesEveryCheckFromScratch() throws {
         let shipped = RetryTable.retry
         var policy = RetryPolicy.default

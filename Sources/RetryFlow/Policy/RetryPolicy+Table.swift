@@ -13,6 +13,10 @@ extension RetryPolicy {
             throw RetryPolicyError(
                 field: "table", problem: "is invalid: \(error.problems.map(\.description).joined(separator: "; "))")
         }
+        // The shipped table has no step states and no rows that run or enter a step (the same tests
+        // check it): without steps of the policy's own there is nothing below to find, and the
+        // search copied every row once a run (nginx-concurrency's profile).
+        if shipped && steps.isEmpty { return }
         var names: Set<String> = []
         for step in steps {
             guard names.insert(step.name).inserted else {

@@ -54,7 +54,8 @@ extension HTTPRetryRules {
     /// fails the run (one of the ``failingStatuses``).
     public func verdict(for response: HTTPURLResponse, request: URLRequest, now: Date) -> RetryVerdict? {
         let status = response.statusCode
-        let what = "HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status))"
+        // Words only for a verdict: an accepted answer (every success) builds no string.
+        var what: String { "HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status))" }
         if let step = statusSteps[status] { return RetryVerdict(.step(step), "\(what) goes to \(step)") }
         guard retryableStatuses.contains(status) else {
             return failingStatuses.contains(status) ? RetryVerdict(.fail, "\(what) is a failure (failing status)") : nil
