@@ -54,6 +54,41 @@ import Testing
         #expect(timer.armedCount == 0)
     }
 
+    /// The heap keeps its order through many arms and disarms in any order: 200 timers at seeded
+    /// random instants (ties included), a third disarmed, fire in (instant, arming) order, and
+    /// none of the disarmed ones fires.
+    @Test func manyTimersArmedAndDisarmedAtRandomFireInOrder() async {
+        let clock = ManualClock()
+        let timer = SharedTimer(clock: clock)
+        let fired = Locked<[Int]>([])
+        let (done, finish) = AsyncStream.makeStream(of: Void.self)
+        let start = clock.now
+        var random = SeededRandom(seed: 26)
+        var armed: [(at: Int, index: Int, token: SharedTimer<ManualClock>.Token)] = []
+        for index in 0..<200 {
+            let at = Int.random(in: 1...50, using: &random)
+            let token = timer.arm(at: start.advanced(by: .seconds(at))) { fired.withLock { $0.append(index) } }
+            armed.append((at, index, token))
+        }
+        var kept: [(at: Int, index: Int)] = []
+        for entry in armed.shuffled(using: &random) {
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                timer.disarm(entry.token)
+            } else {
+                kept.append((entry.at, entry.index))
+            }
+        }
+        #expect(timer.armedCount == kept.count)
+        let expected = kept.sorted { ($0.at, $0.index) < ($1.at, $1.index) }.map(\.index)
+        // One more, last of all, says when every other has fired.
+        _ = timer.arm(at: start.advanced(by: .seconds(60))) { finish.yield() }
+        clock.advance(by: .seconds(60))
+        var iterator = done.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(fired.withLock { $0 } == expected)
+        #expect(timer.armedCount == 0)
+    }
+
     /// The real clock's timers fire on a thread of their own, not on a task that needs turns of
     /// Swift's pool (which, in a loaded process, came up to 18 s late); an earlier timer wakes the
     /// thread out of its wait for a later one.

@@ -28,8 +28,6 @@ package final class SharedTimer<C: Clock>: Sendable where C.Duration == Duration
         let at: C.Instant
         let id: UInt64
         let fire: @Sendable () -> Void
-
-        func precedes(_ other: Entry) -> Bool { at < other.at || (at == other.at && id < other.id) }
     }
 
     private struct State {
@@ -149,10 +147,10 @@ package final class SharedTimer<C: Clock>: Sendable where C.Duration == Duration
 
     private func remove(at index: Int, in state: inout State) {
         let last = state.heap.count - 1
-        state.positions[state.heap[index].id] = nil
+        state.positions[Self.id(at: index, in: state.heap)] = nil
         if index != last {
-            state.heap.swapAt(index, last)
-            state.positions[state.heap[index].id] = index
+            state.heap.withUnsafeMutableBufferPointer { $0.swapAt(index, last) }
+            state.positions[Self.id(at: index, in: state.heap)] = index
         }
         state.heap.removeLast()
         guard index < state.heap.count else { return }
@@ -164,7 +162,7 @@ package final class SharedTimer<C: Clock>: Sendable where C.Duration == Duration
         var child = start
         while child > 0 {
             let parent = (child - 1) / 2
-            guard state.heap[child].precedes(state.heap[parent]) else { return }
+            guard Self.precedes(child, parent, in: state.heap) else { return }
             swap(child, parent, in: &state)
             child = parent
         }
@@ -176,8 +174,8 @@ package final class SharedTimer<C: Clock>: Sendable where C.Duration == Duration
             let left = 2 * parent + 1
             let right = left + 1
             var first = parent
-            if left < state.heap.count, state.heap[left].precedes(state.heap[first]) { first = left }
-            if right < state.heap.count, state.heap[right].precedes(state.heap[first]) { first = right }
+            if left < state.heap.count, Self.precedes(left, first, in: state.heap) { first = left }
+            if right < state.heap.count, Self.precedes(right, first, in: state.heap) { first = right }
             guard first != parent else { return }
             swap(parent, first, in: &state)
             parent = first
@@ -185,9 +183,25 @@ package final class SharedTimer<C: Clock>: Sendable where C.Duration == Duration
     }
 
     private func swap(_ i: Int, _ j: Int, in state: inout State) {
-        state.heap.swapAt(i, j)
-        state.positions[state.heap[i].id] = i
-        state.positions[state.heap[j].id] = j
+        // Moved in the buffer: `Array.swapAt` copies through a temporary, retaining the closures
+        // (as `remove(at:)` does too).
+        state.heap.withUnsafeMutableBufferPointer { $0.swapAt(i, j) }
+        state.positions[Self.id(at: i, in: state.heap)] = i
+        state.positions[Self.id(at: j, in: state.heap)] = j
+    }
+
+    /// Whether the entry at `i` fires before the one at `j`. Read in place through the buffer: an
+    /// entry copied to be compared retained and released its closure, the largest source of
+    /// retains in an HTTP run's profile (docs/benchmarks.md, nginx-concurrency's third look).
+    private static func precedes(_ i: Int, _ j: Int, in heap: borrowing [Entry]) -> Bool {
+        heap.withUnsafeBufferPointer { entries in
+            entries[i].at < entries[j].at || (entries[i].at == entries[j].at && entries[i].id < entries[j].id)
+        }
+    }
+
+    /// The id of the entry at `index`, read in place (see ``precedes(_:_:in:)``).
+    private static func id(at index: Int, in heap: borrowing [Entry]) -> UInt64 {
+        heap.withUnsafeBufferPointer { $0[index].id }
     }
 }
 
