@@ -286,9 +286,10 @@ private final class RunDriver<Value: Sendable> {
         self.runsAttemptsInline = engine.runsAttemptsInline
         self.interruptsInlineAttempts = engine.interruptsInlineAttempts
         self.madeProgress = engine.madeProgress
+        let policy = engine.policy // one copy of the policy (each read of `engine.policy` is one)
         self.machine = RetryMachine(
-            policy: engine.policy, waitsOutBreak: engine.guards.whenCircuitOpen == .waitOutBreak,
-            table: engine.policy.table, random: engine.randomness.nextRun())
+            policy: policy, waitsOutBreak: engine.guards.whenCircuitOpen == .waitOutBreak, table: policy.table,
+            random: engine.randomness.nextRun())
         self.guards = engine.guards
         self.pending = cancelled ? .cancelled(detail: nil) : .start
         // No reserve: the trace grows by whole steps as they come (`deliver`), so a parked run holds about

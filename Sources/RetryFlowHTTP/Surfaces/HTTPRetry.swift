@@ -16,7 +16,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     let clock: C
     var onRetry: (@Sendable (RetryNotice) -> Void)? = nil
     var onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil
-    var random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    /// Seeds the run's jitter; `nil`: the engine's default (`SystemRandomNumberGenerator`).
+    var random: (any RandomNumberGenerator & Sendable)? = nil
     /// Whether `transport` throws at once when cancelled or interrupted by the engine's timer
     /// (``AttemptInterrupt``; ours does, a caller's may not).
     var transportEndsOnCancel = false
@@ -119,7 +120,9 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
             },
             runsAttemptsInline: transportEndsOnCancel, guards: guards)
         engine.interruptsInlineAttempts = transportEndsOnCancel // `send` listens to AttemptInterrupt
-        engine.random = random // an existential here: set as a property
+        // An existential here: set as a property, and only when given (setting it makes the engine's
+        // run seeds anew, a second generator and lock for every request).
+        if let random { engine.random = random }
         let send: @Sendable (RetryAttempt) async throws -> HTTPResponse = { attempt in
             let header = rules.attemptHeader.flatMap { header in
                 header.value(forAttempt: attempt.number).map { (header.name, $0) }
