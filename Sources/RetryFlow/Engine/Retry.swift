@@ -30,7 +30,7 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         set {
             let settings = unique()
             settings.random = newValue
-            settings.randomness = RunRandomness(newValue)
+            settings.randomness = RunRandomness.drawing(from: newValue)
         }
     }
     /// Hands each run its own generator; shared by copies of this engine (one run counter).
@@ -144,7 +144,8 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         runsAttemptsInline: Bool = false, guards: FleetGuards = FleetGuards()
     ) {
         self.settings = Settings(
-            policy: policy, clock: clock, random: random, randomness: RunRandomness(random), onRetry: onRetry,
+            policy: policy, clock: clock, random: random, randomness: RunRandomness.drawing(from: random),
+            onRetry: onRetry,
             describeError: describeError, onTransition: onTransition, runsAttemptsInline: runsAttemptsInline,
             guards: guards)
     }
@@ -449,11 +450,14 @@ private final class RunDriver<Value: Sendable> {
     private func deliver(at now: Duration) -> RetryActions? {
         do {
             let step = try machine.handle(pending, at: now)
-            // Room for the whole step at once, doubling as `append` would. A run parked at its first wait
-            // holds 6 trace steps (the breaker's `admitted` row is one; 5 before admission was drawn): by
-            // this rule a buffer of 8 (waiting-memory in docs/benchmarks.md is to be measured again).
+            // Room for the whole step at once, doubling as `append` would, and 4 steps at first: a run
+            // that succeeds at once takes 3 (growing from nothing took 3 allocations for them; this
+            // takes 1), and a run parked at its first wait holds 6 (the breaker's `admitted` row is
+            // one), a buffer of 8 either way.
             let needed = trace.steps.count + step.rows.count
-            if trace.steps.capacity < needed { trace.steps.reserveCapacity(max(needed, 2 * trace.steps.capacity)) }
+            if trace.steps.capacity < needed {
+                trace.steps.reserveCapacity(max(needed, 2 * trace.steps.capacity, 4))
+            }
             for index in step.rows.indices {
                 record(step.traceStep(index, detail: index == 0 ? pending.detail : nil))
             }

@@ -3,14 +3,27 @@
 /// differently (copying one generator into every run would make them retry in lock-step), and an
 /// engine built with a ``SeededRandom`` replays: its k-th run draws the same delays every time.
 final class RunRandomness: Sendable {
-    private let base: Locked<AnyRandom>
+    /// The engine's generator behind its lock; `nil` for the system's, which holds no state to guard.
+    private let base: Locked<AnyRandom>?
 
-    init(_ base: some RandomNumberGenerator & Sendable) {
-        self.base = Locked(AnyRandom(base))
+    private init(locking base: Locked<AnyRandom>?) {
+        self.base = base
     }
+
+    /// The runs' seeds from `base`: one object for every engine on the system's generator (the
+    /// default, made anew for each HTTP request: an object, a box and a lock it does not need).
+    static func drawing(from base: some RandomNumberGenerator & Sendable) -> RunRandomness {
+        base is SystemRandomNumberGenerator ? system : RunRandomness(locking: Locked(AnyRandom(base)))
+    }
+
+    private static let system = RunRandomness(locking: nil)
 
     /// The generator of the next run.
     func nextRun() -> SeededRandom {
-        SeededRandom(seed: base.withLock { $0.next() })
+        guard let base else {
+            var system = SystemRandomNumberGenerator()
+            return SeededRandom(seed: system.next())
+        }
+        return SeededRandom(seed: base.withLock { $0.next() })
     }
 }
