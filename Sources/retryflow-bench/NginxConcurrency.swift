@@ -84,7 +84,9 @@ enum NginxConcurrency {
         // One session for both sides: the same configuration, the same pool of warm connections.
         let session = HTTPBenchmarks.session(connections: inFlight)
         let count = quick ? 640 : 10_000
-        let rounds = quick ? 1 : 3
+        // 7 rounds, not 3: with 3, one full run's 1 KiB CPU ratio went from 1.17 to 1.20 within the hour
+        // and its rounds spread over 1.04–1.25; the median of 7 pairs moves less (docs/benchmarks.md).
+        let rounds = quick ? 1 : 7
         var results: [BenchmarkResult] = []
         for (name, size) in files {
             let request = URLRequest(url: nginx.url("/\(name).bin"))
