@@ -13,8 +13,8 @@ import RetryFlowTestSupport
 /// at once (default 1: sequential), in ROUNDS interleaved rounds (default 1; each round starts at
 /// another path) on one session against a fresh nginx. Prints, per path, the medians of wall, CPU
 /// and context switches per request and their ratios to the first path, then the median of the
-/// per-round ratios (each round's pair measured seconds apart: the figure to compare paths by). With one path and one round
-/// it is the thing to run under `perf record` or `strace -c`.
+/// per-round ratios (each round's pair measured seconds apart: the figure to compare paths by).
+/// With one path and one round it is the thing to run under `perf record` or `strace -c`.
 enum NginxPaths {
     /// With `RETRYFLOW_ROUND_TIMES` set, each round's path and its start and end on `CLOCK_MONOTONIC`
     /// are printed, the clock `perf record -k CLOCK_MONOTONIC` stamps its samples with: then
