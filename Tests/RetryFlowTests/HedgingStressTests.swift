@@ -12,25 +12,35 @@ import Testing
         let stalled = ManualClock()
         let started = Locked(0)
         let ended = Locked(0)
-        let records = await withTaskGroup(of: HedgingRecord?.self) { group in
+        // Each run's record, and how many of its copies were still running when it returned (the
+        // copies count themselves, so this holds the run to its word, whatever it recorded).
+        let records = await withTaskGroup(of: (HedgingRecord, Int).self) { group in
             for index in 0..<runs {
                 let run = Task {
-                    await HedgedRun(HedgingPolicy(delay: .zero, maxAttempts: 3), clock: ContinuousClock()).outcome(
-                        classify: { (try? $0.get()) == nil ? .nonFatal(.none) : .accept }
-                    ) { attempt in
-                        started.withLock { $0 += 1 }
-                        defer { ended.withLock { $0 += 1 } }
-                        if attempt.number == index % 3 + 1 { return attempt.number }
-                        try await stalled.sleep(until: stalled.now.advanced(by: .seconds(1)), tolerance: nil)
-                        return 0
-                    }
+                    let running = Locked(0)
+                    let outcome = await HedgedRun(HedgingPolicy(delay: .zero, maxAttempts: 3), clock: ContinuousClock())
+                        .outcome(classify: { (try? $0.get()) == nil ? .nonFatal(.none) : .accept }) { attempt in
+                            started.withLock { $0 += 1 }
+                            running.withLock { $0 += 1 }
+                            defer {
+                                running.withLock { $0 -= 1 }
+                                ended.withLock { $0 += 1 }
+                            }
+                            if attempt.number == index % 3 + 1 { return attempt.number }
+                            try await stalled.sleep(until: stalled.now.advanced(by: .seconds(1)), tolerance: nil)
+                            return 0
+                        }
+                    return (outcome.record, running.withLock { $0 })
                 }
                 if index % 10 == 0 { run.cancel() }
-                group.addTask { await run.value.record }
+                group.addTask { await run.value }
             }
-            var all: [HedgingRecord] = []
-            for await record in group { if let record { all.append(record) } }
+            var all: [(HedgingRecord, Int)] = []
+            for await record in group { all.append(record) }
             return all
+        }.map { record, running in
+            #expect(running == 0, "a run returned with \(running) of its copies still running")
+            return record
         }
         #expect(records.count == runs, "every run returned once")
         #expect(records.allSatisfy { $0.inFlightAtReturn == 0 })

@@ -281,6 +281,37 @@ import Testing
         Self.check(outcome.record)
     }
 
+    /// Nothing is lost: a copy that failed before the deadline keeps its error as thrown, and the
+    /// loser cancelled by the deadline keeps the cancellation it ended with.
+    @Test func aDeadlineKeepsEveryCopysErrorAsThrown() async {
+        struct Refused: Error, Equatable { let copy: Int }
+        let clock = ManualClock()
+        let start = clock.now
+        let run = Task {
+            await HedgedRun(
+                HedgingPolicy(delay: .milliseconds(100), maxAttempts: 2), clock: clock, deadline: .milliseconds(50)
+            )
+            .outcome(
+                classify: { _ in .nonFatal(.none) }, describe: { "\($0)" }
+            ) { attempt -> Int in
+                if attempt.number == 1 { throw Refused(copy: 1) }
+                try await clock.sleep(until: clock.now.advanced(by: .seconds(1_000)), tolerance: nil)
+                return 2
+            }
+        }
+        // Copy 1's failure sent copy 2 at once and the hedge timer is gone: the deadline and copy 2 sleep.
+        await clock.waitUntil { $0 == [start.advanced(by: .milliseconds(50)), start.advanced(by: .seconds(1_000))] }
+        clock.advance(by: .milliseconds(50))
+        let outcome = await run.value
+        #expect(outcome.record.reason == .deadline)
+        #expect(outcome.result == nil, "a deadline returns no result; the errors are in the record")
+        #expect(outcome.record.attempts.map(\.ending) == [.failed, .cancelled])
+        #expect(outcome.record.attempts.first?.error as? Refused == Refused(copy: 1))
+        #expect(outcome.record.attempts.first?.detail?.contains("Refused") == true)
+        #expect(outcome.record.attempts.last?.error is CancellationError)
+        Self.check(outcome.record)
+    }
+
     @Test func callerCancellationDuringThreeOverlappingAttemptsCancelsAndAwaitsThemAll() async {
         let clock = ManualClock()
         let script = Script([:], clock: clock)

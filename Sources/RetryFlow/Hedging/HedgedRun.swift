@@ -72,9 +72,16 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
             var result: Result<Value, any Error>?
             var pending: [HedgingInput] = [.start]
 
-            func end(_ number: Int, _ ending: HedgeAttemptRecord.Ending, _ detail: String?) {
+            // Each attempt's task counts itself out as it ends: what the record says was in flight at
+            // return is measured, not derived from this loop's own bookkeeping.
+            let running = Locked(0)
+
+            func end(_ number: Int, _ ending: HedgeAttemptRecord.Ending, _ answer: Result<Value, any Error>) {
+                var error: (any Error)?
+                if case .failure(let thrown) = answer { error = thrown }
                 ended[number] = HedgeAttemptRecord(
-                    number: number, start: sentAt[number] ?? .zero, end: elapsed(), ending: ending, detail: detail)
+                    number: number, start: sentAt[number] ?? .zero, end: elapsed(), ending: ending, error: error,
+                    detail: describe(answer))
             }
 
             if let deadline {
@@ -100,7 +107,9 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
                         switch action {
                         case .send(let number):
                             sentAt[number] = now
+                            running.withLock { $0 += 1 }
                             group.addTask {
+                                defer { running.withLock { $0 -= 1 } }
                                 do {
                                     return .answer(
                                         number: number, .success(try await operation(Attempt(number: number))))
@@ -142,26 +151,24 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
                 // Racing and awaiting always have an attempt or a timer pending: the group is not empty.
                 guard let arrival = await group.next() else { break }
                 if Task.isCancelled {
-                    if case .answer(let number, let answer) = arrival { end(number, .cancelled, describe(answer)) }
+                    if case .answer(let number, let answer) = arrival { end(number, .cancelled, answer) }
                     pending.append(.cancelled)
                     continue
                 }
                 switch arrival {
                 case .answer(let number, let answer):
-                    let words = describe(answer)
+                    result = answer
                     switch classify(answer) {
                     case .accept:
-                        result = answer
-                        end(number, .won, words)
+                        end(number, .won, answer)
                         pending.append(.answerAccepted(attempt: number))
                     case .final:
-                        result = answer
-                        end(number, .final, words)
-                        pending.append(.answerFinal(attempt: number, detail: words))
+                        end(number, .final, answer)
+                        pending.append(.answerFinal(attempt: number, detail: ended[number]?.detail))
                     case .nonFatal(let pushback):
-                        result = answer
-                        end(number, .failed, words)
-                        pending.append(.attemptFailed(attempt: number, pushback: pushback, detail: words))
+                        end(number, .failed, answer)
+                        pending.append(
+                            .attemptFailed(attempt: number, pushback: pushback, detail: ended[number]?.detail))
                     }
                 case .hedgeDue(let generation):
                     if generation == timer && machine.state == .racing { pending.append(.hedgeDue) }
@@ -174,7 +181,7 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
             // Every loser (and timer) is cancelled by `cancel the rest`; await each before returning.
             group.cancelAll()
             while let arrival = await group.next() {
-                if case .answer(let number, let answer) = arrival { end(number, .cancelled, describe(answer)) }
+                if case .answer(let number, let answer) = arrival { end(number, .cancelled, answer) }
             }
             let reason = trace.steps.last.flatMap { step in
                 HedgingTable.hedging.rows.first {
@@ -185,7 +192,7 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
             let record = HedgingRecord(
                 finalState: machine.state, reason: reason,
                 attempts: ended.values.sorted { $0.number < $1.number }, deniedHedges: machine.rules.denied,
-                trace: trace, duration: elapsed(), inFlightAtReturn: machine.rules.sent - ended.count)
+                trace: trace, duration: elapsed(), inFlightAtReturn: running.withLock { $0 })
             return HedgingOutcome(result: result, record: record)
         }
     }

@@ -9,8 +9,8 @@ public enum HedgeVerdict: Hashable, Sendable {
     case nonFatal(HedgePushback)
 }
 
-/// What one attempt of a hedged run did.
-public struct HedgeAttemptRecord: Sendable, Hashable, CustomStringConvertible {
+/// What one attempt of a hedged run did, its error included: a run keeps every attempt's error.
+public struct HedgeAttemptRecord: Sendable, CustomStringConvertible {
     /// How it ended.
     public enum Ending: String, Sendable, Hashable {
         /// Its answer won.
@@ -31,7 +31,10 @@ public struct HedgeAttemptRecord: Sendable, Hashable, CustomStringConvertible {
     public let end: Duration
     /// How it ended.
     public let ending: Ending
-    /// Its error or rejected answer, in words, if any.
+    /// The error it threw, as thrown; `nil` when it answered with a value (a rejected answer is
+    /// in ``detail``) or was cancelled before it threw.
+    public let error: (any Error)?
+    /// Its error or rejected answer, in words, if any (redacted by the HTTP driver).
     public let detail: String?
 
     /// Whether it was a hedge (not the first attempt).
@@ -48,7 +51,7 @@ public struct HedgeAttemptRecord: Sendable, Hashable, CustomStringConvertible {
 
 /// Everything a hedged run did, without its value: kept in ``RetryOutcome/hedging`` for each
 /// hedged attempt of a retry run, and in ``HedgingOutcome/record``.
-public struct HedgingRecord: Sendable, Hashable {
+public struct HedgingRecord: Sendable {
     /// The terminal state.
     public let finalState: HedgingState
     /// Why it ended (`nil` only if the driver broke off, which it never does).
@@ -61,7 +64,8 @@ public struct HedgingRecord: Sendable, Hashable {
     public let trace: HedgingTrace
     /// From start to return (every loser awaited) on the run's clock.
     public let duration: Duration
-    /// Attempts whose task had not ended when the run returned: always 0 (stress tests check it).
+    /// Attempts whose operation had not returned when the run did, counted by the attempts' tasks
+    /// themselves as they end: 0 unless a loser outlived its run (stress tests check it).
     public let inFlightAtReturn: Int
 
     /// Hedges sent (attempts after the first): counted apart from retries, as gRPC A96's
@@ -74,7 +78,8 @@ public struct HedgingRecord: Sendable, Hashable {
 /// A hedged run's result and record.
 public struct HedgingOutcome<Value: Sendable>: Sendable {
     /// The winner's value or error (accepted or final), or, when every attempt failed, the last
-    /// failure's; `nil` when no attempt answered (deadline, cancellation).
+    /// failure's; `nil` when the deadline passed or the run was cancelled (every attempt's error is
+    /// still in ``record``).
     public let result: Result<Value, any Error>?
     /// What the run did.
     public let record: HedgingRecord
