@@ -47,6 +47,7 @@ import Testing
         #expect(started.withLock { $0 } == ended.withLock { $0 }, "every copy ended")
         #expect(stalled.sleeperCount == 0, "no loser left waiting")
         #expect(records.allSatisfy { $0.trace.isConsistent(with: HedgingTable.hedging) })
+        #expect(records.allSatisfy { $0.trace.rejections.isEmpty }, "no event without a row")
         #expect(records.filter { $0.finalState == .succeeded }.count >= runs * 8 / 10)
         #expect(records.allSatisfy { $0.finalState == .succeeded || $0.finalState == .cancelled })
     }

@@ -171,7 +171,9 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
                             .attemptFailed(attempt: number, pushback: pushback, detail: ended[number]?.detail))
                     }
                 case .hedgeDue(let generation):
-                    if generation == timer && machine.state == .racing { pending.append(.hedgeDue) }
+                    // Only the armed timer's firing is an event: every row that leaves `racing` for a
+                    // waiting state disarms it (a new generation), so the table decides the rest.
+                    if generation == timer { pending.append(.hedgeDue) }
                 case .deadline:
                     pending.append(.deadlinePassed)
                 case .nothing:
