@@ -53,6 +53,18 @@ import Testing
         #expect(again == first, "the same seed replays every run, in order")
     }
 
+    /// Engines on the system's generator (every HTTP request's) draw their seeds from one stream:
+    /// separate engines, one run each, still jitter apart.
+    @Test func enginesOnTheSystemGeneratorJitterApart() async {
+        var delays: [Duration] = []
+        for _ in 0..<8 {
+            let clock = ManualClock()
+            delays += await Self.delays(of: Retry(Self.jittered, clock: clock), clock: clock, runs: 1)
+        }
+        #expect(delays.count == 8)
+        #expect(Set(delays).count >= 7, "eight engines, eight draws: \(delays)")
+    }
+
     @Test func concurrentRunsOfOneEngineDrawDifferentJitter() async throws {
         let clock = ManualClock()
         let retry = Retry(Self.jittered, clock: clock, random: SeededRandom(seed: 5))

@@ -18,12 +18,18 @@ final class RunRandomness: Sendable {
 
     private static let system = RunRandomness(locking: nil)
 
+    /// The seeds of runs on the system's generator: one stream for the process, itself seeded once
+    /// by the system. Asking the system for each run's seed was a `getrandom` system call per
+    /// request (it showed in nginx-concurrency's profile); runs still get distinct, unpredictable
+    /// seeds, and jitter needs nothing stronger.
+    private static let systemSeeds: Locked<SeededRandom> = {
+        var system = SystemRandomNumberGenerator()
+        return Locked(SeededRandom(seed: system.next()))
+    }()
+
     /// The generator of the next run.
     func nextRun() -> SeededRandom {
-        guard let base else {
-            var system = SystemRandomNumberGenerator()
-            return SeededRandom(seed: system.next())
-        }
+        guard let base else { return SeededRandom(seed: Self.systemSeeds.withLock { $0.next() }) }
         return SeededRandom(seed: base.withLock { $0.next() })
     }
 }
