@@ -42,6 +42,23 @@ extension URLSession {
         return task
     }
 
+    /// The original Swift snippet's call exactly as it was written, with a `URL`:
+    /// `URLSession.shared.retryDataTask(withURL: url, times: n, errorHandler: h) { data, response, error in … }`.
+    ///
+    /// It is ``retryDataTask(withRequest:times:wait:errorHandler:completionHandler:)`` for
+    /// `URLRequest(url: url)`, with the same defaults (50 retries, 200 ms) and the same behaviour:
+    /// kept so a migrating caller changes nothing at the call site.
+    @discardableResult
+    public func retryDataTask(
+        withURL url: URL, times: Int = 50, wait: useconds_t = 200_000,
+        errorHandler: (@Sendable (Int, any Error) -> Void)? = nil,
+        completionHandler: @escaping @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+    ) -> RetryDataTask {
+        retryDataTask(
+            withRequest: URLRequest(url: url), times: times, wait: wait, errorHandler: errorHandler,
+            completionHandler: completionHandler)
+    }
+
     /// The Objective-C snippet's `downloadAndRetryWithURL:retryCount:completion:failure:`.
     ///
     /// **The original** loaded `url` ignoring the cache with a 5 s timeout and, on failure, called

@@ -52,6 +52,18 @@ extension URLSession {
         return (data, response, error)
     }
 
+    /// The original snippet's blocking call exactly as it was written, with a `URL`:
+    /// `let (data, response, error) = URLSession.shared.synchronousDataTask(with: url)`.
+    ///
+    /// It is ``synchronousDataTask(with:retry:)`` for `URLRequest(url: url)` without `retry:`: one
+    /// request, no retry, URLSession's own answer, refused on this session's delegate queue. Kept
+    /// so a migrating caller changes nothing at the call site; a `URL` argument picks this
+    /// overload, a `URLRequest` the other, so neither call is ambiguous.
+    @available(*, noasync, message: "blocks a thread; use data(for:retry:) in async code")
+    public func synchronousDataTask(with url: URL) -> (data: Data?, response: URLResponse?, error: (any Error)?) {
+        synchronousDataTask(with: URLRequest(url: url))
+    }
+
     /// The retrying synchronous call: blocks until the run under `options` is over and returns its
     /// whole `RetryOutcome`. Waits between attempts do not block any other thread. On this
     /// session's delegate queue it throws at once instead of deadlocking.
