@@ -359,22 +359,26 @@ private func sample19() async throws {
 // migrating.md, sample 20
 private func sample20() throws {
 
-    // Before and after: the same call. Now the wait blocks no thread, cancellation is never retried,
-    // a POST is retried only when safe, and the returned task exposes state and trace.
-    let task = URLSession.shared.retryDataTask(withRequest: request, times: 50, wait: 200_000, errorHandler: { remaining, error in
+    // Before and after: the same call (`withRequest:` takes a URLRequest). Now the wait blocks no thread, cancellation
+    // is never retried, a POST is retried only when safe, and the returned task exposes state and trace.
+    let task = URLSession.shared.retryDataTask(withURL: url, times: 50, errorHandler: { remaining, error in
         print("retrying, \(remaining) left: \(error)")
     }) { data, response, error in
         // called exactly once, on the session's delegate queue
     }
 
-    // The blocking call, unchanged in shape (with a URLRequest); it refuses to run on its own delegate queue instead of
-    // deadlocking. Add `retry:` (`.default`, or HTTPRetryOptions of your own) to retry it on the machine.
-    let (data, response, error) = URLSession.shared.synchronousDataTask(with: request)
+    // The blocking call, unchanged in shape (with a URL or a URLRequest); it refuses to run on its own delegate queue
+    // instead of deadlocking. Add `retry:` (`.default`, or HTTPRetryOptions of your own) to retry it on the machine.
+    let (data, response, error) = URLSession.shared.synchronousDataTask(with: url)
+    let (body, head, failure) = URLSession.shared.synchronousDataTask(with: request, retry: .default)
 
     _ = task
     _ = data
     _ = response
     _ = error
+    _ = body
+    _ = head
+    _ = failure
 }
 
 // migrating.md, sample 21
@@ -602,8 +606,8 @@ private func sample35() throws {
     let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
     let (retried, _, failure) = URLSession.shared.synchronousDataTask(with: request, retry: .default)
 
-    // the original snippets' call shapes, now on the machine (waits block no thread)
-    URLSession.shared.retryDataTask(withRequest: request, times: 50, wait: 200_000) { data, response, error in }
+    // the original snippets' call shapes, now on the machine (waits block no thread); `withRequest:` takes a URLRequest
+    URLSession.shared.retryDataTask(withURL: url, times: 50, wait: 200_000) { data, response, error in }
     URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in }, failure: {})
 
     _ = body
