@@ -77,7 +77,7 @@ import Testing
             finish.yield(Delivered(dat, res, err))
         }
         var announced = retrying.makeAsyncIterator()
-        _ = await announced.next()  // the retry is announced just before the wait
+        _ = await announced.next() // the retry is announced just before the wait
         task.cancel()
         var done = finished.makeAsyncIterator()
         let given = try #require(await done.next())
