@@ -68,7 +68,7 @@ enum FetchCommand {
         // and so does output to a device or FIFO (-o /dev/null): it is written into, never renamed over.
         let streamed = output.map { !AtomicFile.isSpecial($0) } ?? false && request.httpMethod?.uppercased() != "HEAD"
         let downloadOptions = try FetchDownload.options(from: args, streamed: streamed)
-        try HedgeOptions.apply(args, to: &options.policy, streamed: streamed)
+        try HedgeOptions.apply(args, to: &options, streamed: streamed)
         for (option, path) in [
             ("--output", output), ("--trace", args.value("--trace")), ("--trace-chart", args.value("--trace-chart")),
         ] {

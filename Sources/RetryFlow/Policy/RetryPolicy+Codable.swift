@@ -2,16 +2,16 @@
 ///
 /// ```json
 /// {"maxAttempts": 4, "backoff": {"kind": "exponential", "base": 0.5, "multiplier": 2},
-///  "maxDelay": 20, "minDelay": 0, "jitter": "full", "deadline": 30, "perAttemptTimeout": 5, "maxRetryAfter": 300,
-///  "hedging": {"delay": 0.05, "maxAttempts": 2}}
+///  "maxDelay": 20, "minDelay": 0, "jitter": "full", "deadline": 30, "perAttemptTimeout": 5, "maxRetryAfter": 300}
 /// ```
 /// Missing fields take the default policy's values; decoding validates and names a bad field; a
 /// delay (the backoff's, `maxDelay`, `minDelay`) beyond 1e9 s saturates to 1e9 s. A
 /// policy with a ``CustomBackoff`` has no JSON form: encoding it throws, naming the backoff.
+/// `"hedging"` is refused with its own message: hedging is an HTTP setting (`HTTPRetryOptions.hedging`).
 extension RetryPolicy: Codable {
     private enum Key: String, CodingKey, CaseIterable {
         case maxAttempts, backoff, maxDelay, minDelay, jitter, jittersFirstDelay, jitterMayPassCap, deadline
-        case perAttemptTimeout, maxRetryAfter, hedging
+        case perAttemptTimeout, maxRetryAfter
     }
 
     /// Decodes and validates a policy; unknown keys are rejected so a typo is not silently ignored.
@@ -19,6 +19,13 @@ extension RetryPolicy: Codable {
         let c = try decoder.container(keyedBy: AnyKey.self)
         let known = Set(Key.allCases.map(\.rawValue))
         if let unknown = c.allKeys.first(where: { !known.contains($0.stringValue) }) {
+            // Hedging left the policy before 1.0 (docs/migrating.md): a file written for the old
+            // form is told where the setting went, not just that the key is unknown.
+            if unknown.stringValue == "hedging" {
+                throw RetryPolicyError(
+                    field: "hedging",
+                    problem: "is not a policy field any more: hedging is an HTTP setting (HTTPRetryOptions.hedging)")
+            }
             throw RetryPolicyError(
                 field: unknown.stringValue,
                 problem: "is not a policy field (known: \(known.sorted().joined(separator: ", ")))")
@@ -48,9 +55,6 @@ extension RetryPolicy: Codable {
         if let s = try c.decodeIfPresent(Double.self, forKey: AnyKey("maxRetryAfter")) {
             policy.maxRetryAfter = try Duration(validatingSeconds: s, field: "maxRetryAfter")
         }
-        if let hedging = try c.decodeIfPresent(HedgingPolicy.self, forKey: AnyKey("hedging")) {
-            policy.hedging = hedging
-        }
         try policy.validate()
         self = policy
     }
@@ -68,7 +72,6 @@ extension RetryPolicy: Codable {
         try c.encodeIfPresent(deadline?.inSeconds, forKey: .deadline)
         try c.encodeIfPresent(perAttemptTimeout?.inSeconds, forKey: .perAttemptTimeout)
         try c.encode(maxRetryAfter.inSeconds, forKey: .maxRetryAfter)
-        try c.encodeIfPresent(hedging, forKey: .hedging)
     }
 }
 
@@ -76,11 +79,13 @@ extension RetryPolicy: Codable {
 extension HedgingPolicy: Codable {
     private enum Key: String, CodingKey { case delay, maxAttempts }
 
-    /// Decodes hedging settings, naming a bad field (`hedging.delay`).
+    /// Decodes and validates hedging settings, naming a bad field (`hedging.delay`,
+    /// `hedging.maxAttempts`): no longer inside a policy whose decoding validated them.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
         let delay = try Duration(validatingSeconds: try c.decode(Double.self, forKey: .delay), field: "hedging.delay")
         self.init(delay: delay, maxAttempts: try c.decodeIfPresent(Int.self, forKey: .maxAttempts) ?? 2)
+        try validate()
     }
 
     /// Encodes the delay in seconds and the attempts.
