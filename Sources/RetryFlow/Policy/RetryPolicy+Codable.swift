@@ -16,9 +16,17 @@ extension RetryPolicy: Codable {
 
     /// Decodes and validates a policy; unknown keys are rejected so a typo is not silently ignored.
     public init(from decoder: any Decoder) throws {
+        try self.init(from: decoder, besides: [])
+    }
+
+    /// Decodes and validates a policy from an object that may also hold the keys `others`, which
+    /// the caller reads itself: the command line's `--policy` file carries `hedging` beside the
+    /// policy, for the HTTP options. Any other unknown key is rejected.
+    package init(from decoder: any Decoder, besides others: Set<String>) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
         let known = Set(Key.allCases.map(\.rawValue))
-        if let unknown = c.allKeys.first(where: { !known.contains($0.stringValue) }) {
+        let allowed = known.union(others)
+        if let unknown = c.allKeys.first(where: { !allowed.contains($0.stringValue) }) {
             // Hedging left the policy before 1.0 (docs/migrating.md): a file written for the old
             // form is told where the setting went, not just that the key is unknown.
             if unknown.stringValue == "hedging" {
@@ -28,7 +36,7 @@ extension RetryPolicy: Codable {
             }
             throw RetryPolicyError(
                 field: unknown.stringValue,
-                problem: "is not a policy field (known: \(known.sorted().joined(separator: ", ")))")
+                problem: "is not a policy field (known: \(allowed.sorted().joined(separator: ", ")))")
         }
         var policy = RetryPolicy.default
         if let n = try c.decodeIfPresent(Int.self, forKey: AnyKey("maxAttempts")) { policy.maxAttempts = n }
@@ -76,6 +84,7 @@ extension RetryPolicy: Codable {
 }
 
 /// `{"delay": 0.05, "maxAttempts": 2}`: seconds, as every policy duration; `maxAttempts` defaults to 2.
+/// The command line's `--policy` file carries it as `"hedging"`, beside the policy's fields.
 extension HedgingPolicy: Codable {
     private enum Key: String, CodingKey { case delay, maxAttempts }
 
