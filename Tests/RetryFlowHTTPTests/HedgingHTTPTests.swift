@@ -100,6 +100,34 @@ import Testing
         }
     }
 
+    /// A download is not hedged: hedging on its options is refused before the partial file is made,
+    /// not dropped. One copy at a time (`maxAttempts: 1`) is no hedging and is accepted.
+    @Test func aDownloadRefusesHedging() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hedged-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("file")
+        var options = HTTPRetryOptions(RetryPolicy(maxAttempts: 1))
+        options.hedging = HedgingPolicy(delay: .milliseconds(10), maxAttempts: 2)
+        do {
+            _ = try await Runner.session().downloadOutcome(
+                for: URLRequest(url: URL(string: "http://127.0.0.1:9/never")!), to: destination, retry: options)
+            Issue.record("a hedged download started")
+        } catch let error as RetryPolicyError {
+            #expect(error.field == "hedging")
+            #expect(error.problem.contains("download"), "\(error)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "no partial file")
+
+        let server = try FlakyServer(scripts: ["/file": [.status(200, body: "bytes")]])
+        defer { server.stop() }
+        options.hedging = HedgingPolicy(delay: .milliseconds(10), maxAttempts: 1)
+        let outcome = try await Runner.session().downloadOutcome(
+            for: URLRequest(url: server.url("/file")), to: destination, retry: options)
+        #expect(outcome.succeeded)
+        #expect(try String(contentsOf: destination, encoding: .utf8) == "bytes")
+    }
+
     @Test(arguments: surfaces)
     func slowFirstAnswerIsBeatenByTheHedge(surface: Surface) async throws {
         let server = try FlakyServer(scripts: [
