@@ -9,15 +9,16 @@ import RetryFlowTestSupport
 
 /// `hedge-tail`: what hedging does to the tail. GETs against FlakyServer on loopback, 1 in 20 of
 /// whose first answer takes 1 s and the rest about 5 ms (a hedge's answer always about 5 ms), sent
-/// `inFlight` at a time through real URLSession, with `RetryPolicy.hedging` at 50 ms and without.
+/// `inFlight` at a time through real URLSession, with `HTTPRetryOptions.hedging` at 50 ms and without.
 /// Figures: p99 latency hedged against unhedged (goal ≤ 0.15), and requests the server saw against
 /// requests made (goal ≤ 1.10); p50 in the notes.
 enum HedgeTailBenchmark {
     static func run(quick: Bool) async throws -> [BenchmarkResult] {
         let count = quick ? 100 : 1000
         let inFlight = 32
-        var plain = RetryPolicy(maxAttempts: 1)
-        plain.perAttemptTimeout = .seconds(10)
+        var policy = RetryPolicy(maxAttempts: 1)
+        policy.perAttemptTimeout = .seconds(10)
+        let plain = HTTPRetryOptions.policy(policy)
         var hedged = plain
         hedged.hedging = HedgingPolicy(delay: .milliseconds(50), maxAttempts: 2)
         let session = HTTPBenchmarks.session(connections: 2 * inFlight)
@@ -48,7 +49,7 @@ enum HedgeTailBenchmark {
 
     /// Per-request latencies, in seconds, and the requests the server saw.
     static func latencies(
-        _ count: Int, _ inFlight: Int, _ policy: RetryPolicy, _ session: URLSession
+        _ count: Int, _ inFlight: Int, _ options: HTTPRetryOptions, _ session: URLSession
     ) async throws -> ([Double], Int) {
         var scripts: [String: [FlakyServer.Step]] = [:]
         for index in 0..<count {
@@ -67,7 +68,7 @@ enum HedgeTailBenchmark {
                 let request = URLRequest(url: server.url("/r\(next)"))
                 next += 1
                 group.addTask {
-                    try await Measure.seconds { _ = try await session.data(for: request, retry: .policy(policy)) }
+                    try await Measure.seconds { _ = try await session.data(for: request, retry: options) }
                 }
             }
             while next < min(inFlight, count) { add() }

@@ -30,7 +30,7 @@ enum ExplorationOptions {
 
     /// The policy and world the flags describe (the bound overrides the policy's maxAttempts).
     static func retry(_ args: CommandLineArguments) throws(UsageError) -> (RetryPolicy, RetryWorld) {
-        var policy = try PolicyOptions.policyFile(args) ?? .default
+        var policy = try PolicyOptions.policyFile(args)?.policy ?? .default
         if let attempts = try args.integer("--max-attempts", in: 1...50) { policy.maxAttempts = attempts }
         do { try policy.validate() } catch { throw UsageError("--policy: \(error)") }
         let http = args.has("--http")

@@ -50,7 +50,7 @@ enum FetchCommand {
                 args.positionals.isEmpty ? "fetch needs a URL" : "fetch takes one URL, got \(args.positionals.count)")
         }
         var request = try makeRequest(url: args.positionals[0], args: args)
-        let (policy, rules) = try PolicyOptions.make(from: args)
+        let (policy, rules, fileHedging) = try PolicyOptions.make(from: args)
         var options = HTTPRetryOptions(policy, rules: rules)
         let failOnError = args.has("--fail") || args.has("--fail-with-body")
         try applyCurlRules(args, failOnError: failOnError, to: &options.rules)
@@ -68,7 +68,7 @@ enum FetchCommand {
         // and so does output to a device or FIFO (-o /dev/null): it is written into, never renamed over.
         let streamed = output.map { !AtomicFile.isSpecial($0) } ?? false && request.httpMethod?.uppercased() != "HEAD"
         let downloadOptions = try FetchDownload.options(from: args, streamed: streamed)
-        try HedgeOptions.apply(args, to: &options.policy, streamed: streamed)
+        try HedgeOptions.apply(args, file: fileHedging, to: &options, streamed: streamed)
         for (option, path) in [
             ("--output", output), ("--trace", args.value("--trace")), ("--trace-chart", args.value("--trace-chart")),
         ] {

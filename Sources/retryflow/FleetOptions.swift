@@ -53,7 +53,7 @@ enum FleetOptions {
         scenario.duration = try args.seconds("--duration") ?? scenario.duration
         scenario.interval = try args.seconds("--interval") ?? scenario.interval
         if let text = args.value("--outage") { scenario.outage = try outage(text) }
-        var (policy, _) = try PolicyOptions.make(from: args)
+        var (policy, _, _) = try PolicyOptions.make(from: args)
         if !args.has("--attempts") && !args.has("--retry") && !args.has("--policy") { policy.maxAttempts = 4 }
         scenario.policy = policy
         scenario.budget = try args.value("--budget").flatMap { text throws(UsageError) in try budget(text) }

@@ -1,4 +1,5 @@
 import RetryFlow
+import RetryFlowHTTP
 
 /// `fetch --hedge SECONDS [--hedges N]`: gRPC A6's hedging on the command line.
 enum HedgeOptions {
@@ -11,15 +12,26 @@ enum HedgeOptions {
           --hedges N              extra copies at most, 1 to 4 (default 1); needs --hedge
         """
 
-    /// Sets `policy.hedging` from the flags; `streamed` (a download to a file) cannot be hedged.
-    static func apply(_ args: CommandLineArguments, to policy: inout RetryPolicy, streamed: Bool) throws(UsageError) {
+    /// Sets `options.hedging` from the `--policy` file's `"hedging"` (`file`) and the flags, which
+    /// override it field by field; `streamed` (a download to a file) cannot be hedged.
+    static func apply(
+        _ args: CommandLineArguments, file: HedgingPolicy?, to options: inout HTTPRetryOptions, streamed: Bool
+    ) throws(UsageError) {
         let extra = try args.integer("--hedges", in: 1...(HedgingPolicy.attemptLimit - 1))
-        guard let delay = try args.seconds("--hedge") else {
+        guard let delay = try args.seconds("--hedge") ?? file?.delay else {
             if extra != nil { throw UsageError("--hedges needs --hedge SECONDS (the delay before each copy)") }
             return
         }
-        if streamed { throw UsageError("--hedge does not apply to a download to a file (-o FILE, -O)") }
-        policy.hedging = HedgingPolicy(delay: delay, maxAttempts: (extra ?? 1) + 1)
+        let hedging = HedgingPolicy(delay: delay, maxAttempts: extra.map { $0 + 1 } ?? file?.maxAttempts ?? 2)
+        // One copy at a time is no hedging: such a file is accepted wherever the flags would be absent.
+        guard hedging.maxAttempts > 1 else { return }
+        if streamed {
+            throw UsageError(
+                args.has("--hedge") || extra != nil
+                    ? "--hedge does not apply to a download to a file (-o FILE, -O)"
+                    : "--policy: \"hedging\" does not apply to a download to a file (-o FILE, -O)")
+        }
+        options.hedging = hedging
     }
 
     /// `; 1 hedge sent` for the summary line of a hedged run (nothing when the run did not hedge).

@@ -32,16 +32,18 @@ enum PolicyOptions {
           --no-retry-after        ignore Retry-After and the rate-limit headers (use the backoff)
           --retry-non-idempotent  retry POST and PATCH too
           --policy FILE.json      start from a RetryPolicy in its JSON form; flags override it
+                                  ("hedging": {"delay": S, "maxAttempts": N} beside it hedges, as --hedge)
         """
 
-    /// The policy in `--policy FILE.json`, if given (fetch, simulate, verify and render read it alike).
-    static func policyFile(_ arguments: CommandLineArguments) throws(UsageError) -> RetryPolicy? {
+    /// The policy (and hedging) in `--policy FILE.json`, if given (fetch, simulate, verify and
+    /// render read it alike; fetch and a single simulated run hedge with its hedging).
+    static func policyFile(_ arguments: CommandLineArguments) throws(UsageError) -> PolicyFile? {
         guard let path = arguments.value("--policy") else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UsageError("--policy \(path): cannot read the file")
         }
         do {
-            return try JSONDecoder().decode(RetryPolicy.self, from: data)
+            return try JSONDecoder().decode(PolicyFile.self, from: data)
         } catch let error as RetryPolicyError {
             throw UsageError("--policy \(path): \(error)")
         } catch {
@@ -49,9 +51,13 @@ enum PolicyOptions {
         }
     }
 
-    /// The policy and HTTP rules the flags describe.
-    static func make(from arguments: CommandLineArguments) throws(UsageError) -> (RetryPolicy, HTTPRetryRules) {
-        var policy = try policyFile(arguments) ?? RetryPolicy.default
+    /// The policy and HTTP rules the flags describe, and the `--policy` file's hedging (which
+    /// ``HedgeOptions`` applies, with `--hedge`).
+    static func make(
+        from arguments: CommandLineArguments
+    ) throws(UsageError) -> (policy: RetryPolicy, rules: HTTPRetryRules, hedging: HedgingPolicy?) {
+        let file = try policyFile(arguments)
+        var policy = file?.policy ?? RetryPolicy.default
         if arguments.has("--attempts") && arguments.has("--retry") {
             throw UsageError("give --attempts (total) or --retry (retries), not both")
         }
@@ -123,7 +129,7 @@ enum PolicyOptions {
             rules.honorRateLimit = false
         }
         if arguments.has("--retry-non-idempotent") { rules.retryNonIdempotent = true }
-        return (policy, rules)
+        return (policy, rules, file?.hedging)
     }
 
     /// A duration given under our name or curl's, not both, and more than zero.

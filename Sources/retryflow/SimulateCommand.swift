@@ -40,7 +40,7 @@ enum SimulateCommand {
         }
         let outcomes: [ScriptedOutcome]
         do { outcomes = try ScriptedOutcome.parseList(list) } catch { throw Self.usageError(error) }
-        let (policy, rules) = try PolicyOptions.make(from: args)
+        let (policy, rules, hedging) = try PolicyOptions.make(from: args)
         let seed: UInt64
         if let text = args.value("--seed") {
             guard let value = UInt64(text) else {
@@ -61,11 +61,12 @@ enum SimulateCommand {
         var headers: [String: String] = [:]
         for (name, value) in request.allHTTPHeaderFields ?? [:] { headers[name] = value }
 
+        var options = HTTPRetryOptions(policy, rules: rules)
+        options.hedging = hedging // a --policy file's "hedging" (PolicyFile)
         let outcome: RetryOutcome<HTTPResponse>
         do {
             outcome = try await Simulation.run(
-                outcomes: outcomes, retry: HTTPRetryOptions(policy, rules: rules), method: request.httpMethod ?? "GET",
-                headers: headers, seed: seed)
+                outcomes: outcomes, retry: options, method: request.httpMethod ?? "GET", headers: headers, seed: seed)
         } catch let error as ScriptedOutcomeError {
             throw Self.usageError(error)
         }

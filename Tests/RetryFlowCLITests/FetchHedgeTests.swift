@@ -90,6 +90,45 @@ import Testing
         #expect(!result.stderr.contains("hedge sent"))
     }
 
+    /// A `--policy` file written when hedging was a policy field still hedges: its `"hedging"` goes
+    /// to the HTTP options, as `--hedge` does (PolicyFile).
+    @Test func aPolicyFilesHedgingStillHedges() async throws {
+        let server = try FlakyServer(scripts: ["/slow": [.hang, .status(200, body: "fast\n")]])
+        defer { server.stop() }
+        let file = try Self.policyFile(#"{"maxAttempts": 1, "hedging": {"delay": 0.1, "maxAttempts": 2}}"#)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await Tool.run([
+            "fetch", server.url("/slow").absoluteString, "--policy", file.path, "--timeout", "20", "-v",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "fast\n")
+        #expect(server.requests(to: "/slow").count == 2)
+        #expect(result.stderr.contains("after 1 attempt(s), 1 hedge sent"), "\(result.stderr)")
+    }
+
+    /// A file's bad hedging, or hedging a download to a file, exits 2 naming the problem.
+    @Test func aPolicyFilesBadHedgingExitsTwo() async throws {
+        let bad = try Self.policyFile(#"{"hedging": {"delay": 0.1, "maxAttempts": 9}}"#)
+        let good = try Self.policyFile(#"{"hedging": {"delay": 0.1}}"#)
+        defer { for file in [bad, good] { try? FileManager.default.removeItem(at: file) } }
+        let cases: [([String], String)] = [
+            (["--policy", bad.path], "hedging.maxAttempts"),
+            (["--policy", good.path, "-o", "/tmp/retryflow-hedge-\(UUID().uuidString)"], "\"hedging\" does not apply"),
+        ]
+        for (flags, message) in cases {
+            let result = try await Tool.run(["fetch", "http://127.0.0.1:9/"] + flags)
+            #expect(result.status == 2, "\(flags): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(flags): \(result.stderr)")
+        }
+    }
+
+    /// `json` in a temporary file.
+    static func policyFile(_ json: String) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("policy-\(UUID().uuidString).json")
+        try Data(json.utf8).write(to: file)
+        return file
+    }
+
     @Test func badValuesExitTwoWithAClearMessage() async throws {
         let cases: [([String], String)] = [
             (["--hedge", "-1"], "--hedge must not be negative"),

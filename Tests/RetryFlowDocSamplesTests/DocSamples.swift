@@ -286,12 +286,12 @@ private func sample14() async throws {
 
 // hedging.md, sample 15
 private func sample15() async throws {
-    var policy = RetryPolicy(maxAttempts: 2)
-    policy.hedging = HedgingPolicy(delay: .milliseconds(50), maxAttempts: 2)   // one hedge after 50 ms
-    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: .policy(policy))
+    var options = HTTPRetryOptions(RetryPolicy(maxAttempts: 2))
+    options.hedging = HedgingPolicy(delay: .milliseconds(50), maxAttempts: 2)   // one hedge after 50 ms
+    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: options)
     print(outcome.hedges, outcome.hedging.first?.answeredBy ?? 0)
 
-    _ = policy
+    _ = options
     _ = outcome
 }
 

@@ -41,21 +41,31 @@ enum Runner {
         return URLSession(configuration: configuration)
     }
 
-    /// Runs `request` through `surface` and waits for its outcome.
+    /// Runs `request` through `surface` under `policy` alone and waits for its outcome.
     static func run(
         _ surface: Surface, _ request: URLRequest, policy: RetryPolicy, session: URLSession = session(),
         onTask: (@Sendable (RetryDataTask) -> Void)? = nil
     ) async throws -> SurfaceRun {
+        try await run(surface, request, retry: .policy(policy), session: session, onTask: onTask)
+    }
+
+    /// Runs `request` through `surface` under `options` and waits for its outcome. The original
+    /// shape takes only a count and a wait: it runs `options.policy`'s, and nothing else.
+    static func run(
+        _ surface: Surface, _ request: URLRequest, retry options: HTTPRetryOptions, session: URLSession = session(),
+        onTask: (@Sendable (RetryDataTask) -> Void)? = nil
+    ) async throws -> SurfaceRun {
+        let policy = options.policy
         let counter = CallCounter()
         switch surface {
         case .async:
-            let outcome = try await session.retryOutcome(for: request, retry: .policy(policy))
+            let outcome = try await session.retryOutcome(for: request, retry: options)
             counter.hit()
             return SurfaceRun(outcome: outcome, completions: counter.count)
         case .completionHandler:
             let outcome: RetryOutcome<HTTPResponse> = try await withCheckedThrowingContinuation { continuation in
                 do {
-                    let task = try session.retryDataTask(with: request, retry: .policy(policy)) { outcome in
+                    let task = try session.retryDataTask(with: request, retry: options) { outcome in
                         counter.hit()
                         continuation.resume(returning: outcome)
                     }
@@ -73,7 +83,7 @@ enum Runner {
             let outcome: RetryOutcome<HTTPResponse> = try await withCheckedThrowingContinuation { continuation in
                 Thread.detachNewThread {
                     do {
-                        let outcome = try session.synchronousRetryOutcome(for: request, retry: .policy(policy))
+                        let outcome = try session.synchronousRetryOutcome(for: request, retry: options)
                         counter.hit()
                         continuation.resume(returning: outcome)
                     } catch {

@@ -334,13 +334,11 @@ import Testing
         Self.check(outcome.record)
     }
 
-    @Test func policyLimitsAreChecked() {
+    @Test func policyLimitsAreChecked() throws {
         #expect(throws: RetryPolicyError.self) { try HedgingPolicy(delay: .zero, maxAttempts: 6).validate() }
+        #expect(throws: RetryPolicyError.self) { try HedgingPolicy(delay: .zero, maxAttempts: 0).validate() }
         #expect(throws: RetryPolicyError.self) { try HedgingPolicy(delay: .seconds(-1)).validate() }
-        var policy = RetryPolicy.default
-        policy.hedging = HedgingPolicy(delay: .milliseconds(50), maxAttempts: 0)
-        #expect(throws: RetryPolicyError.self) { try policy.validate() }
-        #expect(RetryPolicy.default.hedging == nil, "nobody hedges unless they ask")
+        try HedgingPolicy(delay: .zero, maxAttempts: HedgingPolicy.attemptLimit).validate()
     }
 }
 
@@ -348,25 +346,24 @@ extension HedgingState {
     fileprivate var isTerminalHedgingState: Bool { HedgingTable.hedging.isTerminal(self) }
 }
 
-/// The policy's JSON form carries hedging, in seconds.
+/// Hedging's JSON form, in seconds; a policy's JSON no longer carries it (it is an HTTP option,
+/// `HTTPRetryOptions.hedging`), and says so by name.
 @Suite struct HedgingPolicyCodingTests {
     @Test func hedgingRoundTripsThroughJSON() throws {
-        var policy = RetryPolicy.default
-        policy.hedging = HedgingPolicy(delay: .milliseconds(50), maxAttempts: 3)
-        let data = try JSONEncoder().encode(policy)
-        #expect(String(decoding: data, as: UTF8.self).contains("\"hedging\":{"))
-        let decoded = try JSONDecoder().decode(RetryPolicy.self, from: data)
-        #expect(decoded.hedging == policy.hedging)
-        #expect(try JSONDecoder().decode(RetryPolicy.self, from: Data("{}".utf8)).hedging == nil)
+        let hedging = HedgingPolicy(delay: .milliseconds(50), maxAttempts: 3)
+        let data = try JSONEncoder().encode(hedging)
+        #expect(try JSONDecoder().decode(HedgingPolicy.self, from: data) == hedging)
+        let defaulted = try JSONDecoder().decode(HedgingPolicy.self, from: Data(#"{"delay": 0.25}"#.utf8))
+        #expect(defaulted == HedgingPolicy(delay: .milliseconds(250), maxAttempts: 2))
     }
 
     @Test func badHedgingInJSONNamesTheField() {
         for (json, field) in [
-            (#"{"hedging": {"delay": 0.05, "maxAttempts": 9}}"#, "hedging.maxAttempts"),
-            (#"{"hedging": {"delay": -1}}"#, "hedging.delay"),
+            (#"{"delay": 0.05, "maxAttempts": 9}"#, "hedging.maxAttempts"),
+            (#"{"delay": -1}"#, "hedging.delay"),
         ] {
             #expect(throws: RetryPolicyError.self, "\(json)") {
-                do { _ = try JSONDecoder().decode(RetryPolicy.self, from: Data(json.utf8)) } catch let error
+                do { _ = try JSONDecoder().decode(HedgingPolicy.self, from: Data(json.utf8)) } catch let error
                     as RetryPolicyError
                 {
                     #expect(error.field == field, "\(json): \(error)")
@@ -374,5 +371,22 @@ extension HedgingState {
                 }
             }
         }
+    }
+
+    /// A policy file written when hedging was a policy field is refused with where it went, not
+    /// decoded with the hedging dropped.
+    @Test func aPolicyWithHedgingIsRefusedNamingWhereItWent() {
+        let json = #"{"maxAttempts": 2, "hedging": {"delay": 0.05, "maxAttempts": 2}}"#
+        #expect(throws: RetryPolicyError.self) {
+            do { _ = try JSONDecoder().decode(RetryPolicy.self, from: Data(json.utf8)) } catch let error
+                as RetryPolicyError
+            {
+                #expect(error.field == "hedging")
+                #expect(error.problem.contains("HTTPRetryOptions.hedging"), "\(error)")
+                throw error
+            }
+        }
+        let encoded = (try? JSONEncoder().encode(RetryPolicy.default)).map { String(decoding: $0, as: UTF8.self) }
+        #expect(encoded?.contains("hedging") == false)
     }
 }

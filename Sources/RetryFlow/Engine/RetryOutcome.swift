@@ -15,8 +15,9 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
     public let trace: RetryTrace
     /// Time from start to finish on the run's clock.
     public let duration: Duration
-    /// For a run with ``RetryPolicy/hedging``: each hedged attempt's race, in order (its copies,
-    /// hedges counted apart from retries, and its trace against ``TransitionTable/hedging``).
+    /// For a hedged HTTP run (RetryFlowHTTP's `HTTPRetryOptions.hedging`): each hedged attempt's
+    /// race, in order (its copies, hedges counted apart from retries, and its trace against
+    /// ``TransitionTable/hedging``).
     /// Empty for a run that did not hedge.
     public package(set) var hedging: [HedgingRecord] = []
 

@@ -1,11 +1,12 @@
 /// Hedging, gRPC A6's `hedgingPolicy`: send the first attempt at once, another every ``delay`` while
 /// none has answered, up to ``maxAttempts`` in all, and take the first acceptable answer; every
-/// other attempt is cancelled and awaited. Set it on ``RetryPolicy/hedging``; `nil` (the default)
-/// sends one attempt at a time.
+/// other attempt is cancelled and awaited. An HTTP setting: set it on RetryFlowHTTP's
+/// `HTTPRetryOptions.hedging` (`nil`, the default, sends one attempt at a time), which hedges only
+/// requests safe to send more than once. ``HedgedRun`` races any operation of your own with it.
 ///
 /// ```swift
-/// var policy = RetryPolicy.default
-/// policy.hedging = HedgingPolicy(delay: .milliseconds(50), maxAttempts: 2)   // one hedge
+/// var options = HTTPRetryOptions.default
+/// options.hedging = HedgingPolicy(delay: .milliseconds(50), maxAttempts: 2)   // one hedge
 /// ```
 ///
 /// Polly v8's `HedgingStrategyOptions` differ: `MaxHedgedAttempts` counts hedges only (1 by

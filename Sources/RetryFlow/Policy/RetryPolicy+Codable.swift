@@ -2,26 +2,41 @@
 ///
 /// ```json
 /// {"maxAttempts": 4, "backoff": {"kind": "exponential", "base": 0.5, "multiplier": 2},
-///  "maxDelay": 20, "minDelay": 0, "jitter": "full", "deadline": 30, "perAttemptTimeout": 5, "maxRetryAfter": 300,
-///  "hedging": {"delay": 0.05, "maxAttempts": 2}}
+///  "maxDelay": 20, "minDelay": 0, "jitter": "full", "deadline": 30, "perAttemptTimeout": 5, "maxRetryAfter": 300}
 /// ```
 /// Missing fields take the default policy's values; decoding validates and names a bad field; a
 /// delay (the backoff's, `maxDelay`, `minDelay`) beyond 1e9 s saturates to 1e9 s. A
 /// policy with a ``CustomBackoff`` has no JSON form: encoding it throws, naming the backoff.
+/// `"hedging"` is refused with its own message: hedging is an HTTP setting (`HTTPRetryOptions.hedging`).
 extension RetryPolicy: Codable {
     private enum Key: String, CodingKey, CaseIterable {
         case maxAttempts, backoff, maxDelay, minDelay, jitter, jittersFirstDelay, jitterMayPassCap, deadline
-        case perAttemptTimeout, maxRetryAfter, hedging
+        case perAttemptTimeout, maxRetryAfter
     }
 
     /// Decodes and validates a policy; unknown keys are rejected so a typo is not silently ignored.
     public init(from decoder: any Decoder) throws {
+        try self.init(from: decoder, besides: [])
+    }
+
+    /// Decodes and validates a policy from an object that may also hold the keys `others`, which
+    /// the caller reads itself: the command line's `--policy` file carries `hedging` beside the
+    /// policy, for the HTTP options. Any other unknown key is rejected.
+    package init(from decoder: any Decoder, besides others: Set<String>) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
         let known = Set(Key.allCases.map(\.rawValue))
-        if let unknown = c.allKeys.first(where: { !known.contains($0.stringValue) }) {
+        let allowed = known.union(others)
+        if let unknown = c.allKeys.first(where: { !allowed.contains($0.stringValue) }) {
+            // Hedging left the policy before 1.0 (docs/migrating.md): a file written for the old
+            // form is told where the setting went, not just that the key is unknown.
+            if unknown.stringValue == "hedging" {
+                throw RetryPolicyError(
+                    field: "hedging",
+                    problem: "is not a policy field any more: hedging is an HTTP setting (HTTPRetryOptions.hedging)")
+            }
             throw RetryPolicyError(
                 field: unknown.stringValue,
-                problem: "is not a policy field (known: \(known.sorted().joined(separator: ", ")))")
+                problem: "is not a policy field (known: \(allowed.sorted().joined(separator: ", ")))")
         }
         var policy = RetryPolicy.default
         if let n = try c.decodeIfPresent(Int.self, forKey: AnyKey("maxAttempts")) { policy.maxAttempts = n }
@@ -48,9 +63,6 @@ extension RetryPolicy: Codable {
         if let s = try c.decodeIfPresent(Double.self, forKey: AnyKey("maxRetryAfter")) {
             policy.maxRetryAfter = try Duration(validatingSeconds: s, field: "maxRetryAfter")
         }
-        if let hedging = try c.decodeIfPresent(HedgingPolicy.self, forKey: AnyKey("hedging")) {
-            policy.hedging = hedging
-        }
         try policy.validate()
         self = policy
     }
@@ -68,19 +80,21 @@ extension RetryPolicy: Codable {
         try c.encodeIfPresent(deadline?.inSeconds, forKey: .deadline)
         try c.encodeIfPresent(perAttemptTimeout?.inSeconds, forKey: .perAttemptTimeout)
         try c.encode(maxRetryAfter.inSeconds, forKey: .maxRetryAfter)
-        try c.encodeIfPresent(hedging, forKey: .hedging)
     }
 }
 
 /// `{"delay": 0.05, "maxAttempts": 2}`: seconds, as every policy duration; `maxAttempts` defaults to 2.
+/// The command line's `--policy` file carries it as `"hedging"`, beside the policy's fields.
 extension HedgingPolicy: Codable {
     private enum Key: String, CodingKey { case delay, maxAttempts }
 
-    /// Decodes hedging settings, naming a bad field (`hedging.delay`).
+    /// Decodes and validates hedging settings, naming a bad field (`hedging.delay`,
+    /// `hedging.maxAttempts`): no longer inside a policy whose decoding validated them.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
         let delay = try Duration(validatingSeconds: try c.decode(Double.self, forKey: .delay), field: "hedging.delay")
         self.init(delay: delay, maxAttempts: try c.decodeIfPresent(Int.self, forKey: .maxAttempts) ?? 2)
+        try validate()
     }
 
     /// Encodes the delay in seconds and the attempts.

@@ -45,10 +45,6 @@ public struct RetryPolicy: Sendable {
     public var table: RetryTable = .retry
     /// The actions of the table's user steps (``RetryStep``), by name. Not encoded.
     public var steps: [RetryStep] = []
-    /// Hedging (``HedgingPolicy``): each attempt becomes a race of up to `hedging.maxAttempts`
-    /// copies, the first acceptable answer winning. `nil` (the default) sends one copy at a time.
-    /// The HTTP driver hedges only requests safe to repeat. Encoded as `"hedging": {"delay": 0.05, "maxAttempts": 2}`.
-    public var hedging: HedgingPolicy?
 
     /// Adds `step`: its action to ``steps`` and its rows to ``table`` (``TransitionTable/adding(_:)``).
     public mutating func add(_ step: RetryStep) {
@@ -130,7 +126,6 @@ public struct RetryPolicy: Sendable {
             }
         }
         try Self.check(maxRetryAfter, field: "maxRetryAfter")
-        try hedging?.validate()
         try validateTable()
     }
 

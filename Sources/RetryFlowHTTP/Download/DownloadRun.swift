@@ -21,11 +21,12 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
     let clock: C
     var progress: AsyncStream<DownloadProgress>.Continuation?
 
-    /// - Throws: ``RetryPolicyError`` for an invalid policy, ``DownloadProblem/file(_:_:)`` when
-    ///   the partial file cannot be opened: both before any request.
+    /// - Throws: ``RetryPolicyError`` for an invalid policy or for hedging,
+    ///   ``DownloadProblem/file(_:_:)`` when the partial file cannot be opened: all before any request.
     func outcome() async throws -> DownloadOutcome {
         defer { progress?.finish() }
         try retry.policy.validate()
+        try Self.refuseHedging(retry.hedging)
         let clock = self.clock
         let start = clock.now
         let file = try PartialFile(destination: destination, resume: options.resumeExisting)
@@ -102,6 +103,17 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
         return driver.finish(ran)
     }
 
+    /// Throws unless `hedging` sends one copy at a time: a download is not hedged (a hedge would
+    /// repeat the whole transfer into the same partial file), and a setting it would ignore is
+    /// refused rather than dropped.
+    static func refuseHedging(_ hedging: HedgingPolicy?) throws(RetryPolicyError) {
+        guard let hedging else { return }
+        try hedging.validate()
+        guard hedging.maxAttempts > 1 else { return }
+        throw RetryPolicyError(
+            field: "hedging",
+            problem: "does not apply to a download to a file (a hedge would repeat the whole transfer): set it to nil")
+    }
 }
 
 /// The URLSession delegate of one download: forwards each callback to the driver.

@@ -23,6 +23,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     var transportEndsOnCancel = false
     /// The fleet's shared budget and breaker for this request's host (none by default).
     var guards = FleetGuards()
+    /// Each attempt a hedged race (``HTTPRetryOptions/hedging``); `nil`: one copy at a time.
+    var hedging: HedgingPolicy? = nil
 
     func outcome(
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
@@ -41,7 +43,7 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         let operation: @Sendable (RetryAttempt) async throws -> HTTPResponse
         /// The hedged attempts' races, when the run hedges.
         let hedged: HedgedRaces?
-        /// Why this request cannot be hedged though the policy asks (a body stream), if so.
+        /// Why this run cannot start though hedging is asked for (invalid settings, a body stream), if so.
         let refusal: RetryPolicyError?
 
         init(
@@ -67,18 +69,20 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         }
     }
 
-    /// Throws what no attempt could get past: an invalid policy, or hedging a request whose body is
-    /// a stream. The completion-handler and synchronous surfaces call it when the call is made, so
-    /// their run cannot fail to start (and leave a completion unrun); an async run throws it too.
+    /// Throws what no attempt could get past: an invalid policy, invalid hedging, or hedging a
+    /// request whose body is a stream. The completion-handler and synchronous surfaces call it when
+    /// the call is made, so their run cannot fail to start (and leave a completion unrun); an async
+    /// run throws it too.
     func validate() throws(RetryPolicyError) {
         try policy.validate()
+        try hedging?.validate()
         if let refusal = hedgingRefusal { throw refusal }
     }
 
-    /// Why this request cannot be hedged though the policy hedges it: a body stream, which can be
+    /// Why this request cannot be hedged though the options hedge it: a body stream, which can be
     /// sent only once.
     var hedgingRefusal: RetryPolicyError? {
-        guard let hedging = policy.hedging, hedging.maxAttempts > 1, rules.isSafeToRepeat(request),
+        guard let hedging, hedging.maxAttempts > 1, rules.isSafeToRepeat(request),
             request.httpBodyStream != nil
         else { return nil }
         return RetryPolicyError(
@@ -136,13 +140,19 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         let classify: @Sendable (HTTPResponse) -> RetryVerdict? = {
             rules.verdict(for: $0, request: request, now: Date())
         }
-        // Only a request safe to repeat is hedged (a POST without an idempotency key never is),
-        // and only one whose body can be sent again.
-        guard let hedging = policy.hedging, hedging.maxAttempts > 1, rules.isSafeToRepeat(request) else {
-            return Prepared(engine: engine, classify: classify, operation: send)
+        // Hedging's settings are checked as the policy is, before anything is sent, even for a
+        // request that will not be hedged: the policy first, so its errors come out as unhedged.
+        if hedging != nil {
+            do throws(RetryPolicyError) {
+                try validate()
+            } catch {
+                return Prepared(engine: engine, classify: classify, refusal: error, operation: send)
+            }
         }
-        if let refusal = hedgingRefusal {
-            return Prepared(engine: engine, classify: classify, refusal: refusal, operation: send)
+        // Only a request safe to repeat is hedged (a POST without an idempotency key never is),
+        // and only one whose body can be sent again (`validate` refused a stream).
+        guard let hedging, hedging.maxAttempts > 1, rules.isSafeToRepeat(request) else {
+            return Prepared(engine: engine, classify: classify, operation: send)
         }
         // Each attempt of the retry machine becomes a hedged race; its copies run as child tasks,
         // so the engine's per-attempt timer ends them by cancelling, not by interrupting inline.
@@ -205,6 +215,7 @@ extension HTTPRetry {
             transport: transport, request: request, policy: options.policy, rules: options.rules, clock: clock,
             onRetry: options.onRetry, onTransition: options.onTransition)
         guards = options.guards(for: request)
+        hedging = options.hedging
     }
 
     /// A run of `request` under `options`, each attempt sent by `session`.

@@ -8,7 +8,7 @@ import RetryFlow
 /// Everything one retried HTTP call runs under, passed as `retry:` in the same way on every
 /// `URLSession` surface (async, completion handler, synchronous, download) and to ``HTTPRetryRun``:
 /// the policy (attempts, backoff, timeouts, `retryIf`, the table and its user steps), the HTTP
-/// rules, the fleet's budget, breaker and limiter, and the hooks that watch the run.
+/// rules, hedging, the fleet's budget, breaker and limiter, and the hooks that watch the run.
 ///
 /// A policy alone is `.policy(p)`; `.default` is the default policy under the default rules.
 ///
@@ -35,6 +35,17 @@ public struct HTTPRetryOptions: Sendable {
     public var rules: HTTPRetryRules {
         get { storage.rules }
         set { unique().rules = newValue }
+    }
+    /// Hedging (gRPC A6): each attempt becomes a race of up to `maxAttempts` copies of the request,
+    /// one more every `delay` while none has answered, the first acceptable answer winning and the
+    /// others cancelled and awaited (docs/hedging.md). It needs a request safe to send more than
+    /// once: a request the rules do not hold safe to repeat (a POST or PATCH without an
+    /// `Idempotency-Key`) is sent one copy at a time, and a body stream, which can be sent only once,
+    /// is refused with a ``RetryPolicyError`` naming `hedging`, as is a download to a file. `nil`
+    /// (the default) sends one copy at a time. Validated with the policy, before anything is sent.
+    public var hedging: HedgingPolicy? {
+        get { storage.hedging }
+        set { unique().hedging = newValue }
     }
     /// The fleet's shared retry budget, circuit breaker and rate limiter (none by default).
     public var guards: FleetGuards {
@@ -64,6 +75,7 @@ public struct HTTPRetryOptions: Sendable {
         // @unchecked: changed only through `unique()`, while no other value shares it.
         var policy: RetryPolicy
         var rules: HTTPRetryRules
+        var hedging: HedgingPolicy?
         var guards = FleetGuards()
         var registry: ResilienceRegistry?
         var onRetry: (@Sendable (RetryNotice) -> Void)?
@@ -76,6 +88,7 @@ public struct HTTPRetryOptions: Sendable {
 
         func copy() -> Storage {
             let copy = Storage(policy: policy, rules: rules)
+            copy.hedging = hedging
             copy.guards = guards
             copy.registry = registry
             copy.onRetry = onRetry

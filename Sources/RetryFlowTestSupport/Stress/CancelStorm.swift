@@ -29,7 +29,7 @@ package enum CancelStorm {
         package var rules = HTTPRetryRules.default
         /// Whether the session has a `URLCache` (`URLSessionConfiguration.ephemeral`'s default).
         package var urlCache = true
-        /// Hedged runs (`RetryPolicy.hedging`): every attempt a race whose losers are cancelled
+        /// Hedged runs (`HTTPRetryOptions.hedging`): every attempt a race whose losers are cancelled
         /// through the transport's delegate-queue path, the Foundation crash family hedging risks.
         package var hedging: HedgingPolicy?
         /// How long a wave may take before its missing completions count as lost.
@@ -155,10 +155,11 @@ package enum CancelStorm {
                 for cancel in cancels.withLock({ $0 }) { cancel() }
             }
         }
-        var policy = RetryPolicy(
+        let policy = RetryPolicy(
             maxAttempts: 3, backoff: .constant(.milliseconds(5)), jitter: .full,
             perAttemptTimeout: configuration.perAttemptTimeout)
-        policy.hedging = configuration.hedging
+        var options = HTTPRetryOptions(policy, rules: configuration.rules)
+        options.hedging = configuration.hedging
         var random = SeededRandom(seed: configuration.seed)
         var report = Report()
         let started = ContinuousClock.now
@@ -178,11 +179,10 @@ package enum CancelStorm {
                 // How this run is cancelled: Swift's task (async surfaces) or the task object.
                 let cancel: @Sendable () -> Void
                 if let transport = configuration.transport {
-                    let rules = configuration.rules
-                    let task = Task {
+                    let task = Task { [options] in
                         guard
                             let outcome = try? await HTTPRetryRun.outcome(
-                                for: request, retry: HTTPRetryOptions(policy, rules: rules),
+                                for: request, retry: options,
                                 transport: { try await transport(session, $0) })
                         else { return }
                         if slot.complete(outcome) { finish.yield(index) }
@@ -191,7 +191,7 @@ package enum CancelStorm {
                 } else if index % 2 == 0 {
                     // Completion-handler surface.
                     let task = try session.retryDataTask(
-                        with: request, retry: HTTPRetryOptions(policy, rules: configuration.rules)
+                        with: request, retry: options
                     ) {
                         if slot.complete($0) { finish.yield(index) }
                     }
@@ -199,11 +199,10 @@ package enum CancelStorm {
                     cancel = { task.cancel() }
                 } else {
                     // Async surface.
-                    let rules = configuration.rules
-                    let task = Task {
+                    let task = Task { [options] in
                         guard
                             let outcome = try? await session.retryOutcome(
-                                for: request, retry: HTTPRetryOptions(policy, rules: rules))
+                                for: request, retry: options)
                         else { return }
                         if slot.complete(outcome) { finish.yield(index) }
                     }
