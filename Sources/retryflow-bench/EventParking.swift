@@ -80,7 +80,8 @@ enum EventParking {
                 switch action {
                 case .startAttempt, .sleep, .finish, .runStep: return
                 case .cancelAttempt: inFlight = nil
-                case .reportHealth: break
+                case .reportHealth, .returnToken: break
+                case .askLimiter: pending = .tokenGranted
                 case .askBreaker: pending = .admitted
                 case .askRetryBudget: pending = .budgetAnswered(granted: true, detail: nil)
                 case .notifyRetry(_, let delay): delayBefore = delay

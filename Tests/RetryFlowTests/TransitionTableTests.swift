@@ -114,10 +114,14 @@ import Testing
     @Test func finishActionCarriesTheRowsReason() throws {
         var machine = RetryMachine(policy: RetryPolicy(maxAttempts: 1), random: SeededRandom(seed: 1))
         _ = try machine.handle(.start, at: .zero)
+        _ = try machine.handle(.tokenGranted, at: .zero)
         _ = try machine.handle(.admitted, at: .zero)
         let step = try machine.handle(.failed(.retry, detail: "boom"), at: .seconds(1))
         // The failed attempt is reported to the fleet's guards first (a retryable failure), then the run ends.
-        #expect(Array(step.actions) == [.reportHealth(.failure), .finish(state: .failure, reason: .attemptsExhausted)])
+        #expect(
+            Array(step.actions) == [
+                .reportHealth(.failure, throttled: false), .finish(state: .failure, reason: .attemptsExhausted),
+            ])
         #expect(step.taken(detail: "boom").map(\.detail) == ["boom", nil])
     }
 
@@ -126,7 +130,7 @@ import Testing
         rows.append(.init(from: .retry, event: nil, to: .failure, effects: [.finish], reason: .notRetryable))
         let table = RetryTable(
             name: "broken", initial: .retry, terminals: [.success, .failure, .cancelled], rows: rows)
-        #expect(table.problems.contains(.unreachableRow(row: "wait --delay elapsed / ask breaker--> breaker")))
+        #expect(table.problems.contains(.unreachableRow(row: "wait --delay elapsed / ask limiter--> limiter")))
         #expect(table.problems.contains(.initialCannotRest(state: "retry")))
     }
 
@@ -196,7 +200,10 @@ import Testing
         #expect(labels.contains("request --attempt timed out / cancel attempt, report health, plan delay--> retry"))
         #expect(labels.contains("request --succeeded / report health, finish--> success"))
         #expect(labels.contains("retry --[no attempts left] / finish--> failure"))
-        #expect(labels.contains("admission --[retry immediately] / notify retry, ask breaker--> breaker"))
+        #expect(labels.contains("admission --[retry immediately] / notify retry, ask limiter--> limiter"))
+        #expect(labels.contains("limiter --token granted / ask breaker--> breaker"))
+        #expect(labels.contains("pacing --[fails when rate limited] / return token, finish--> failure"))
+        #expect(labels.contains("token wait --delay elapsed / ask breaker--> breaker"))
         #expect(labels.contains("admission --[retry budget exhausted] / finish--> failure"))
         #expect(labels.contains("breaker --admitted / start attempt--> request"))
         #expect(labels.contains("breaker --circuit open [fails fast] / finish--> failure"))
@@ -218,6 +225,8 @@ import Testing
         case .delayElapsed: .delayElapsed
         case .cancelled: .cancelled(detail: nil)
         case .admitted: .admitted
+        case .tokenGranted: .tokenGranted
+        case .rateLimited: .rateLimited(wait: .seconds(1), detail: nil)
         case .circuitOpen: .circuitOpen(.retryAfter(.seconds(1)), detail: nil)
         case .budgetAnswered: .budgetAnswered(granted: true, detail: nil)
         case .stepDone: .stepDone
@@ -238,14 +247,16 @@ import Testing
         let path: [RetryEvent]
         switch state {
         case .idle: path = []
-        case .breaker: path = [.start]
-        case .request: path = [.start, .admitted]
-        case .budget: path = [.start, .admitted, .failed]
-        case .wait: path = [.start, .admitted, .failed, .budgetAnswered]
-        case .success: path = [.start, .admitted, .succeeded]
-        case .failure: path = [.start, .admitted, .deadlineExceeded]
+        case .limiter: path = [.start]
+        case .tokenWait: path = [.start, .rateLimited]
+        case .breaker: path = [.start, .tokenGranted]
+        case .request: path = [.start, .tokenGranted, .admitted]
+        case .budget: path = [.start, .tokenGranted, .admitted, .failed]
+        case .wait: path = [.start, .tokenGranted, .admitted, .failed, .budgetAnswered]
+        case .success: path = [.start, .tokenGranted, .admitted, .succeeded]
+        case .failure: path = [.start, .tokenGranted, .admitted, .deadlineExceeded]
         case .cancelled: path = [.cancelled]
-        case .retry, .admission, .step: return nil
+        case .retry, .admission, .pacing, .step: return nil
         }
         for event in path { _ = try? machine.handle(input(event), at: .zero) }
         return machine.state == state ? machine : nil

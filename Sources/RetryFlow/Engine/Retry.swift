@@ -272,6 +272,8 @@ private final class RunDriver<Value: Sendable> {
     let guards: FleetGuards
     var ticket: CircuitTicket?
     var lastRetryTicket: RetryBudgetTicket?
+    /// The limiter's refusal of the try it is pacing: the attempt's error if the token goes back.
+    var pacedBy: RateLimitRefusal?
 
     init<C: Clock<Duration>>(
         engine: Retry<C>, time: any RunTime, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
@@ -289,7 +291,8 @@ private final class RunDriver<Value: Sendable> {
         self.madeProgress = engine.madeProgress
         let policy = engine.policy // one copy of the policy (each read of `engine.policy` is one)
         self.machine = RetryMachine(
-            policy: policy, waitsOutBreak: engine.guards.whenCircuitOpen == .waitOutBreak, table: policy.table,
+            policy: policy, waitsOutBreak: engine.guards.whenCircuitOpen == .waitOutBreak,
+            waitsForToken: engine.guards.whenRateLimited == .waitForToken, table: policy.table,
             random: engine.randomness.nextRun())
         self.guards = engine.guards
         self.pending = cancelled ? .cancelled(detail: nil) : .start
@@ -423,13 +426,17 @@ private final class RunDriver<Value: Sendable> {
             switch action {
             case .startAttempt(let number):
                 return .attempt(number)
+            case .askLimiter:
+                askLimiter()
+            case .returnToken:
+                returnToken(now: now)
             case .askBreaker(let number):
                 askBreaker(number, now: now)
             case .cancelAttempt:
                 inFlight?.operationTask?.cancel()
                 inFlight = nil
-            case .reportHealth(let result):
-                reportHealth(result)
+            case .reportHealth(let result, let throttled):
+                reportHealth(result, throttled: throttled)
             case .askRetryBudget(let afterTimeout):
                 askBudget(afterTimeout: afterTimeout)
             case .notifyRetry(let attempt, let delay):
@@ -508,7 +515,7 @@ private final class RunDriver<Value: Sendable> {
                 let rejected = RejectedResult(verdict.description)
                 error = rejected
                 decision = verdict.decision
-                pending = .failed(decision, detail: describe(rejected))
+                pending = .failed(decision, detail: describe(rejected), throttled: verdict.throttled)
             } else {
                 error = nil
                 pending = .succeeded
@@ -571,6 +578,37 @@ private final class RunDriver<Value: Sendable> {
         }
     }
 
+    /// Performs `ask limiter`: `token granted` at once without a limiter; else the limiter's answer,
+    /// a token now or one reserved for later (`rate limited`, with the wait until it is due).
+    func askLimiter() {
+        pacedBy = nil
+        guard let limiter = guards.limiter else {
+            pending = .tokenGranted
+            return
+        }
+        switch limiter.ask() {
+        case .granted:
+            pending = .tokenGranted
+        case .wait(let wait):
+            let refusal = RateLimitRefusal(wait: wait, fillRate: limiter.fillRate)
+            pacedBy = refusal
+            pending = .rateLimited(wait: wait, detail: refusal.description)
+        }
+    }
+
+    /// Performs `return token`: the try the limiter paced will not be sent. Its token goes back,
+    /// and the refusal is kept with the attempts (under the number the attempt would have had).
+    func returnToken(now: Duration) {
+        guard let refusal = pacedBy else { return }
+        pacedBy = nil
+        guards.limiter?.withdraw()
+        lastError = refusal
+        attempts.append(
+            AttemptRecord(
+                number: machine.attempt + 1, start: now, duration: .zero, delayBefore: delayBefore, error: refusal,
+                decision: .fail, errorDescription: refusal.description, returnedValue: false))
+    }
+
     /// Performs `ask retry budget`: takes a token (granted at once without a budget).
     func askBudget(afterTimeout: Bool) {
         guard let budget = guards.budget else {
@@ -587,11 +625,13 @@ private final class RunDriver<Value: Sendable> {
         }
     }
 
-    /// Performs `report health`: the breaker records the attempt's ticket, the budget its success
-    /// (refunding the last retry's tokens, as AWS does) or its failure. The machine chose the result.
-    private func reportHealth(_ result: CircuitResult) {
+    /// Performs `report health`: the breaker records the attempt's ticket, the limiter measures the
+    /// answer (slowing down for a throttle), the budget records its success (refunding the last
+    /// retry's tokens, as AWS does) or its failure. The machine chose the result.
+    private func reportHealth(_ result: CircuitResult, throttled: Bool) {
         if let breaker = guards.breaker, let ticket { breaker.record(ticket, result) }
         ticket = nil
+        guards.limiter?.record(throttled: throttled)
         guard let budget = guards.budget else { return }
         switch result {
         case .success: budget.record(.success(refunding: lastRetryTicket))

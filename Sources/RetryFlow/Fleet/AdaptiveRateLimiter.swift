@@ -79,8 +79,9 @@ public final class AdaptiveRateLimiter: Sendable {
     /// Every transition so far, when made with `tracing`.
     public var trace: AdaptiveTrace? { traced.withLock { $0.trace } }
 
-    /// Asks to send one request now: granted (a token was taken, or the limiter is disabled), or
-    /// the wait after which a token will be there (nothing was taken: ask again then).
+    /// Asks to send one request: granted now (a token was taken, or the limiter is disabled), or
+    /// after a wait: the next token is reserved for this send (sends are served in the order they
+    /// asked). Send when the wait is over, or give the token back with ``withdraw()``.
     public func ask() -> RateLimitPermit {
         let now = elapsed()
         return traced.withLock { traced in
@@ -99,20 +100,26 @@ public final class AdaptiveRateLimiter: Sendable {
         traced.withLock { $0.deliver(throttled ? .throttled : .answered, at: now) }
     }
 
-    /// Waits on the limiter's clock until a token is taken, or throws ``RateLimitRefusal`` at once
-    /// when the next token is further away than `maxWait` (`nil`: no limit; `.zero`: fail fast).
+    /// Gives back the token an ``ask()`` reserved for a send that will not be made.
+    public func withdraw() {
+        let now = elapsed()
+        traced.withLock { $0.deliver(.sendWithdrawn, at: now) }
+    }
+
+    /// Waits on the limiter's clock until the token it reserves is due, or throws
+    /// ``RateLimitRefusal`` at once (giving the token back) when that is further away than `maxWait`
+    /// (`nil`: no limit; `.zero`: fail fast). A cancelled wait gives the token back too.
     public func acquire(maxWait: Duration? = nil) async throws {
-        var waited = Duration.zero
-        while true {
-            switch ask() {
-            case .granted: return
-            case .wait(let delay):
-                if let maxWait, waited + delay > maxWait {
-                    throw RateLimitRefusal(wait: delay, fillRate: fillRate)
-                }
-                try await sleep(delay)
-                waited += delay
-            }
+        guard case .wait(let delay) = ask() else { return }
+        if let maxWait, delay > maxWait {
+            withdraw()
+            throw RateLimitRefusal(wait: delay, fillRate: fillRate)
+        }
+        do {
+            try await sleep(delay)
+        } catch {
+            withdraw()
+            throw error
         }
     }
 }
@@ -121,7 +128,7 @@ public final class AdaptiveRateLimiter: Sendable {
 public enum RateLimitPermit: Hashable, Sendable {
     /// Send now.
     case granted
-    /// Not yet: a token will be there after this wait (nothing was taken; ask again then).
+    /// Send after this wait: the token is reserved (``AdaptiveRateLimiter/withdraw()`` gives it back).
     case wait(Duration)
 }
 

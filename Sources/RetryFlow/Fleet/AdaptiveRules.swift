@@ -19,7 +19,7 @@ package struct AdaptiveRules: MachineRules {
     /// What the last `send asked` was answered.
     package enum Answer: Hashable, Sendable {
         case granted
-        /// Wait this many seconds, then ask again.
+        /// Send after this many seconds: the token is reserved.
         case wait(Double)
     }
 
@@ -77,6 +77,7 @@ package struct AdaptiveRules: MachineRules {
             tokens = min(capacity, tokens + max(0, now - lastRefill) * fillRate)
             lastRefill = max(lastRefill, now)
         case .takeToken: tokens -= options.requestCost
+        case .returnToken: tokens = min(capacity, tokens + options.requestCost)
         case .measureRate: meter.record(at: now)
         case .cubicGrowth: calculatedRate = cubic.rate(at: now)
         case .cubicDrop:

@@ -21,6 +21,9 @@ public enum AdaptiveEvent: String, TableSymbol {
     case answered
     /// A throttle (429, 503 with Retry-After, an AWS throttling code): the rate drops by β.
     case throttled
+    /// A send that was granted a token due later will not be made (its run fails fast, or the wait
+    /// would cross its deadline): the token goes back.
+    case sendWithdrawn = "send withdrawn"
 }
 
 /// The questions a limiter asks.
@@ -44,12 +47,15 @@ public enum AdaptiveGuard: String, TableSymbol {
 public enum AdaptiveEffect: String, TableSymbol {
     /// Answer the send: go.
     case grant
-    /// Answer the send: wait (cost − tokens) ÷ fill rate, then ask again.
+    /// Answer the send: go after (cost − tokens) ÷ fill rate, when the token it takes is earned.
     case planWait = "plan wait"
     /// Add what the fill rate earned since the last refill, never above the capacity.
     case refill
-    /// Take the request's cost from the bucket.
+    /// Take the request's cost from the bucket: below zero when the token is reserved ahead of its
+    /// time, so sends queue in the order they asked, each paced at the fill rate.
     case takeToken = "take token"
+    /// Give a withdrawn send's cost back to the bucket.
+    case returnToken = "return token"
     /// Count the response in its 0.5 s bucket; a new bucket smooths the measured rate (0.8).
     case measureRate = "measure rate"
     /// CUBIC growth: rate = C·(t − K)³ + W_max, t since the last throttle.
@@ -76,7 +82,8 @@ where
     ///
     /// A perpetual machine (no terminal state). A response updates the rate in any state (the
     /// measured rate is kept from the start, so the first throttle drops from a real rate); only
-    /// `enabled` makes sends pay. The `acquiring` decision reads the tokens its row's `refill` produced;
+    /// `enabled` makes sends pay; a send with no token yet reserves the next one (the bucket goes
+    /// below zero) and is told when it is due. The `acquiring` decision reads the tokens its row's `refill` produced;
     /// `dropping`'s `[dropped this bucket]` reads the time of the last `cubic drop` and of the throttle.
     public static let adaptive = AdaptiveTable(
         name: "AdaptiveRateLimiter",
@@ -96,11 +103,16 @@ where
             .init(
                 from: .acquiring, event: nil, condition: .when(.tokenAvailable), to: .enabled,
                 effects: [.takeToken, .grant]),
-            .init(from: .acquiring, event: nil, to: .enabled, effects: [.planWait]),
+            // No token yet: the send reserves the next one and is told when it is due (one wait a send,
+            // first come first served, rather than a crowd asking again at the same instant).
+            .init(from: .acquiring, event: nil, to: .enabled, effects: [.planWait, .takeToken]),
             .init(
                 from: .enabled, event: .answered, to: .enabled,
                 effects: [.measureRate, .cubicGrowth, .refill, .setFillRate]),
             .init(from: .enabled, event: .throttled, to: .dropping, effects: [.measureRate]),
+            .init(from: .enabled, event: .sendWithdrawn, to: .enabled, effects: [.refill, .returnToken]),
+            // Nothing was taken while disabled.
+            .init(from: .disabled, event: .sendWithdrawn, to: .disabled),
             // The other answers to sends made before the drop: one congestion event, as in TCP, not
             // one drop each (AWS drops on every throttle: 32 in flight take the rate to 0.7³²).
             .init(from: .dropping, event: nil, condition: .when(.droppedThisBucket), to: .enabled),

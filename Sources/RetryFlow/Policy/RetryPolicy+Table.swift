@@ -76,11 +76,12 @@ extension RetryGuard {
     /// known (the attempt count, configuration).
     var producers: (effects: [RetryEffect], events: [RetryEvent])? {
         switch self {
-        case .withinDeadline, .retryImmediately: ([.planDelay], [])
+        case .withinDeadline: ([.planDelay], [.rateLimited])
+        case .retryImmediately: ([.planDelay], [])
         case .retryBudgetLeft: ([], [.budgetAnswered])
         case .finalAnswer, .retryable, .retryAfterWithinCap, .enters:
             ([], [.failed, .failedAfterProgress, .attemptTimedOut, .circuitOpen])
-        case .attemptsLeft, .refusalsLeft, .waitsOutBreak: nil
+        case .attemptsLeft, .refusalsLeft, .waitsOutBreak, .waitsForToken: nil
         }
     }
 }

@@ -6,8 +6,15 @@ public enum RetryAction: Hashable, Sendable {
     case cancelAttempt
     /// Tell observers that `attempt` failed and the next begins after `delay`.
     case notifyRetry(attempt: Int, delay: Duration)
-    /// Tell the breaker and the budget how the attempt ended (a ``CircuitResult``: the budget reads it too).
-    case reportHealth(CircuitResult)
+    /// Tell the breaker, the budget and the limiter how the attempt ended (a ``CircuitResult``: the
+    /// budget reads it too), and whether its answer was a throttle (the limiter slows down).
+    case reportHealth(CircuitResult, throttled: Bool)
+    /// Ask the adaptive rate limiter for a token for the next try, then deliver `tokenGranted` (at
+    /// once, without a limiter) or `rateLimited` with the wait until the reserved token is due.
+    case askLimiter
+    /// Give the limiter back the token it reserved for a try that will not be sent, keeping the
+    /// refusal with the attempts.
+    case returnToken
     /// Ask the circuit breaker to admit the try that would be attempt `attempt`, then deliver
     /// `admitted` (at once, without a breaker) or `circuitOpen` with the break's rest.
     case askBreaker(attempt: Int)

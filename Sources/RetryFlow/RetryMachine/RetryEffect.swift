@@ -15,12 +15,21 @@ public enum RetryEffect: String, TableSymbol {
     /// Tell observers a retry is coming (the `onRetry` hook).
     case notifyRetry = "notify retry"
     /// Tell the fleet's guards how the attempt ended: the breaker records a success, a failure or
-    /// an abandoned attempt, the budget earns a success or pays for a failure. Only a retryable
+    /// an abandoned attempt, the budget earns a success or pays for a failure, and the adaptive
+    /// limiter measures the answer and slows down when it was a throttle (the HTTP throttle rules say). Only a retryable
     /// failure speaks of the server's health; a final answer, a failure verdict or a cancellation does not.
     case reportHealth = "report health"
     /// Ask the circuit breaker whether the next try may be sent; the driver delivers its answer,
     /// `admitted` or `circuit open` (`admitted` at once without a breaker).
     case askBreaker = "ask breaker"
+    /// Ask the adaptive rate limiter for a token for the next try; the driver delivers its answer,
+    /// `token granted` or `rate limited` with the wait until the token it reserved is due
+    /// (`token granted` at once without a limiter).
+    case askLimiter = "ask limiter"
+    /// Give the limiter back the token it reserved for a try that will not be sent (the run fails
+    /// fast, or the wait would cross the deadline), so the other runs sharing it are not slowed;
+    /// the refusal is kept with the attempts.
+    case returnToken = "return token"
     /// Count a try the breaker refused: the count `refusals left` reads. A refused try is not sent
     /// and uses up no attempt, but a run waits out at most `maxAttempts` refusals.
     case countRefusal = "count refusal"

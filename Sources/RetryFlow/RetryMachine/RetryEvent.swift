@@ -11,6 +11,12 @@ public enum RetryEvent: String, TableSymbol {
     case failedAfterProgress = "failed after progress"
     /// The attempt ran past the policy's per-attempt timeout and was cancelled.
     case attemptTimedOut = "attempt timed out"
+    /// The adaptive rate limiter has a token for the try now (the `ask limiter` effect's answer,
+    /// given at once without a limiter): it goes on to the breaker.
+    case tokenGranted = "token granted"
+    /// The adaptive rate limiter reserved a token for the try that is due only after a wait (the
+    /// `ask limiter` effect's other answer): the run waits for it, or gives it back and fails.
+    case rateLimited = "rate limited"
     /// The circuit breaker admitted the try (the `ask breaker` effect's answer, given at once without
     /// a breaker): it is sent as the next attempt.
     case admitted

@@ -18,6 +18,9 @@ public enum RetryGuard: TableSymbol {
     case retryBudgetLeft
     /// The run waits out an open circuit's break, like a Retry-After, rather than failing at once.
     case waitsOutBreak
+    /// The run waits for the token the adaptive rate limiter reserved, rather than failing at once
+    /// (``FleetGuards/whenRateLimited``).
+    case waitsForToken
     /// Fewer tries have been refused by the breaker (`count refusal`) than the policy's
     /// `maxAttempts`: a refused try uses up no attempt, and this bounds the waits for the break.
     case refusalsLeft
@@ -29,7 +32,7 @@ public enum RetryGuard: TableSymbol {
     /// The built-in guards (a table's steps add ``enters(_:)`` guards of their own).
     public static let allCases: [RetryGuard] = [
         .finalAnswer, .retryable, .attemptsLeft, .retryAfterWithinCap, .withinDeadline, .retryImmediately,
-        .retryBudgetLeft, .waitsOutBreak, .refusalsLeft,
+        .retryBudgetLeft, .waitsOutBreak, .waitsForToken, .refusalsLeft,
     ]
 
     /// The label drawn in brackets.
@@ -43,6 +46,7 @@ public enum RetryGuard: TableSymbol {
         case .retryImmediately: "retry immediately"
         case .retryBudgetLeft: "retry budget left"
         case .waitsOutBreak: "waits out break"
+        case .waitsForToken: "waits for token"
         case .refusalsLeft: "refusals left"
         case .enters(let step): "to \(step)"
         }
@@ -70,6 +74,7 @@ public enum RetryGuard: TableSymbol {
         case .retryImmediately: "not immediately"
         case .retryBudgetLeft: "retry budget exhausted"
         case .waitsOutBreak: "fails fast"
+        case .waitsForToken: "fails when rate limited"
         case .refusalsLeft: "no refusals left"
         case .enters(let step): "not to \(step)"
         }
@@ -89,7 +94,7 @@ public enum RetryGuard: TableSymbol {
         switch self {
         case .attemptsLeft, .refusalsLeft, .enters: true
         case .finalAnswer, .retryable, .retryAfterWithinCap, .withinDeadline, .retryImmediately, .retryBudgetLeft,
-            .waitsOutBreak:
+            .waitsOutBreak, .waitsForToken:
             false
         }
     }
@@ -102,7 +107,7 @@ public enum RetryGuard: TableSymbol {
         case .refusalsLeft: RetryEffect.countRefusal.label
         case .enters: RetryEffect.runStep.label
         case .finalAnswer, .retryable, .retryAfterWithinCap, .withinDeadline, .retryImmediately, .retryBudgetLeft,
-            .waitsOutBreak:
+            .waitsOutBreak, .waitsForToken:
             nil
         }
     }

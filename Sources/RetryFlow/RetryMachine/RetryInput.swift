@@ -6,8 +6,9 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     /// The attempt produced a result the policy accepts.
     case succeeded
     /// The attempt threw, or produced a result the policy wants retried: the classifier's verdict,
-    /// and words for the trace (already redacted).
-    case failed(RetryDecision, detail: String?)
+    /// words for the trace (already redacted), and whether the answer was a throttle (the verdict's
+    /// ``RetryVerdict/throttled``: `report health` slows an adaptive limiter down for it).
+    case failed(RetryDecision, detail: String?, throttled: Bool = false)
     /// The attempt failed after making progress (the driver says what progress is: a download's
     /// transfer table credits an attempt that added enough new bytes): the classifier's verdict and
     /// words, as for ``failed(_:detail:)``.
@@ -16,6 +17,10 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     case attemptTimedOut(RetryDecision, detail: String?)
     /// The overall deadline passed while an attempt was in flight.
     case deadlineExceeded(detail: String?)
+    /// The adaptive rate limiter has a token for the try now (at once, without a limiter).
+    case tokenGranted
+    /// The adaptive rate limiter reserved a token due after `wait`, and its words.
+    case rateLimited(wait: Duration, detail: String?)
     /// The circuit breaker admitted the try (at once, without a breaker): it is sent.
     case admitted
     /// The circuit breaker refused the try, which was not sent: the wait it suggests (the rest
@@ -41,6 +46,8 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
         case .failedAfterProgress: .failedAfterProgress
         case .attemptTimedOut: .attemptTimedOut
         case .deadlineExceeded: .deadlineExceeded
+        case .tokenGranted: .tokenGranted
+        case .rateLimited: .rateLimited
         case .admitted: .admitted
         case .circuitOpen: .circuitOpen
         case .budgetAnswered: .budgetAnswered
@@ -54,23 +61,31 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     /// The words kept in the trace for this input.
     public var detail: String? {
         switch self {
-        case .failed(_, let detail), .failedAfterProgress(_, let detail), .attemptTimedOut(_, let detail),
+        case .failed(_, let detail, _), .failedAfterProgress(_, let detail), .attemptTimedOut(_, let detail),
             .deadlineExceeded(let detail), .cancelled(let detail), .circuitOpen(_, let detail),
-            .budgetAnswered(_, let detail), .stepFailed(let detail):
+            .budgetAnswered(_, let detail), .stepFailed(let detail), .rateLimited(_, let detail):
             detail
-        case .start, .succeeded, .admitted, .delayElapsed, .stepDone: nil
+        case .start, .succeeded, .admitted, .tokenGranted, .delayElapsed, .stepDone: nil
         }
     }
 
     /// The classifier's verdict this input carries: its own for a failure or a timeout, `fail` for
-    /// an end that is never retried, `retry` (unused by any guard) for the rest.
+    /// an end that is never retried, the limiter's wait as a Retry-After (a wait that is not the
+    /// policy's backoff), `retry` (unused by any guard) for the rest.
     var decision: RetryDecision {
         switch self {
-        case .failed(let decision, _), .failedAfterProgress(let decision, _), .attemptTimedOut(let decision, _),
+        case .failed(let decision, _, _), .failedAfterProgress(let decision, _), .attemptTimedOut(let decision, _),
             .circuitOpen(let decision, _):
             decision
+        case .rateLimited(let wait, _): .retryAfter(wait)
         case .deadlineExceeded, .cancelled, .stepFailed: .fail
-        case .start, .succeeded, .admitted, .delayElapsed, .budgetAnswered, .stepDone: .retry
+        case .start, .succeeded, .admitted, .tokenGranted, .delayElapsed, .budgetAnswered, .stepDone: .retry
         }
+    }
+
+    /// Whether the input is an answer the verdict called a throttle.
+    var isThrottle: Bool {
+        if case .failed(_, _, let throttled) = self { return throttled }
+        return false
     }
 }

@@ -4,8 +4,9 @@
 ///
 /// ```swift
 /// var machine = RetryMachine(policy: .default, random: SeededRandom(seed: 1))
-/// let step = try machine.handle(.start, at: .zero)   // actions: [.askBreaker(attempt: 1)]
-/// let sent = try machine.handle(.admitted, at: .zero) // actions: [.startAttempt(1)]
+/// let step = try machine.handle(.start, at: .zero)         // actions: [.askLimiter]
+/// let asked = try machine.handle(.tokenGranted, at: .zero) // actions: [.askBreaker(attempt: 1)]
+/// let sent = try machine.handle(.admitted, at: .zero)       // actions: [.startAttempt(1)]
 /// ```
 public struct RetryMachine: Sendable {
     /// What one call to ``handle(_:at:)`` did: the rows taken and the actions to perform.
@@ -15,13 +16,16 @@ public struct RetryMachine: Sendable {
     @usableFromInline var core: TableMachine<RetryRules>
 
     /// A machine in the table's initial state. `random` drives jitter; pass a ``SeededRandom`` to
-    /// replay. A run refused by an open circuit waits out the break (`waitsOutBreak`) or fails.
+    /// replay. A run refused by an open circuit waits out the break (`waitsOutBreak`) or fails; one
+    /// the rate limiter paces waits for its token (`waitsForToken`) or fails.
     public init(
-        policy: RetryPolicy, waitsOutBreak: Bool = true, table: RetryTable = .retry,
+        policy: RetryPolicy, waitsOutBreak: Bool = true, waitsForToken: Bool = true, table: RetryTable = .retry,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         core = TableMachine(
-            table: table, rules: RetryRules(policy: policy, random: AnyRandom(random), waitsOutBreak: waitsOutBreak))
+            table: table,
+            rules: RetryRules(
+                policy: policy, random: AnyRandom(random), waitsOutBreak: waitsOutBreak, waitsForToken: waitsForToken))
     }
 
     /// The table this machine executes.

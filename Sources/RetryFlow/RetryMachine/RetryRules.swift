@@ -33,6 +33,10 @@ struct RetryRules: MachineRules {
     private var plannedDelay: Duration = .zero
     /// Whether a refused attempt waits out an open circuit's break (configuration, not an input).
     let waitsOutBreak: Bool
+    /// Whether a try the limiter paces waits for its token (configuration, not an input).
+    let waitsForToken: Bool
+    /// Whether the last input was an answer the verdict called a throttle (`report health` says so).
+    private var throttled = false
     /// How many tries the breaker refused (`count refusal`): `refusals left` reads it.
     private(set) var refusals = 0
     /// The retry budget's last answer (received with `budget answered`; granted until asked).
@@ -44,15 +48,17 @@ struct RetryRules: MachineRules {
     /// How often each of the policy's steps ran, by its position in `policy.steps` (empty until one does).
     private(set) var visits: [Int] = []
 
-    init(policy: RetryPolicy, random: AnyRandom, waitsOutBreak: Bool = true) {
+    init(policy: RetryPolicy, random: AnyRandom, waitsOutBreak: Bool = true, waitsForToken: Bool = true) {
         self.policy = policy
         self.random = random
         self.waitsOutBreak = waitsOutBreak
+        self.waitsForToken = waitsForToken
     }
 
     @usableFromInline mutating func receive(_ input: RetryInput, at time: Duration) {
         now = time
         attemptSucceeded = input == .succeeded
+        throttled = input.isThrottle
         switch input {
         case .budgetAnswered(let granted, _):
             // The budget's answer keeps the failure's verdict: the wait it planned is still to come.
@@ -60,8 +66,13 @@ struct RetryRules: MachineRules {
         case .attemptTimedOut:
             decision = input.decision
             failureTimedOut = true
-        case .start, .succeeded, .failed, .failedAfterProgress, .deadlineExceeded, .admitted, .circuitOpen,
-            .delayElapsed, .cancelled, .stepDone, .stepFailed:
+        case .rateLimited(let wait, _):
+            // The limiter's answer plans the pacing wait, as `plan delay` plans a backoff: the
+            // `pacing` decision's `within deadline` and `sleep` read it. The backoff's memory is not touched.
+            decision = input.decision
+            plannedDelay = max(.zero, wait)
+        case .start, .succeeded, .failed, .failedAfterProgress, .deadlineExceeded, .admitted, .tokenGranted,
+            .circuitOpen, .delayElapsed, .cancelled, .stepDone, .stepFailed:
             decision = input.decision
             failureTimedOut = false
         }
@@ -79,6 +90,7 @@ struct RetryRules: MachineRules {
         case .retryImmediately: return plannedDelay == .zero
         case .retryBudgetLeft: return budgetGranted
         case .waitsOutBreak: return waitsOutBreak
+        case .waitsForToken: return waitsForToken
         case .refusalsLeft: return refusals < policy.maxAttempts
         case .enters(let name):
             guard let index = policy.steps.firstIndex(where: { $0.name == name }) else { return false }
@@ -114,6 +126,10 @@ struct RetryRules: MachineRules {
             return .cancelAttempt
         case .askBreaker:
             return .askBreaker(attempt: attempt + 1)
+        case .askLimiter:
+            return .askLimiter
+        case .returnToken:
+            return .returnToken
         case .countRefusal:
             refusals += 1
             return nil
@@ -134,7 +150,8 @@ struct RetryRules: MachineRules {
             return nil
         case .reportHealth:
             // Only a retryable failure speaks of the server's health (a 503, a reset, a timeout).
-            return .reportHealth(attemptSucceeded ? .success : (decision.isRetryable ? .failure : .abandoned))
+            return .reportHealth(
+                attemptSucceeded ? .success : (decision.isRetryable ? .failure : .abandoned), throttled: throttled)
         case .askRetryBudget:
             return .askRetryBudget(afterTimeout: failureTimedOut)
         case .notifyRetry:

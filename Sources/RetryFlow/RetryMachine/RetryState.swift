@@ -5,6 +5,13 @@
 public enum RetryState: TableSymbol {
     /// Not started yet. Honest because a task object can exist before `resume()` starts it.
     case idle
+    /// Waiting for the adaptive rate limiter's answer: every try asks it for a token before the
+    /// breaker (the driver answers `token granted` at once when no limiter is configured).
+    case limiter
+    /// The limiter reserved a token due later; the machine reads the wait. A decision: never rested in.
+    case pacing
+    /// Waiting for the token the limiter reserved: the try is paced, then put to the breaker.
+    case tokenWait
     /// Waiting for the circuit breaker's answer: every try asks it before it is sent (the driver
     /// answers `admitted` at once when no breaker is configured).
     case breaker
@@ -32,13 +39,16 @@ public enum RetryState: TableSymbol {
 
     /// The built-in states, in chart order (a table adds its steps: ``TransitionTable/states``).
     public static let allCases: [RetryState] = [
-        .idle, .breaker, .request, .retry, .budget, .admission, .wait, .success, .failure, .cancelled,
+        .idle, .limiter, .pacing, .tokenWait, .breaker, .request, .retry, .budget, .admission, .wait, .success, .failure, .cancelled,
     ]
 
     /// The label: the built-in state's name, or the step's.
     public var rawValue: String {
         switch self {
         case .idle: "idle"
+        case .limiter: "limiter"
+        case .pacing: "pacing"
+        case .tokenWait: "token wait"
         case .breaker: "breaker"
         case .request: "request"
         case .retry: "retry"

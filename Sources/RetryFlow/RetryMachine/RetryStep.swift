@@ -64,8 +64,8 @@ public struct RetryStep: Sendable {
     /// The rows that put the step in a retry table: first in `retry`, `[to NAME] → NAME / run step`
     /// (taken only while visits are left); from the step, `step done [no attempts left] → failure`
     /// (the step ran after the last attempt: no attempt is left to use what it produced), else
-    /// `step done → breaker / ask breaker` (the next try, put to the breaker first), `step failed →
-    /// failure` with ``failureReason``, and `cancelled → cancelled`.
+    /// `step done → limiter / ask limiter` (the next try, paced and put to the breaker first),
+    /// `step failed → failure` with ``failureReason``, and `cancelled → cancelled`.
     public var rows: (entry: RetryTable.Row, exits: [RetryTable.Row]) {
         (
             RetryTable.Row(from: .retry, event: nil, condition: .when(.enters(name)), to: state, effects: [.runStep]),
@@ -73,7 +73,7 @@ public struct RetryStep: Sendable {
                 RetryTable.Row(
                     from: state, event: .stepDone, condition: .unless(.attemptsLeft), to: .failure, effects: [.finish],
                     reason: .attemptsExhausted),
-                RetryTable.Row(from: state, event: .stepDone, to: .breaker, effects: [.askBreaker]),
+                RetryTable.Row(from: state, event: .stepDone, to: .limiter, effects: [.askLimiter]),
                 RetryTable.Row(
                     from: state, event: .stepFailed, to: .failure, effects: [.finish], reason: .step(failureReason)),
                 RetryTable.Row(from: state, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
@@ -86,15 +86,18 @@ extension TransitionTable
 where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == RetryEffect, Reason == StopReason {
     /// This table with `step`'s rows: its entry before every other row of `retry` (so it is asked
     /// first; steps added later are asked after earlier ones), its exits at the end. In a table
-    /// without the `breaker` state (a user's table that dropped its rows), `step done` starts the
-    /// attempt at once: `request / start attempt`.
+    /// without the `limiter` state (a user's table that dropped its rows), `step done` goes where
+    /// the table sends a try: to `breaker / ask breaker`, or without that state too, straight to
+    /// `request / start attempt`.
     public func adding(_ step: RetryStep) -> RetryTable {
         var (entry, exits) = step.rows
-        if !states.contains(.breaker) {
+        if !states.contains(.limiter) {
+            let (next, effect): (RetryState, RetryEffect) =
+                states.contains(.breaker) ? (.breaker, .askBreaker) : (.request, .startAttempt)
             exits = exits.map { row in
-                guard row.to == .breaker else { return row }
+                guard row.to == .limiter else { return row }
                 return RetryTable.Row(
-                    from: row.from, event: row.event, condition: row.condition, to: .request, effects: [.startAttempt])
+                    from: row.from, event: row.event, condition: row.condition, to: next, effects: [effect])
             }
         }
         var rows = self.rows

@@ -8,16 +8,33 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
     /// Rows for one state and event are tried in order; the first whose guard holds wins. Rows with
     /// no event fire as soon as their state is entered (the `retry` and `admission` decisions), and
     /// read the delay the `plan delay` effect of the row entering `retry` worked out, and the budget's
-    /// answer that `budget answered` brought. Every try is first put to the breaker (`ask breaker`),
-    /// whose answer, `admitted` or `circuit open`, picks the row. Rows that end a run name the reason.
+    /// answer that `budget answered` brought. Every try first asks the adaptive rate limiter for a
+    /// token (`ask limiter`), waiting in `token wait` for one it reserved, then is put to the breaker
+    /// (`ask breaker`), whose answer, `admitted` or `circuit open`, picks the row. Rows that end a
+    /// run name the reason.
     public static let retry = RetryTable(
         name: "RetryFlow",
         initial: .idle,
         terminals: [.success, .failure, .cancelled],
         rows: [
             // from, event (nil: a completion row), guard, to, effects, reason (rows that end the run)
-            .init(from: .idle, event: .start, to: .breaker, effects: [.askBreaker]),
+            .init(from: .idle, event: .start, to: .limiter, effects: [.askLimiter]),
             .init(from: .idle, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+
+            // Every try takes a token from the adaptive rate limiter first (granted at once without one,
+            // or before its first throttle). A token due later is waited for in `token wait`, unless
+            // the run fails fast or the wait would cross the deadline: then the token goes back.
+            .init(from: .limiter, event: .tokenGranted, to: .breaker, effects: [.askBreaker]),
+            .init(from: .limiter, event: .rateLimited, to: .pacing),
+            .init(
+                from: .pacing, event: nil, condition: .unless(.waitsForToken), to: .failure,
+                effects: [.returnToken, .finish], reason: .rateLimited),
+            .init(
+                from: .pacing, event: nil, condition: .unless(.withinDeadline), to: .failure,
+                effects: [.returnToken, .finish], reason: .deadlineExceeded),
+            .init(from: .pacing, event: nil, to: .tokenWait, effects: [.sleep]),
+            .init(from: .tokenWait, event: .delayElapsed, to: .breaker, effects: [.askBreaker]),
+            .init(from: .tokenWait, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
 
             // Every try asks the breaker first (answered at once without one). A refused try is not sent
             // and uses up no attempt: it fails fast, or waits out the break like a Retry-After, at most
@@ -74,11 +91,11 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
                 from: .admission, event: nil, condition: .unless(.retryBudgetLeft), to: .failure, effects: [.finish],
                 reason: .budgetExhausted),
             .init(
-                from: .admission, event: nil, condition: .when(.retryImmediately), to: .breaker,
-                effects: [.notifyRetry, .askBreaker]),
+                from: .admission, event: nil, condition: .when(.retryImmediately), to: .limiter,
+                effects: [.notifyRetry, .askLimiter]),
             .init(from: .admission, event: nil, to: .wait, effects: [.notifyRetry, .sleep]),
 
-            .init(from: .wait, event: .delayElapsed, to: .breaker, effects: [.askBreaker]),
+            .init(from: .wait, event: .delayElapsed, to: .limiter, effects: [.askLimiter]),
             .init(from: .wait, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
         ]
     )

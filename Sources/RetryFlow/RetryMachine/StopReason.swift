@@ -20,6 +20,9 @@ public enum StopReason: TableSymbol {
     case budgetExhausted
     /// The circuit breaker refused the attempt and the run does not wait out the break.
     case circuitOpen
+    /// The adaptive rate limiter had no token for the try now, and the run does not wait for one
+    /// (``RateLimitedBehavior/fail``).
+    case rateLimited
     /// The driver delivered an event the table has no row for (a bug in a driver, recorded in the trace).
     case invalidTransition
     /// A user's step ended the run (its action threw): the words are the step's own reason
@@ -29,7 +32,7 @@ public enum StopReason: TableSymbol {
     /// The built-in reasons (a table's steps add reasons of their own).
     public static let allCases: [StopReason] = [
         .succeeded, .cancelled, .notRetryable, .finalAnswer, .attemptsExhausted, .retryAfterBeyondCap,
-        .deadlineExceeded, .budgetExhausted, .circuitOpen, .invalidTransition,
+        .deadlineExceeded, .budgetExhausted, .circuitOpen, .rateLimited, .invalidTransition,
     ]
 
     /// The words drawn on the row and printed in summaries.
@@ -44,6 +47,7 @@ public enum StopReason: TableSymbol {
         case .deadlineExceeded: "deadline exceeded"
         case .budgetExhausted: "retry budget exhausted"
         case .circuitOpen: "circuit open"
+        case .rateLimited: "rate limited"
         case .invalidTransition: "invalid transition"
         case .step(let words): words
         }

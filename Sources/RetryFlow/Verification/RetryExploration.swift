@@ -1,5 +1,5 @@
-/// What can happen around a retry run, beyond its policy: whether a shared budget or a circuit
-/// breaker can refuse, whether servers send Retry-After, whether the classifier can refuse an error,
+/// What can happen around a retry run, beyond its policy: whether a shared budget, a circuit
+/// breaker or an adaptive rate limiter can refuse or pace, whether servers send Retry-After, whether the classifier can refuse an error,
 /// and whether the caller can cancel. ``RetryExploration`` explores every combination it allows.
 public struct RetryWorld: Hashable, Sendable {
     /// A shared retry budget can refuse a retry (without one, every retry is granted at once).
@@ -8,6 +8,10 @@ public struct RetryWorld: Hashable, Sendable {
     public var breaker: Bool
     /// What a run refused by the breaker does: wait out the break, or fail.
     public var waitsOutBreak: Bool
+    /// An adaptive rate limiter can pace a try (`rate limited`: its token is due later).
+    public var limiter: Bool
+    /// What a run the limiter paces does: wait for its token, or fail.
+    public var waitsForToken: Bool
     /// Servers can ask for a wait with Retry-After (the HTTP rules honour it), within the cap and beyond.
     public var retryAfter: Bool
     /// An answer can be final (the HTTP rules' verdict on a 503 to a request that is not safe to repeat).
@@ -17,12 +21,15 @@ public struct RetryWorld: Hashable, Sendable {
     /// The caller can cancel in any state it can wait in.
     public var cancellation: Bool
 
-    /// A world; by default no budget, no breaker, no Retry-After, no final answers, and refusals and
-    /// cancellation possible.
+    /// A world; by default no budget, no breaker, no limiter, no Retry-After, no final answers, and
+    /// refusals and cancellation possible.
     public init(
-        budget: Bool = false, breaker: Bool = false, waitsOutBreak: Bool = true, retryAfter: Bool = false,
-        finalAnswers: Bool = false, refusals: Bool = true, cancellation: Bool = true
+        budget: Bool = false, breaker: Bool = false, waitsOutBreak: Bool = true, limiter: Bool = false,
+        waitsForToken: Bool = true, retryAfter: Bool = false, finalAnswers: Bool = false, refusals: Bool = true,
+        cancellation: Bool = true
     ) {
+        self.limiter = limiter
+        self.waitsForToken = waitsForToken
         self.finalAnswers = finalAnswers
         self.budget = budget
         self.breaker = breaker
@@ -37,6 +44,7 @@ public struct RetryWorld: Hashable, Sendable {
         var parts: [String] = []
         parts.append(budget ? "a budget" : "no budget")
         parts.append(breaker ? "a breaker (\(waitsOutBreak ? "waits out breaks" : "fails fast"))" : "no breaker")
+        if limiter { parts.append("a limiter (\(waitsForToken ? "waits for tokens" : "fails when rate limited"))") }
         if retryAfter { parts.append("Retry-After") }
         if finalAnswers { parts.append("final answers") }
         if !refusals { parts.append("every error retryable") }
@@ -61,7 +69,9 @@ public enum RetryExploration {
         _ table: RetryTable? = nil, policy: RetryPolicy, world: RetryWorld = RetryWorld()
     ) -> ExplorationResult<RetryState, RetryEvent, RetryGuard> {
         let table = table ?? policy.table
-        let rules = RetryRules(policy: policy, random: AnyRandom(MidRangeRandom()), waitsOutBreak: world.waitsOutBreak)
+        let rules = RetryRules(
+            policy: policy, random: AnyRandom(MidRangeRandom()), waitsOutBreak: world.waitsOutBreak,
+            waitsForToken: world.waitsForToken)
         return TableExplorer(table: table, rules: rules, model: RetryModel(policy: policy, world: world)).explore()
     }
 
@@ -102,14 +112,14 @@ struct RetryModel: ExplorationModel {
     }
 
     var inputLimit: Int {
-        // Each attempt takes at most four inputs (the breaker's answer, its outcome, the budget's
-        // answer, the wait's end), plus the start: a run still going after that many is a loop the
-        // table does not bound. A user step's visit adds its verdict, its result and the attempt it
-        // starts; a try the breaker refused (at most maxAttempts) its refusal, the budget's answer
-        // and the wait's end.
+        // Each attempt takes at most six inputs (the limiter's answer, the token wait's end, the
+        // breaker's answer, its outcome, the budget's answer, the wait's end), plus the start: a run
+        // still going after that many is a loop the table does not bound. A user step's visit adds
+        // its verdict, its result and the attempt it starts; a try the breaker refused (at most
+        // maxAttempts) its pacing, its refusal, the budget's answer and the wait's end.
         let attempts = min(policy.maxAttempts, 1_000) + policy.steps.reduce(0) { $0 + min($1.maxVisits, 1_000) }
         let refusals = world.breaker ? min(policy.maxAttempts, 1_000) : 0
-        return 4 * attempts + 3 * refusals + 2
+        return 6 * attempts + 5 * refusals + 2
     }
 
     var boundDescription: String {
@@ -126,7 +136,7 @@ struct RetryModel: ExplorationModel {
     func key(_ position: ExplorationPosition<RetryRules>) -> Key {
         let state = position.machine.state
         var sleeping: Duration?
-        if state == .wait, let last = position.last {
+        if state == .wait || state == .tokenWait, let last = position.last {
             for action in last.actions { if case .sleep(let delay) = action { sleeping = delay } }
         }
         return Key(
@@ -174,6 +184,10 @@ struct RetryModel: ExplorationModel {
                 choices.append(.init(.deadlineExceeded(detail: nil), at: deadline))
             }
             if world.cancellation { choices.append(cancel) }
+        case .limiter:
+            // The driver answers at once: a token without a limiter.
+            choices.append(.init(.tokenGranted, at: now, required: true))
+            if world.limiter { choices.append(.init(.rateLimited(wait: .seconds(1), detail: nil), at: now)) }
         case .breaker:
             // The driver answers at once: admitted without a breaker.
             choices.append(.init(.admitted, at: now, required: true))
@@ -182,7 +196,7 @@ struct RetryModel: ExplorationModel {
             // The driver answers at once: granted without a budget.
             choices.append(.init(.budgetAnswered(granted: true, detail: nil), at: now, required: true))
             if world.budget { choices.append(.init(.budgetAnswered(granted: false, detail: nil), at: now)) }
-        case .wait:
+        case .wait, .tokenWait:
             let sleeping = key(position).sleeping ?? .zero
             choices.append(.init(.delayElapsed, at: now + sleeping, required: true))
             if world.cancellation { choices.append(cancel) }
@@ -191,7 +205,7 @@ struct RetryModel: ExplorationModel {
             choices.append(.init(.stepDone, at: now))
             choices.append(.init(.stepFailed(detail: nil), at: now))
             if world.cancellation { choices.append(cancel) }
-        case .retry, .admission, .success, .failure, .cancelled:
+        case .retry, .admission, .pacing, .success, .failure, .cancelled:
             break
         }
         return choices
@@ -223,7 +237,7 @@ struct RetryModel: ExplorationModel {
 
     func detail(of input: RetryInput) -> String? {
         switch input {
-        case .failed(let decision, _), .attemptTimedOut(let decision, _), .circuitOpen(let decision, _):
+        case .failed(let decision, _, _), .attemptTimedOut(let decision, _), .circuitOpen(let decision, _):
             switch decision {
             case .retry: "retryable"
             case .fail: "not retryable"
@@ -232,8 +246,9 @@ struct RetryModel: ExplorationModel {
             case .retryAfter(let wait): "Retry-After \(wait.shortDescription)"
             }
         case .budgetAnswered(let granted, _): granted ? "granted" : "refused"
-        case .start, .succeeded, .failedAfterProgress, .deadlineExceeded, .admitted, .delayElapsed, .cancelled,
-            .stepDone, .stepFailed:
+        case .rateLimited(let wait, _): "token in \(wait.shortDescription)"
+        case .start, .succeeded, .failedAfterProgress, .deadlineExceeded, .admitted, .tokenGranted, .delayElapsed,
+            .cancelled, .stepDone, .stepFailed:
             nil
         }
     }
