@@ -202,6 +202,43 @@ import Testing
         #expect(Self.problem(named)?.contains("a built-in state") == true)
     }
 
+    /// `reset backoff` between attempts, as the credential rows take it before the resend is put to
+    /// the breaker, makes the resend attempt 1 of a new series: the failure after it still has its
+    /// retries, and waits the first delay. (Reset as after an attempt, the resend was attempt 2 of
+    /// its series, and with 2 attempts the run ended at once, `attempts exhausted`.)
+    @Test func aResetBetweenAttemptsMakesTheNextAttemptTheFirstOfItsSeries() throws {
+        let relogin = RetryStep("log in again") { _ in [:] }
+        var policy = RetryPolicy(maxAttempts: 2, backoff: .exponential(base: .seconds(1), multiplier: 2), jitter: .none)
+        policy.steps = [relogin]
+        let (entry, exits) = relogin.rows
+        var rows = RetryTable.retry.rows
+        rows.insert(entry, at: rows.firstIndex { $0.from == .retry }!)
+        rows += exits.map { row in
+            guard row.event == .stepDone, row.condition == .always else { return row }
+            return .init(from: row.from, event: .stepDone, to: .breaker, effects: [.resetBackoff, .askBreaker])
+        }
+        policy.table = RetryTable(
+            name: "relogin", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        try policy.validate()
+        var machine = RetryMachine(policy: policy, table: policy.table, random: SeededRandom(seed: 1))
+        _ = try machine.handle(.start, at: .zero)
+        _ = try machine.handle(.admitted, at: .zero)
+        #expect(
+            Array(try machine.handle(.failed(.step("log in again"), detail: nil), at: .zero).actions).last
+                == .runStep("log in again"))
+        #expect(Array(try machine.handle(.stepDone, at: .zero).actions) == [.askBreaker(attempt: 2)])
+        #expect(Array(try machine.handle(.admitted, at: .zero).actions) == [.startAttempt(2)])
+        // Attempt 2 is the first of its series: one retry is left, after the first delay (1 s).
+        let retried = Array(try machine.handle(.failed(.retry, detail: nil), at: .zero).actions)
+        #expect(retried.last == .askRetryBudget(afterTimeout: false), "\(retried)")
+        let waits = Array(try machine.handle(.budgetAnswered(granted: true, detail: nil), at: .zero).actions)
+        #expect(waits.last == .sleep(.seconds(1)), "\(waits)")
+        _ = try machine.handle(.delayElapsed, at: .seconds(1))
+        #expect(Array(try machine.handle(.admitted, at: .seconds(1)).actions) == [.startAttempt(3)])
+        let last = Array(try machine.handle(.failed(.retry, detail: nil), at: .seconds(1)).actions)
+        #expect(last.last == .finish(state: .failure, reason: .attemptsExhausted))
+    }
+
     @Test func theShippedTableStillValidatesWithEveryCheck() throws {
         try RetryPolicy.default.validate()
         try RetryTable.retry.validate()

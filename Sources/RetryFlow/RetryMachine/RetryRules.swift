@@ -41,6 +41,11 @@ struct RetryRules: MachineRules {
     private var failureTimedOut = false
     /// Whether the last input was the attempt's success (what `report health` tells the guards).
     private var attemptSucceeded = false
+    /// Whether the latest attempt belongs to the step being taken: its input ended it, or one of its
+    /// rows started it. `reset backoff` then makes that attempt the first of the new series (it made
+    /// progress, or the reset follows its start); between attempts (after a step, before the resend
+    /// is put to the breaker) it makes the attempt to come the first.
+    private var attemptInStep = false
     /// How often each of the policy's steps ran, by its position in `policy.steps` (empty until one does).
     private(set) var visits: [Int] = []
 
@@ -57,13 +62,20 @@ struct RetryRules: MachineRules {
         case .budgetAnswered(let granted, _):
             // The budget's answer keeps the failure's verdict: the wait it planned is still to come.
             budgetGranted = granted
+            attemptInStep = false
         case .attemptTimedOut:
             decision = input.decision
             failureTimedOut = true
-        case .start, .succeeded, .failed, .failedAfterProgress, .deadlineExceeded, .admitted, .circuitOpen,
-            .delayElapsed, .cancelled, .stepDone, .stepFailed:
+            attemptInStep = true
+        case .succeeded, .failed, .failedAfterProgress, .deadlineExceeded:
             decision = input.decision
             failureTimedOut = false
+            attemptInStep = true
+        // `cancelled` may come between attempts too; a run it ends starts no series either way.
+        case .start, .admitted, .circuitOpen, .delayElapsed, .cancelled, .stepDone, .stepFailed:
+            decision = input.decision
+            failureTimedOut = false
+            attemptInStep = false
         }
     }
 
@@ -109,6 +121,7 @@ struct RetryRules: MachineRules {
         switch effect {
         case .startAttempt:
             attempt += 1
+            attemptInStep = true
             return .startAttempt(attempt)
         case .cancelAttempt:
             return .cancelAttempt
@@ -129,7 +142,9 @@ struct RetryRules: MachineRules {
             }
             return nil
         case .resetBackoff:
-            seriesStart = attempt - 1
+            // On the row of an attempt's end (it made progress) or after its start, that attempt is
+            // the series' first; between attempts (a resend after a credential refresh), the next one is.
+            seriesStart = attemptInStep ? attempt - 1 : attempt
             backoffMemory = BackoffMemory()
             return nil
         case .reportHealth:
