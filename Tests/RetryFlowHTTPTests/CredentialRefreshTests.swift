@@ -91,9 +91,10 @@ import Testing
         #expect(await store.version == 2)
         #expect(
             outcome.trace.steps.map { "\($0.from.label) → \($0.to.label)" } == [
-                "idle → check credential", "check credential → await credential", "await credential → request",
-                "request → retry", "retry → check credential", "check credential → await credential",
-                "await credential → request", "request → success",
+                "idle → check credential", "check credential → await credential", "await credential → breaker",
+                "breaker → request", "request → retry", "retry → check credential",
+                "check credential → await credential", "await credential → breaker", "breaker → request",
+                "request → success",
             ])
         Self.expectClean(outcome, policy, tokens: ["t1", "t2"])
         await Self.expectStoreConsistent(store)
@@ -288,6 +289,78 @@ import Testing
         await Self.expectStoreConsistent(store)
     }
 
+    /// Every send goes through the breaker (issue 36 item 3): held open, it refuses the first send
+    /// after `check credential` handed the token, and nothing reaches the server.
+    @Test func anOpenBreakerKeepsTheFirstSendOffTheWire() async throws {
+        let server = try FlakyServer(scripts: ["/me": [.status(200, body: "me")]])
+        defer { server.stop() }
+        let store = CredentialStore("t1", clock: ManualClock(), tracing: true) { _ in "t2" }
+        let (policy, rules) = Self.bearer(store)
+        let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(1)), clock: ManualClock())
+        breaker.isolate()
+        var options = HTTPRetryOptions(policy, rules: rules)
+        options.guards = FleetGuards(breaker: breaker, whenCircuitOpen: .fail)
+        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/me")), retry: options)
+        #expect(outcome.reason == .circuitOpen)
+        #expect(server.requests(to: "/me").isEmpty, "the breaker refused the first send")
+        #expect(
+            outcome.trace.steps.map { "\($0.from.label) → \($0.to.label)" } == [
+                "idle → check credential", "check credential → await credential", "await credential → breaker",
+                "breaker → failure",
+            ])
+        Self.expectClean(outcome, policy, tokens: ["t1"])
+    }
+
+    /// A breaker that opens while the credential is refreshed refuses the resend: one request (the
+    /// refused one) reached the server, not two.
+    @Test func aBreakerOpenedDuringTheRefreshKeepsTheResendOffTheWire() async throws {
+        let server = try FlakyServer(scripts: ["/me": [.status(200, body: "me")]])
+        defer { server.stop() }
+        server.requireAuthorization("Bearer t2", for: "/me")
+        let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(1)), clock: ManualClock())
+        let store = CredentialStore("t1", clock: ManualClock(), tracing: true) { _ in
+            breaker.isolate() // the server's trouble begins while the token is refreshed
+            return "t2"
+        }
+        let (policy, rules) = Self.bearer(store)
+        var options = HTTPRetryOptions(policy, rules: rules)
+        options.guards = FleetGuards(breaker: breaker, whenCircuitOpen: .fail)
+        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/me")), retry: options)
+        #expect(outcome.reason == .circuitOpen)
+        #expect(Self.authorizations(server) == ["Bearer t1"], "the resend with t2 was refused before it was sent")
+        #expect(await store.refreshes == 1)
+        #expect(
+            outcome.trace.steps.suffix(2).map { "\($0.from.label) → \($0.to.label)" } == [
+                "await credential → breaker", "breaker → failure",
+            ])
+        Self.expectClean(outcome, policy, tokens: ["t1", "t2"])
+    }
+
+    /// The old credential rows (`await credential --step done--> request / start attempt`) would
+    /// start an attempt the breaker never saw: such a table is refused, naming the row.
+    @Test func aCredentialRowThatStartsAnAttemptPastTheBreakerIsRefused() {
+        let (policy, _) = Self.bearer(CredentialStore("t1") { $0 })
+        let wait = RetryState.step(CredentialRefresh<String>.awaitStep)
+        var bypassing = policy
+        bypassing.table = RetryTable(
+            name: "bypass", initial: .idle, terminals: policy.table.terminals,
+            rows: policy.table.rows.map { row in
+                guard row.from == wait, row.event == .stepDone else { return row }
+                return .init(from: wait, event: .stepDone, to: .request, effects: [.startAttempt, .resetBackoff])
+            })
+        #expect(throws: RetryPolicyError.self) { try bypassing.validate() }
+        do {
+            try bypassing.validate()
+        } catch {
+            #expect(
+                error.description.contains(
+                    "row has the effect 'start attempt' but does not leave 'breaker' on 'admitted', so what it "
+                        + "starts bypasses 'breaker': await credential --step done / start attempt, reset "
+                        + "backoff--> request"),
+                "\(error)")
+        }
+    }
+
     @Test func theCredentialTableAndAPolicyWithTheStepsValidate() throws {
         try CredentialTable.credentialRefresh.validate()
         let (policy, _) = Self.bearer(CredentialStore("t1") { $0 })
@@ -316,7 +389,10 @@ import Testing
         let beyond = result.violations.filter { $0.invariant == "attempts ≤ maxAttempts" }
         #expect(!beyond.isEmpty, "\(result.text)")
         for violation in beyond {
-            #expect(violation.trace.steps.last?.from == .step("await credential"), "\(violation.message)")
+            // The resend's start: `breaker --admitted-->` right after `await credential` put it to the breaker.
+            let steps = violation.trace.steps
+            #expect(steps.last?.from == .breaker, "\(violation.message)")
+            #expect(steps.dropLast().last?.from == .step("await credential"), "\(violation.message)")
             #expect(violation.trace.isConsistent(with: policy.table))
         }
         #expect(result.violations.allSatisfy { $0.invariant == "attempts ≤ maxAttempts" }, "\(result.text)")

@@ -15,10 +15,11 @@ import RetryFlow
 /// - `await credential` waits for that refresh and puts the credential on every later request
 ///   (a `RequestChange`); a refresh that threw ends the run `refresh failed`, with its error.
 ///
-/// The resend after it starts the attempt count over (`reset backoff`): a refresh does not use up
-/// the policy's attempts. It is bounded all the same: at most ``maxRefreshesPerRun`` refresh
-/// responses a run go to the step (then the refresh response is the run's failure, `not retryable`),
-/// and the store's window bounds refreshes across runs.
+/// Then the run goes on as it would have started (`breaker / ask breaker`): the first send and
+/// every resend are put to the circuit breaker like any try. The resend starts the attempt count
+/// over (`reset backoff`): a refresh does not use up the policy's attempts. It is bounded all the
+/// same: at most ``maxRefreshesPerRun`` refresh responses a run go to the step (then the refresh
+/// response is the run's failure, `not retryable`), and the store's window bounds refreshes across runs.
 ///
 /// ```swift
 /// let store = CredentialStore("t1") { _ in try await tokenService.refresh() }
@@ -116,15 +117,18 @@ public struct CredentialRefresh<Credential: Sendable>: Sendable {
     /// `table` with the credential rows: `idle` starts at `check credential` (so the first send
     /// carries the credential, refreshed first when known expired); a refresh response in `retry`
     /// goes there too (`[to check credential]`, first in `retry`); `check credential` goes on to
-    /// `await credential` or fails `excessive refresh`; `await credential` starts the attempt with
-    /// the attempt count over, or fails `refresh failed`; both end `cancelled` when cancelled.
+    /// `await credential` or fails `excessive refresh`; `await credential` goes where `idle` started
+    /// before (`breaker / ask breaker` in the shipped table: the first send and every resend are put
+    /// to the breaker), with the attempt count over, or fails `refresh failed`; both end `cancelled`
+    /// when cancelled.
     public static func table(adding table: RetryTable) -> RetryTable {
         let check = RetryState.step(checkStep)
         let wait = RetryState.step(awaitStep)
         var rows = table.rows
-        let start = rows.firstIndex { $0.from == .idle && $0.event == .start } ?? rows.startIndex
-        if start < rows.endIndex, rows[start].from == .idle, rows[start].event == .start { rows.remove(at: start) }
-        rows.insert(.init(from: .idle, event: .start, to: check, effects: [.runStep]), at: start)
+        // The start row the credential rows take over: its target and effects become the resend's.
+        let start = rows.firstIndex { $0.from == .idle && $0.event == .start }
+        let next = start.map { rows.remove(at: $0) }
+        rows.insert(.init(from: .idle, event: .start, to: check, effects: [.runStep]), at: start ?? rows.startIndex)
         let firstRetry = rows.firstIndex { $0.from == .retry } ?? rows.endIndex
         rows.insert(
             .init(from: .retry, event: nil, condition: .when(.enters(checkStep)), to: check, effects: [.runStep]),
@@ -135,8 +139,11 @@ public struct CredentialRefresh<Credential: Sendable>: Sendable {
                 from: check, event: .stepFailed, to: .failure, effects: [.finish],
                 reason: .step(excessiveRefreshReason)),
             .init(from: check, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
-            // Start, then reset: the resend is attempt 1 of a new series, so the refresh used none.
-            .init(from: wait, event: .stepDone, to: .request, effects: [.startAttempt, .resetBackoff]),
+            // Reset, then on as the start went: the resend is attempt 1 of a new series (the refresh
+            // used none), and it is put to the breaker like every try.
+            .init(
+                from: wait, event: .stepDone, to: next?.to ?? .breaker,
+                effects: [.resetBackoff] + (next?.effects ?? [.askBreaker])),
             .init(
                 from: wait, event: .stepFailed, to: .failure, effects: [.finish], reason: .step(refreshFailedReason)),
             .init(from: wait, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
