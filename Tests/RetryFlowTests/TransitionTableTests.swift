@@ -254,7 +254,7 @@ import Testing
         case .admitted: .admitted
         case .circuitOpen: .circuitOpen(.retryAfter(.seconds(1)), detail: nil)
         case .budgetAnswered: .budgetAnswered(granted: true, detail: nil)
-        case .stepDone: .stepDone
+        case .stepExit(let exit): .stepExit(exit, detail: nil)
         case .stepFailed: .stepFailed(detail: nil)
         }
     }

@@ -19,10 +19,23 @@ import Foundation
 /// ```
 public struct RetryClassifier: Sendable {
     private let decide: @Sendable (any Error) -> RetryDecision
+    /// The user steps this classifier sends failures to (``RetryDecision/step(_:)``): its way into them.
+    public let steps: [RetryStep.ID]
 
-    /// Wraps a decision function.
+    /// Wraps a decision function that never names a step.
     public init(_ decide: @escaping @Sendable (any Error) -> RetryDecision) {
         self.decide = decide
+        self.steps = []
+    }
+
+    /// Wraps a decision function that may send failures to `steps` (and to no other step).
+    ///
+    /// ```swift
+    /// policy.retryIf = RetryClassifier(sendingTo: [refresh.id]) { $0 is Unauthorized ? .step(refresh.id) : .retry }
+    /// ```
+    public init(sendingTo steps: [RetryStep.ID], _ decide: @escaping @Sendable (any Error) -> RetryDecision) {
+        self.decide = decide
+        self.steps = steps
     }
 
     /// The decision for `error`.

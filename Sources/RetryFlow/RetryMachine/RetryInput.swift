@@ -27,8 +27,9 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     case delayElapsed
     /// The caller cancelled the run.
     case cancelled(detail: String?)
-    /// The user's step finished its action; the run goes on.
-    case stepDone
+    /// The user's step finished its action in this exit (one of its ``RetryStep/exits``), with words
+    /// for the trace when the action gave a reason for it (already redacted).
+    case stepExit(RetryStep.Exit, detail: String?)
     /// The user's step threw: words for the trace (already redacted).
     case stepFailed(detail: String?)
 
@@ -46,7 +47,7 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
         case .budgetAnswered: .budgetAnswered
         case .delayElapsed: .delayElapsed
         case .cancelled: .cancelled
-        case .stepDone: .stepDone
+        case .stepExit(let exit, _): .stepExit(exit)
         case .stepFailed: .stepFailed
         }
     }
@@ -56,9 +57,9 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
         switch self {
         case .failed(_, let detail), .failedAfterProgress(_, let detail), .attemptTimedOut(_, let detail),
             .deadlineExceeded(let detail), .cancelled(let detail), .circuitOpen(_, let detail),
-            .budgetAnswered(_, let detail), .stepFailed(let detail):
+            .budgetAnswered(_, let detail), .stepFailed(let detail), .stepExit(_, let detail):
             detail
-        case .start, .succeeded, .admitted, .delayElapsed, .stepDone: nil
+        case .start, .succeeded, .admitted, .delayElapsed: nil
         }
     }
 
@@ -70,7 +71,7 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
             .circuitOpen(let decision, _):
             decision
         case .deadlineExceeded, .cancelled, .stepFailed: .fail
-        case .start, .succeeded, .admitted, .delayElapsed, .budgetAnswered, .stepDone: .retry
+        case .start, .succeeded, .admitted, .delayElapsed, .budgetAnswered, .stepExit: .retry
         }
     }
 }

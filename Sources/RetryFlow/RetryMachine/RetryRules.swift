@@ -72,7 +72,7 @@ struct RetryRules: MachineRules {
             failureTimedOut = false
             attemptInStep = true
         // `cancelled` may come between attempts too; a run it ends starts no series either way.
-        case .start, .admitted, .circuitOpen, .delayElapsed, .cancelled, .stepDone, .stepFailed:
+        case .start, .admitted, .circuitOpen, .delayElapsed, .cancelled, .stepExit, .stepFailed:
             decision = input.decision
             failureTimedOut = false
             attemptInStep = false
@@ -92,12 +92,12 @@ struct RetryRules: MachineRules {
         case .retryBudgetLeft: return budgetGranted
         case .waitsOutBreak: return waitsOutBreak
         case .refusalsLeft: return refusals < policy.maxAttempts
-        case .enters(let name):
-            guard let index = policy.steps.firstIndex(where: { $0.name == name }) else { return false }
+        case .enters(let id):
+            guard let index = policy.steps.firstIndex(where: { $0.id == id }) else { return false }
             let step = policy.steps[index]
             guard visits(of: index) < step.maxVisits else { return false }
             switch step.entry {
-            case .onVerdict: return decision == .step(name)
+            case .onVerdict: return decision == .step(id)
             case .afterFailures(let count): return decision.isRetryable && attempt >= count
             }
         }
@@ -106,14 +106,14 @@ struct RetryRules: MachineRules {
     /// How often the step at `index` of `policy.steps` ran.
     func visits(of index: Int) -> Int { index < visits.count ? visits[index] : 0 }
 
-    /// Counts a visit of the step `state` names; its name (validation makes `run step` enter a step).
-    private mutating func visit(_ state: RetryState) -> String {
-        guard case .step(let name) = state, let index = policy.steps.firstIndex(where: { $0.name == name }) else {
+    /// Counts a visit of the step `state` names; its identity (validation makes `run step` enter a step).
+    private mutating func visit(_ state: RetryState) -> RetryStep.ID {
+        guard case .step(let id) = state, let index = policy.steps.firstIndex(where: { $0.id == id }) else {
             preconditionFailure("'run step' on a row entering \(state), which is not a step: validate() the policy")
         }
         if visits.count < policy.steps.count { visits += Array(repeating: 0, count: policy.steps.count - visits.count) }
         visits[index] += 1
-        return name
+        return id
     }
 
     @usableFromInline mutating func perform(_ effect: RetryEffect, of row: Row, notes: inout StepNotes) -> RetryAction?

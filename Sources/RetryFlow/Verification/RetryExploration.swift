@@ -62,7 +62,8 @@ public enum RetryExploration {
     ) -> ExplorationResult<RetryState, RetryEvent, RetryGuard> {
         let table = table ?? policy.table
         let rules = RetryRules(policy: policy, random: AnyRandom(MidRangeRandom()), waitsOutBreak: world.waitsOutBreak)
-        return TableExplorer(table: table, rules: rules, model: RetryModel(policy: policy, world: world)).explore()
+        return TableExplorer(table: table, rules: rules, model: RetryModel(policy: policy, world: world, table: table))
+            .explore()
     }
 
     /// The rows of `table` some run under `policy` in `world` takes.
@@ -85,6 +86,7 @@ struct RetryModel: ExplorationModel {
 
     let policy: RetryPolicy
     let world: RetryWorld
+    let table: RetryTable
 
     struct Key: Hashable {
         var state: RetryState
@@ -106,8 +108,14 @@ struct RetryModel: ExplorationModel {
         // answer, the wait's end), plus the start: a run still going after that many is a loop the
         // table does not bound. A user step's visit adds its verdict, its result and the attempt it
         // starts; a try the breaker refused (at most maxAttempts) its refusal, the budget's answer
-        // and the wait's end.
-        let attempts = min(policy.maxAttempts, 1_000) + policy.steps.reduce(0) { $0 + min($1.maxVisits, 1_000) }
+        // and the wait's end. A step whose way out resets the series (`reset backoff`, as the credential
+        // step's does) gives the run its maxAttempts again on each visit.
+        let visits = policy.steps.reduce(0) { $0 + min($1.maxVisits, 1_000) }
+        let resets = table.rows.contains { row in
+            guard case .step = row.from else { return false }
+            return row.effects.contains(.resetBackoff)
+        }
+        let attempts = min(policy.maxAttempts, 1_000) * (resets ? 1 + visits : 1) + visits
         let refusals = world.breaker ? min(policy.maxAttempts, 1_000) : 0
         return 4 * attempts + 3 * refusals + 2
     }
@@ -157,7 +165,7 @@ struct RetryModel: ExplorationModel {
                 if world.finalAnswers { choices.append(.init(.failed(.finalAnswer, detail: nil), at: end)) }
                 // A verdict naming a step the policy enters on one (a classifier's, an HTTP rule's).
                 for step in policy.steps where step.entry == .onVerdict {
-                    choices.append(.init(.failed(.step(step.name), detail: nil), at: end))
+                    choices.append(.init(.failed(.step(step.id), detail: nil), at: end))
                 }
                 if world.retryAfter {
                     choices.append(.init(.failed(.retryAfter(.seconds(1)), detail: nil), at: end))
@@ -186,9 +194,10 @@ struct RetryModel: ExplorationModel {
             let sleeping = key(position).sleeping ?? .zero
             choices.append(.init(.delayElapsed, at: now + sleeping, required: true))
             if world.cancellation { choices.append(cancel) }
-        case .step:
-            // The step's action ends with a result or an error; the caller can cancel meanwhile.
-            choices.append(.init(.stepDone, at: now))
+        case .step(let id):
+            // The step's action ends in one of its exits or an error; the caller can cancel meanwhile.
+            let exits = policy.steps.first { $0.id == id }?.exits ?? [.done]
+            choices += exits.map { .init(.stepExit($0, detail: nil), at: now) }
             choices.append(.init(.stepFailed(detail: nil), at: now))
             if world.cancellation { choices.append(cancel) }
         case .retry, .admission, .success, .failure, .cancelled:
@@ -228,12 +237,12 @@ struct RetryModel: ExplorationModel {
             case .retry: "retryable"
             case .fail: "not retryable"
             case .finalAnswer: "final answer"
-            case .step(let name): "step \(name)"
+            case .step(let id): "step \(id.name)"
             case .retryAfter(let wait): "Retry-After \(wait.shortDescription)"
             }
         case .budgetAnswered(let granted, _): granted ? "granted" : "refused"
         case .start, .succeeded, .failedAfterProgress, .deadlineExceeded, .admitted, .delayElapsed, .cancelled,
-            .stepDone, .stepFailed:
+            .stepExit, .stepFailed:
             nil
         }
     }

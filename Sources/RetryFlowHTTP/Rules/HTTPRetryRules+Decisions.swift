@@ -56,7 +56,7 @@ extension HTTPRetryRules {
         let status = response.statusCode
         // Words only for a verdict: an accepted answer (every success) builds no string.
         var what: String { "HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status))" }
-        if let step = statusSteps[status] { return RetryVerdict(.step(step), "\(what) goes to \(step)") }
+        if let step = statusSteps[status] { return RetryVerdict(.step(step), "\(what) goes to \(step.name)") }
         guard retryableStatuses.contains(status) else {
             return failingStatuses.contains(status) ? RetryVerdict(.fail, "\(what) is a failure (failing status)") : nil
         }
@@ -78,7 +78,7 @@ extension RetryClassifier {
     static func http(
         _ rules: @escaping @Sendable (any Error) -> RetryDecision, narrowedBy user: RetryClassifier
     ) -> RetryClassifier {
-        RetryClassifier { error in
+        RetryClassifier(sendingTo: user.steps) { error in
             let decision = rules(error)
             guard decision.isRetryable else { return decision }
             let mine = user.decision(for: error)
