@@ -319,6 +319,39 @@ import Testing
         #expect(Self.problem(clash)?.contains("may not name an exit 'failed', a built-in event") == true)
     }
 
+    /// A step entered on a verdict that no classifier sends failures to cannot be reached: the engine
+    /// refuses it by name before any attempt (it ran the attempts and never the step). So is a
+    /// classifier that sends failures to a step the policy does not have.
+    @Test func theEngineRefusesAStepNothingReachesAndAClassifierNamingNoStep() async throws {
+        let calls = Locked(0)
+        var policy = Self.fast
+        let refresh = RetryStep("refresh credentials") { _ in .done }
+        policy.add(refresh)
+        policy.retryIf = RetryClassifier { _ in .retry } // sends nothing to the step
+        await #expect(throws: RetryPolicyError.self) {
+            _ = try await Retry(policy).outcome { _ -> Int in
+                calls.withLock { $0 += 1 }
+                return 1
+            }
+        }
+        do {
+            _ = try await Retry(policy).outcome { _ -> Int in 1 }
+        } catch {
+            #expect(error.description.contains("has the step 'refresh credentials', entered on a verdict, but no rule"))
+        }
+        let other = RetryStep("refresh credential") { _ in .done } // a step of no policy
+        policy.retryIf = RetryClassifier(sendingTo: [refresh.id, other.id]) { _ in .step(other.id) }
+        do {
+            _ = try await Retry(policy).outcome { _ -> Int in 1 }
+            Issue.record("accepted")
+        } catch {
+            #expect(
+                error.description == "invalid retry policy: steps has no step 'refresh credential', which retryIf "
+                    + "sends failures to")
+        }
+        #expect(calls.withLock { $0 } == 0, "nothing ran")
+    }
+
     @Test func theShippedTableStillValidatesWithEveryCheck() throws {
         try RetryPolicy.default.validate()
         try RetryTable.retry.validate()

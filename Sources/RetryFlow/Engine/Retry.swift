@@ -190,6 +190,9 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         operation: @escaping @Sendable (RetryAttempt) async throws -> Value
     ) throws(RetryPolicyError) -> RunDriver<Value> {
         try policy.validate()
+        // Without a result classifier, `retryIf` is all that can name a step; a caller that passes one
+        // (the HTTP surfaces, with their status rules) checks what it names itself.
+        if classifyResult == nil { try policy.validateSteps(named: policy.stepsNamedByClassifier) }
         return RunDriver<Value>(
             engine: self, time: ClockTime(clock: clock, start: clock.now), transitions: transitions,
             classifyResult: classifyResult, operation: operation, cancelled: Task.isCancelled)

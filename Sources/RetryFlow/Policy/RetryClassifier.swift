@@ -19,7 +19,9 @@ import Foundation
 /// ```
 public struct RetryClassifier: Sendable {
     private let decide: @Sendable (any Error) -> RetryDecision
-    /// The user steps this classifier sends failures to (``RetryDecision/step(_:)``): its way into them.
+    /// The user steps this classifier sends failures to (``RetryDecision/step(_:)``): what validation
+    /// counts as its way into them. A step entered on a verdict that no classifier or rule sends
+    /// failures to is refused, and so is a step named here that the policy does not have.
     public let steps: [RetryStep.ID]
 
     /// Wraps a decision function that never names a step.

@@ -105,6 +105,31 @@ extension RetryPolicy {
             }
         }
     }
+
+    /// Throws unless the steps and what names them fit together: every step in `named` (the steps the
+    /// run's rules and classifiers send failures to, with where each name comes from) is one of
+    /// ``steps``, and every step entered on a verdict (``RetryStep/Entry/onVerdict``) is named by
+    /// one of them, else no failure could reach it. A step entered after failures reaches itself.
+    /// Both errors name the step. The engine checks the policy's `retryIf`; the HTTP surfaces add
+    /// their rules' `statusSteps`.
+    package func validateSteps(named: [(step: RetryStep.ID, by: String)]) throws(RetryPolicyError) {
+        if steps.isEmpty && named.isEmpty { return }
+        for (id, source) in named where !steps.contains(where: { $0.id == id }) {
+            throw RetryPolicyError(
+                field: "steps", problem: "has no step '\(id.name)', which \(source) sends failures to")
+        }
+        for step in steps where step.entry == .onVerdict && !named.contains(where: { $0.step == step.id }) {
+            throw RetryPolicyError(
+                field: "steps",
+                problem: "has the step '\(step.name)', entered on a verdict, but no rule or classifier sends failures "
+                    + "to it (HTTPRetryRules.statusSteps, RetryClassifier(sendingTo:)), so no run can reach it")
+        }
+    }
+
+    /// The steps `retryIf` sends failures to, each with where its name comes from.
+    var stepsNamedByClassifier: [(step: RetryStep.ID, by: String)] {
+        retryIf.steps.map { ($0, "retryIf") }
+    }
 }
 
 extension RetryGuard {

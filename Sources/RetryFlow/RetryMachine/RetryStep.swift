@@ -21,7 +21,8 @@ public struct RetryStep: Sendable {
     public enum Entry: Hashable, Sendable {
         /// When the failure's verdict names the step (``RetryDecision/step(_:)``): an HTTP rule
         /// (`HTTPRetryRules.statusSteps[401] = refresh.id`), or a classifier that says it sends
-        /// failures there (``RetryClassifier/init(sendingTo:_:)``).
+        /// failures there (``RetryClassifier/init(sendingTo:_:)``). Validation refuses such a step
+        /// that no rule or classifier names.
         case onVerdict
         /// After this many attempts have failed retryably (a mirror after two failures of the primary).
         case afterFailures(Int)

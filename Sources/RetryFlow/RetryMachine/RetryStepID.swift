@@ -2,7 +2,8 @@ extension RetryStep {
     /// A step's identity: what HTTP rules (`HTTPRetryRules.statusSteps`), verdicts
     /// (``RetryDecision/step(_:)``), guards (``RetryGuard/enters(_:)``) and states
     /// (``RetryState/step(_:)``) name it by. Taken from the step (``RetryStep/id``), not spelled
-    /// again, so a joint cannot name a step by a typo.
+    /// again, so a joint cannot name a step by a typo; a name that reaches the policy another way
+    /// (JSON rules, a trace file) is checked against its steps by validation.
     ///
     /// ```swift
     /// let refresh = RetryStep("refresh credentials") { _ in .done }

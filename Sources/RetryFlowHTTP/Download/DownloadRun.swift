@@ -26,6 +26,7 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
     func outcome() async throws -> DownloadOutcome {
         defer { progress?.finish() }
         try retry.policy.validate()
+        try retry.rules.validateSteps(of: retry.policy)
         let clock = self.clock
         let start = clock.now
         let file = try PartialFile(destination: destination, resume: options.resumeExisting)

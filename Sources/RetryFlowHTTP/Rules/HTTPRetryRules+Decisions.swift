@@ -86,3 +86,15 @@ extension RetryClassifier {
         }
     }
 }
+
+extension HTTPRetryRules {
+    /// Throws unless these rules and `policy`'s steps fit: every step a status rule or the policy's
+    /// classifier sends failures to is one of the policy's, and every step entered on a verdict is
+    /// sent failures by one of them. Both errors name the step. Every HTTP surface checks it before
+    /// the first request, with the policy.
+    func validateSteps(of policy: RetryPolicy) throws(RetryPolicyError) {
+        if policy.steps.isEmpty && statusSteps.isEmpty && policy.retryIf.steps.isEmpty { return }
+        let byStatus = statusSteps.sorted { $0.key < $1.key }.map { ($0.value, "statusSteps[\($0.key)]") }
+        try policy.validateSteps(named: byStatus + policy.retryIf.steps.map { ($0, "retryIf") })
+    }
+}

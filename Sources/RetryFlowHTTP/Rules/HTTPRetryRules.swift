@@ -61,7 +61,9 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     public var defaultAttemptTimeout: Duration?
     /// Statuses that go to a user step of the policy's table instead (`RetryStep`, entered
     /// `RetryStep/Entry/onVerdict`), named by the step's `id`: `statusSteps[401] = refresh.id`. Asked
-    /// before every other rule; none by default. In JSON, a step is its name.
+    /// before every other rule; none by default. Every surface refuses, before the first request, a
+    /// rule naming a step the policy does not have, and a step entered on a verdict that neither a
+    /// rule here nor the policy's classifier sends failures to. In JSON, a step is its name.
     public var statusSteps: [Int: RetryStep.ID] = [:]
     /// Which answers are throttles (429; 503 with Retry-After; AWS throttling codes): they tell an
     /// `AdaptiveRateLimiter` to slow down and are retried like a retryable status. See ``ThrottleRules``.

@@ -72,7 +72,18 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     /// their run cannot fail to start (and leave a completion unrun); an async run throws it too.
     func validate() throws(RetryPolicyError) {
         try policy.validate()
-        if let refusal = hedgingRefusal { throw refusal }
+        if let refusal = stepsRefusal ?? hedgingRefusal { throw refusal }
+    }
+
+    /// Why the rules and the policy's steps do not fit (a status sent to a step the policy lacks, a
+    /// step nothing sends failures to), if so: what an async run throws before its first request.
+    var stepsRefusal: RetryPolicyError? {
+        do {
+            try rules.validateSteps(of: policy)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Why this request cannot be hedged though the policy hedges it: a body stream, which can be
@@ -135,6 +146,9 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         }
         let classify: @Sendable (HTTPResponse) -> RetryVerdict? = {
             rules.verdict(for: $0, request: request, now: Date())
+        }
+        if let refusal = stepsRefusal {
+            return Prepared(engine: engine, classify: classify, refusal: refusal, operation: send)
         }
         // Only a request safe to repeat is hedged (a POST without an idempotency key never is),
         // and only one whose body can be sent again.
