@@ -69,6 +69,8 @@ enum FetchCommand {
         let streamed = output.map { !AtomicFile.isSpecial($0) } ?? false && request.httpMethod?.uppercased() != "HEAD"
         let downloadOptions = try FetchDownload.options(from: args, streamed: streamed)
         try HedgeOptions.apply(args, file: fileHedging, to: &options, streamed: streamed)
+        // The options as the surfaces will check them (the credential step against the status rules).
+        do { try options.validate() } catch { throw UsageError(error.description) }
         for (option, path) in [
             ("--output", output), ("--trace", args.value("--trace")), ("--trace-chart", args.value("--trace-chart")),
         ] {

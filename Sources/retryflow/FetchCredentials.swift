@@ -8,7 +8,7 @@ import RetryFlowTestSupport
 #endif
 
 /// `fetch --oauth2-bearer TOKEN` (curl's flag) and `--auth-refresh CMD`: the bearer token on every
-/// request, and the library's credential steps (`CredentialRefresh`) running CMD for a new one on a 401.
+/// request, and the library's credential step (`CredentialRefresh`) running CMD for a new one on a 401.
 enum FetchCredentials {
     static let specs = [OptionSpec("--oauth2-bearer"), OptionSpec("--auth-refresh")]
 
@@ -16,13 +16,13 @@ enum FetchCredentials {
           --oauth2-bearer TOKEN   send 'Authorization: Bearer TOKEN' (never in traces, charts,
                                   reports or progress lines)
           --auth-refresh CMD      on a 401, run CMD with /bin/sh: the first line it prints is the new
-                                  token, sent on the resend (the steps 'check credential' and 'await
-                                  credential' in the trace); a non-zero exit is a failed refresh
-                                  (exit 1); at most 2 refreshes a run, 5 in 30 s; without
+                                  token, sent on the resend (the step 'check credential' and its
+                                  exit 'refreshed' in the trace); a non-zero exit is a failed
+                                  refresh (exit 1); at most 2 refreshes a run, 5 in 30 s; without
                                   --oauth2-bearer, CMD runs before the first send
         """
 
-    /// Puts the token on `request`, or with `--auth-refresh` the credential steps in `options`.
+    /// Puts the token on `request`, or with `--auth-refresh` the credential step in `options`.
     static func apply(
         _ args: CommandLineArguments, to request: inout URLRequest, options: inout HTTPRetryOptions
     ) throws(UsageError) {

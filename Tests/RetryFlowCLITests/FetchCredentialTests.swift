@@ -36,9 +36,13 @@ import Testing
         let traced = try String(contentsOfFile: trace, encoding: .utf8)
         let reported = try String(contentsOfFile: report, encoding: .utf8)
         let charted = try String(contentsOfFile: chart, encoding: .utf8)
-        // Drawn over the policy's own table: the steps are nodes of the chart, and the run passed them.
-        #expect(charted.contains("\"await credential\" ["), "the chart has the step's node")
-        #expect(traced.contains("check credential") && traced.contains("await credential"), "the step is traced")
+        // Drawn over the policy's own table: the step is a node of the chart, and the run passed it,
+        // leaving by its exits (`current` for the first send, `refreshed` for the resend).
+        #expect(charted.contains("\"check credential\" ["), "the chart has the step's node")
+        #expect(charted.contains("refreshed / reset backoff, ask breaker"), "the chart has the step's exits")
+        #expect(
+            traced.contains("check credential") && traced.contains("\"current\"") && traced.contains("\"refreshed\""),
+            "the step and its exits are traced")
         #expect(reported.contains("check credential"), "the report shows the step")
         for (what, text) in [("trace", traced), ("report", reported), ("chart", charted), ("stderr", result.stderr)] {
             #expect(!text.contains("old-token") && !text.contains("good-token"), "no token in the \(what)")

@@ -458,15 +458,17 @@ private func sample26() async throws {
 
 // policies.md, sample 27
 private func sample27() async throws {
-    var policy = RetryPolicy.default
-    policy.add(RetryStep("refresh credentials") { _ in
+    let refresh = RetryStep("refresh credentials") { _ in
         let token = try await fetchNewToken()                  // your token service
-        return ["auth": RequestChange { $0.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }]
-    })
+        return .change(RequestChange { $0.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") })
+    }
+    var policy = RetryPolicy.default
+    policy.add(refresh)
     var rules = HTTPRetryRules.default
-    rules.statusSteps[401] = "refresh credentials"             // a 401 goes to the step, not to the backoff
+    rules.statusSteps[401] = refresh.id                        // a 401 goes to the step, not to the backoff
     let (data, response) = try await URLSession.shared.data(for: request, retry: HTTPRetryOptions(policy, rules: rules))
 
+    _ = refresh
     _ = policy
     _ = rules
     _ = data
@@ -477,7 +479,7 @@ private func sample27() async throws {
 private func sample28() async throws {
     var policy = RetryPolicy(maxAttempts: 4)
     policy.add(RetryStep("use mirror", entry: .afterFailures(2)) { _ in
-        ["mirror": RequestChange { $0.url = URL(string: "https://mirror.example.test/file")! }]
+        .change(RequestChange { $0.url = URL(string: "https://mirror.example.test/file")! })
     })
     let (data, _) = try await URLSession.shared.data(for: request, retry: .policy(policy))
 
@@ -495,14 +497,14 @@ private func sample29() async throws {
         defer { server.stop() }
         server.requireAuthorization("Bearer fresh", for: "/me") // 401 for any other token
 
+        let refresh = RetryStep("refresh credentials") { _ in
+            let token = "fresh" // your token service here
+            return .change(RequestChange { $0.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") })
+        }
         var policy = RetryPolicy.default
-        policy.add(
-            RetryStep("refresh credentials") { _ in
-                let token = "fresh" // your token service here
-                return ["auth": RequestChange { $0.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }]
-            })
+        policy.add(refresh)
         var rules = HTTPRetryRules.default
-        rules.statusSteps[401] = "refresh credentials" // a 401 goes to the step, not the backoff
+        rules.statusSteps[401] = refresh.id // a 401 goes to the step (by its id, not its name), not the backoff
 
         var request = URLRequest(url: server.url("/me"))
         request.setValue("Bearer stale", forHTTPHeaderField: "Authorization")
@@ -516,8 +518,8 @@ private func sample29() async throws {
 private func sample30() async throws {
 
 
-    /// After two failures of the primary, a "use mirror" step returns the mirror's base URL; the
-    /// attempts after it receive it in their context (`attempt.values`) and go to the mirror.
+    /// After two failures of the primary, a "use mirror" step changes every later request to the
+    /// mirror's base URL (a `RequestChange`, its own kind of output), so the attempts after it go there.
     func mirrorAfterTwoFailures() async throws -> (outcome: RetryOutcome<HTTPResponse>, chart: String) {
         let primary = try FlakyServer(scripts: ["/file": [.status(503)]])
         let mirror = try FlakyServer(scripts: ["/file": [.status(200, body: "from the mirror")]])
@@ -530,7 +532,7 @@ private func sample30() async throws {
         let mirrorBase = mirror.baseURL
         policy.add(
             RetryStep("use mirror", entry: .afterFailures(2)) { _ in
-                ["base URL": RequestChange { $0.url = mirrorBase.appendingPathComponent($0.url!.path) }]
+                .change(RequestChange { $0.url = mirrorBase.appendingPathComponent($0.url!.path) })
             })
 
         let request = URLRequest(url: primary.url("/file"))

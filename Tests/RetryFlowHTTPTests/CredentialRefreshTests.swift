@@ -91,10 +91,16 @@ import Testing
         #expect(await store.version == 2)
         #expect(
             outcome.trace.steps.map { "\($0.from.label) → \($0.to.label)" } == [
-                "idle → check credential", "check credential → await credential", "await credential → request",
-                "request → retry", "retry → check credential", "check credential → await credential",
-                "await credential → request", "request → success",
+                "idle → check credential", "check credential → breaker", "breaker → request", "request → retry",
+                "retry → check credential", "check credential → breaker", "breaker → request", "request → success",
             ])
+        // One step, taken twice: the first send with the current token, the resend after the refresh.
+        typealias Refresh = CredentialRefresh<String>
+        #expect(outcome.steps.map(\.exit) == [Refresh.current, Refresh.refreshed])
+        let exits = outcome.trace.steps.compactMap(\.event).filter {
+            [Refresh.current, Refresh.refreshed].map(RetryEvent.stepExit).contains($0)
+        }
+        #expect(exits == [.stepExit(Refresh.current), .stepExit(Refresh.refreshed)])
         Self.expectClean(outcome, policy, tokens: ["t1", "t2"])
         await Self.expectStoreConsistent(store)
         // The resend starts the count over: the refresh used up none of the policy's attempts.
@@ -213,6 +219,7 @@ import Testing
             } else {
                 #expect(outcome.finalState == .failure && outcome.reason == .step("excessive refresh"))
                 #expect(outcome.steps.last?.error as? CredentialRefreshError == .excessiveRefresh)
+                #expect(outcome.steps.last?.exit == CredentialRefresh<String>.excessiveRefresh)
             }
             clock.advance(by: .seconds(5)) // six refreshes within 25 s
         }
@@ -288,14 +295,93 @@ import Testing
         await Self.expectStoreConsistent(store)
     }
 
+    /// Every send goes through the breaker (issue 36 item 3): held open, it refuses the first send
+    /// after `check credential` handed the token, and nothing reaches the server.
+    @Test func anOpenBreakerKeepsTheFirstSendOffTheWire() async throws {
+        let server = try FlakyServer(scripts: ["/me": [.status(200, body: "me")]])
+        defer { server.stop() }
+        let store = CredentialStore("t1", clock: ManualClock(), tracing: true) { _ in "t2" }
+        let (policy, rules) = Self.bearer(store)
+        let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(1)), clock: ManualClock())
+        breaker.isolate()
+        var options = HTTPRetryOptions(policy, rules: rules)
+        options.guards = FleetGuards(breaker: breaker, whenCircuitOpen: .fail)
+        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/me")), retry: options)
+        #expect(outcome.reason == .circuitOpen)
+        #expect(server.requests(to: "/me").isEmpty, "the breaker refused the first send")
+        #expect(
+            outcome.trace.steps.map { "\($0.from.label) → \($0.to.label)" } == [
+                "idle → check credential", "check credential → breaker", "breaker → failure",
+            ])
+        Self.expectClean(outcome, policy, tokens: ["t1"])
+    }
+
+    /// A breaker that opens while the credential is refreshed refuses the resend: one request (the
+    /// refused one) reached the server, not two.
+    @Test func aBreakerOpenedDuringTheRefreshKeepsTheResendOffTheWire() async throws {
+        let server = try FlakyServer(scripts: ["/me": [.status(200, body: "me")]])
+        defer { server.stop() }
+        server.requireAuthorization("Bearer t2", for: "/me")
+        let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(1)), clock: ManualClock())
+        let store = CredentialStore("t1", clock: ManualClock(), tracing: true) { _ in
+            breaker.isolate() // the server's trouble begins while the token is refreshed
+            return "t2"
+        }
+        let (policy, rules) = Self.bearer(store)
+        var options = HTTPRetryOptions(policy, rules: rules)
+        options.guards = FleetGuards(breaker: breaker, whenCircuitOpen: .fail)
+        let outcome = try await Runner.session().retryOutcome(for: URLRequest(url: server.url("/me")), retry: options)
+        #expect(outcome.reason == .circuitOpen)
+        #expect(Self.authorizations(server) == ["Bearer t1"], "the resend with t2 was refused before it was sent")
+        #expect(await store.refreshes == 1)
+        #expect(
+            outcome.trace.steps.suffix(2).map { "\($0.from.label) → \($0.to.label)" } == [
+                "check credential → breaker", "breaker → failure",
+            ])
+        Self.expectClean(outcome, policy, tokens: ["t1", "t2"])
+    }
+
+    /// The old credential rows (`await credential --step done--> request / start attempt`) started
+    /// an attempt the breaker never saw: such a table is refused, naming the row.
+    @Test func aCredentialRowThatStartsAnAttemptPastTheBreakerIsRefused() {
+        let (policy, _) = Self.bearer(CredentialStore("t1") { $0 })
+        let check = RetryState.step(CredentialRefresh<String>.stepID)
+        let refreshed = RetryEvent.stepExit(CredentialRefresh<String>.refreshed)
+        var bypassing = policy
+        bypassing.table = RetryTable(
+            name: "bypass", initial: .idle, terminals: policy.table.terminals,
+            rows: policy.table.rows.map { row in
+                guard row.from == check, row.event == refreshed else { return row }
+                return .init(from: check, event: refreshed, to: .request, effects: [.startAttempt, .resetBackoff])
+            })
+        #expect(throws: RetryPolicyError.self) { try bypassing.validate() }
+        do {
+            try bypassing.validate()
+        } catch {
+            #expect(
+                error.description.contains(
+                    "row has the effect 'start attempt' but does not leave 'breaker' on 'admitted', so what it "
+                        + "starts bypasses 'breaker': check credential --refreshed / start attempt, reset "
+                        + "backoff--> request"),
+                "\(error)")
+        }
+    }
+
     @Test func theCredentialTableAndAPolicyWithTheStepsValidate() throws {
         try CredentialTable.credentialRefresh.validate()
         let (policy, _) = Self.bearer(CredentialStore("t1") { $0 })
         try policy.validate()
         // The shipped retry table is untouched: only the policy's copy has the rows.
-        #expect(!RetryTable.retry.states.contains(.step("check credential")))
-        #expect(policy.table.states.contains(.step("check credential")))
-        #expect(policy.table.states.contains(.step("await credential")))
+        let check = RetryState.step(CredentialRefresh<String>.stepID)
+        #expect(!RetryTable.retry.states.contains(check))
+        #expect(policy.table.states.contains(check))
+        // One step, with its exits; nothing passes between steps any more.
+        #expect(policy.steps.map(\.id) == [CredentialRefresh<String>.stepID])
+        #expect(
+            policy.steps.first?.exits == [
+                CredentialRefresh<String>.current, CredentialRefresh<String>.refreshed,
+                CredentialRefresh<String>.excessiveRefresh,
+            ])
     }
 }
 
@@ -306,17 +392,20 @@ import Testing
         let result = RetryExploration.explore(policy: policy)
         let credentialRows = policy.table.rows.indices.filter {
             let row = policy.table.rows[$0]
-            return [row.from, row.to].contains { $0 == .step("check credential") || $0 == .step("await credential") }
+            return [row.from, row.to].contains(.step(CredentialRefresh<String>.stepID))
         }
-        #expect(credentialRows.count == 8)
+        #expect(credentialRows.count == 7)
         #expect(Set(credentialRows).isSubset(of: result.reachableRows), "\(result.text)")
         #expect(!result.violations.contains { $0.invariant == "every run ends" }, "\(result.text)")
         // By design, a refresh uses none of the policy's attempts: the resend starts a new series, so
-        // the explorer's "attempts ≤ maxAttempts" is crossed, and only right after 'await credential'.
+        // the explorer's "attempts ≤ maxAttempts" is crossed, and only right after 'check credential'.
         let beyond = result.violations.filter { $0.invariant == "attempts ≤ maxAttempts" }
         #expect(!beyond.isEmpty, "\(result.text)")
         for violation in beyond {
-            #expect(violation.trace.steps.last?.from == .step("await credential"), "\(violation.message)")
+            // The resend's start: `breaker --admitted-->` right after `check credential` put it to the breaker.
+            let steps = violation.trace.steps
+            #expect(steps.last?.from == .breaker, "\(violation.message)")
+            #expect(steps.dropLast().last?.from == .step(CredentialRefresh<String>.stepID), "\(violation.message)")
             #expect(violation.trace.isConsistent(with: policy.table))
         }
         #expect(result.violations.allSatisfy { $0.invariant == "attempts ≤ maxAttempts" }, "\(result.text)")

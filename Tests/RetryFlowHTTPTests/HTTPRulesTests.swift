@@ -74,12 +74,13 @@ import Testing
         var post = URLRequest(url: url)
         post.httpMethod = "POST"
         let get = URLRequest(url: url)
+        let mirror = RetryStep("use mirror") { _ in .done }
         @Sendable func run(
             _ request: URLRequest, _ retryIf: RetryClassifier, step: Bool = false, throwing error: any Error
         ) async throws -> RetryOutcome<HTTPResponse> {
             var options = HTTPRetryOptions(RetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none))
             options.policy.retryIf = retryIf
-            if step { options.policy.add(RetryStep("use mirror") { _ in [:] }) }
+            if step { options.policy.add(mirror) }
             return try await HTTPRetryRun.outcome(for: request, retry: options, clock: ManualClock()) { _ in
                 throw error
             }
@@ -102,7 +103,7 @@ import Testing
         #expect(delayed.attempts.count == 3)
         #expect(delayed.reason == .attemptsExhausted)
         // A step named by the user is entered only for an error the rules would retry.
-        let toStep = RetryClassifier { _ in .step("use mirror") }
+        let toStep = RetryClassifier(sendingTo: [mirror.id]) { _ in .step(mirror.id) }
         let stepped = try await run(get, toStep, step: true, throwing: reset)
         #expect(stepped.steps.map(\.name) == ["use mirror"])
         let refused = try await run(post, toStep, step: true, throwing: reset)
@@ -215,8 +216,13 @@ import Testing
         var custom = rules
         custom.retryableStatuses = [503]
         custom.retryNonIdempotent = true
-        let back = try JSONDecoder().decode(HTTPRetryRules.self, from: JSONEncoder().encode(custom))
+        custom.statusSteps[401] = RetryStep("refresh credentials") { _ in .done }.id
+        let json = try JSONEncoder().encode(custom)
+        let back = try JSONDecoder().decode(HTTPRetryRules.self, from: json)
         #expect(back == custom)
+        // A step is written as its name, as before the rules named it by its identity.
+        let object = try JSONSerialization.jsonObject(with: json) as? [String: Any]
+        #expect(object?["statusSteps"] as? [String: String] == ["401": "refresh credentials"])
     }
 }
 

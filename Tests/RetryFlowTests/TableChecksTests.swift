@@ -36,7 +36,7 @@ import Testing
     /// What is kept is the table's own checks only: the policy's steps are checked on every call.
     @Test func stepsAreCheckedOnEveryCall() throws {
         var policy = RetryPolicy.default
-        policy.add(RetryStep("refresh", entry: .afterFailures(1)) { _ in [:] })
+        policy.add(RetryStep("refresh", entry: .afterFailures(1)) { _ in .done })
         try policy.validate()
         policy.steps = []
         #expect(throws: RetryPolicyError.self) { try policy.validate() }

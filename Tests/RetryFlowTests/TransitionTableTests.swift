@@ -110,6 +110,40 @@ import Testing
         #expect(RetryEffect.finish.endsRun && !RetryEffect.sleep.endsRun && !RetryState.failure.endsRun)
     }
 
+    /// Every attempt is put to the breaker (issue 36): in a table with the `breaker` state, a row
+    /// that starts an attempt from anywhere but `breaker --admitted-->` is refused, naming the row;
+    /// a table without the state (the snippets' own) may start attempts where it likes.
+    @Test func anAttemptStartedPastTheBreakerIsRefusedNamingTheRow() throws {
+        let rows = RetryTable.retry.rows.map { row in
+            row.from == .wait && row.event == .delayElapsed
+                ? RetryTable.Row(from: .wait, event: .delayElapsed, to: .request, effects: [.startAttempt]) : row
+        }
+        let table = RetryTable(name: "bypass", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        #expect(
+            table.problems == [
+                .unadmittedEffect(
+                    row: "wait --delay elapsed / start attempt--> request", effect: "start attempt", state: "breaker",
+                    event: "admitted")
+            ])
+        let message = String(describing: Self.error(of: table))
+        #expect(
+            message.contains(
+                "row has the effect 'start attempt' but does not leave 'breaker' on 'admitted', so what it starts "
+                    + "bypasses 'breaker': wait --delay elapsed / start attempt--> request"),
+            "\(message)")
+        // Without the `breaker` state the rule has nothing to keep: the same rows without the breaker's pass.
+        let noBreaker = RetryTable(
+            name: "no breaker", initial: .idle, terminals: [.success, .failure],
+            rows: [
+                .init(from: .idle, event: .start, to: .request, effects: [.startAttempt]),
+                .init(
+                    from: .request, event: .succeeded, to: .success, effects: [.finish], reason: .succeeded),
+                .init(from: .request, event: .failed, to: .failure, effects: [.finish], reason: .notRetryable),
+            ])
+        #expect(noBreaker.problems == [])
+        #expect(RetryTable.retry.problems == [])
+    }
+
     /// The reason a run reports is the one its finishing row names, for every finishing row.
     @Test func finishActionCarriesTheRowsReason() throws {
         var machine = RetryMachine(policy: RetryPolicy(maxAttempts: 1), random: SeededRandom(seed: 1))
@@ -229,7 +263,7 @@ import Testing
         case .rateLimited: .rateLimited(wait: .seconds(1), detail: nil)
         case .circuitOpen: .circuitOpen(.retryAfter(.seconds(1)), detail: nil)
         case .budgetAnswered: .budgetAnswered(granted: true, detail: nil)
-        case .stepDone: .stepDone
+        case .stepExit(let exit): .stepExit(exit, detail: nil)
         case .stepFailed: .stepFailed(detail: nil)
         }
     }

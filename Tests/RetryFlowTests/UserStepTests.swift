@@ -11,11 +11,14 @@ import Testing
     struct RefreshFailed: Error {}
 
     static let fast = RetryPolicy(maxAttempts: 3, backoff: .constant(.zero), jitter: .none)
+    /// What the steps below hand the attempts after them.
+    static let token = RetryStep.Key<String>("token")
+    static let host = RetryStep.Key<String>("host")
 
     /// A policy whose classifier sends `Unauthorized` to `refresh credentials`.
     static func policy(refresh: RetryStep) -> RetryPolicy {
         var policy = fast
-        policy.retryIf = RetryClassifier { $0 is Unauthorized ? .step("refresh credentials") : .retry }
+        policy.retryIf = RetryClassifier(sendingTo: [refresh.id]) { $0 is Unauthorized ? .step(refresh.id) : .retry }
         policy.add(refresh)
         return policy
     }
@@ -23,12 +26,12 @@ import Testing
     @Test func aStepRunsBetweenAttemptsAndItsValuesReachTheNext() async throws {
         let refresh = RetryStep("refresh credentials") { context in
             #expect(context.error is Unauthorized && context.attempt == 1 && context.visit == 1)
-            return ["token": "new"]
+            return .done.with(Self.token, "new")
         }
         let seen = Locked<[String?]>([])
         let outcome = try await Retry(Self.policy(refresh: refresh)).outcome { attempt -> String in
-            seen.withLock { $0.append(attempt.values["token"] as? String) }
-            guard attempt.values["token"] as? String == "new" else { throw Unauthorized() }
+            seen.withLock { $0.append(attempt.values[Self.token]) }
+            guard attempt.values[Self.token] == "new" else { throw Unauthorized() }
             return "ok"
         }
         #expect(outcome.succeeded && outcome.value == "ok")
@@ -43,14 +46,15 @@ import Testing
                 "idle → breaker", "breaker → request", "request → retry", "retry → refresh credentials",
                 "refresh credentials → breaker", "breaker → request", "request → success",
             ])
-        #expect(outcome.trace.steps[3].condition == .when(.enters("refresh credentials")))
+        #expect(outcome.trace.steps[3].condition == .when(.enters(refresh.id)))
+        #expect(outcome.steps.map(\.exit) == [.done])
     }
 
     @Test func aStepsVisitsBoundTheLoop() async throws {
         let calls = Locked(0)
         let refresh = RetryStep("refresh credentials", maxVisits: 2) { _ in
             calls.withLock { $0 += 1 }
-            return [:]
+            return .done
         }
         var policy = Self.policy(refresh: refresh)
         policy.maxAttempts = 10
@@ -77,10 +81,10 @@ import Testing
     @Test func aMirrorAfterTwoFailuresChangesWhereLaterAttemptsGo() async throws {
         var policy = Self.fast
         policy.maxAttempts = 4
-        policy.add(RetryStep("use mirror", entry: .afterFailures(2)) { _ in ["host": "mirror"] })
+        policy.add(RetryStep("use mirror", entry: .afterFailures(2)) { _ in .done.with(Self.host, "mirror") })
         let hosts = Locked<[String]>([])
         let outcome = try await Retry(policy).outcome { attempt -> String in
-            let host = attempt.values["host"] as? String ?? "primary"
+            let host = attempt.values[Self.host] ?? "primary"
             hosts.withLock { $0.append(host) }
             if host == "primary" { throw URLError(.cannotConnectToHost) }
             return host
@@ -95,7 +99,7 @@ import Testing
         let refresh = RetryStep("refresh credentials") { _ in
             entered.continuation.yield()
             try await Task.sleep(for: .seconds(3600))
-            return [:]
+            return .done
         }
         let policy = Self.policy(refresh: refresh)
         let run = Task { try await Retry(policy).outcome { _ -> Int in throw Unauthorized() } }
@@ -108,7 +112,7 @@ import Testing
 
     @Test func theChartsDrawTheStepByName() {
         var policy = Self.fast
-        policy.add(RetryStep("refresh credentials") { _ in [:] })
+        policy.add(RetryStep("refresh credentials") { _ in .done })
         let dot = DOTChart.render(policy.table, style: .state)
         #expect(dot.contains("refresh credentials"))
         #expect(dot.contains("to refresh credentials"))
@@ -118,7 +122,7 @@ import Testing
     /// docs/policies.md shows the rows a step adds: they are the ones `policy.add` puts in the table.
     @Test func theGuideShowsTheRowsAStepAdds() throws {
         var policy = Self.fast
-        policy.add(RetryStep("refresh credentials") { _ in [:] })
+        policy.add(RetryStep("refresh credentials") { _ in .done })
         let rendered = MarkdownTable.render(policy.table).split(separator: "\n").map(String.init)
         let guide = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
@@ -137,14 +141,14 @@ import Testing
 
     @Test func aLoopThroughAStepWithoutABoundIsRefusedNamingTheRow() {
         var policy = Self.fast
-        policy.steps = [RetryStep("clear cache") { _ in [:] }]
+        let clear = RetryStep("clear cache") { _ in .done }
+        policy.steps = [clear]
         var rows = RetryTable.retry.rows
         // Entered whenever the failure is retryable: nothing counts the visits.
         rows.insert(
-            .init(
-                from: .retry, event: nil, condition: .when(.retryable), to: .step("clear cache"), effects: [.runStep]),
+            .init(from: .retry, event: nil, condition: .when(.retryable), to: clear.state, effects: [.runStep]),
             at: rows.firstIndex { $0.from == .retry }!)
-        rows.append(.init(from: .step("clear cache"), event: .stepDone, to: .request, effects: [.startAttempt]))
+        rows.append(.init(from: clear.state, event: .stepExit(.done), to: .request, effects: [.startAttempt]))
         policy.table = RetryTable(
             name: "loops", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
         let problem = Self.problem(policy)
@@ -168,11 +172,11 @@ import Testing
 
     @Test func aStepWithNoWayOutIsRefused() {
         var policy = Self.fast
-        policy.steps = [RetryStep("stuck") { _ in [:] }]
+        let stuck = RetryStep("stuck") { _ in .done }
+        policy.steps = [stuck]
         var rows = RetryTable.retry.rows
         rows.insert(
-            .init(
-                from: .retry, event: nil, condition: .when(.enters("stuck")), to: .step("stuck"), effects: [.runStep]),
+            .init(from: .retry, event: nil, condition: .when(.enters(stuck.id)), to: stuck.state, effects: [.runStep]),
             at: rows.firstIndex { $0.from == .retry }!)
         policy.table = RetryTable(
             name: "stuck", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
@@ -195,11 +199,157 @@ import Testing
 
     @Test func aStepWithoutAnActionAndAStepNamedLikeABuiltInAreRefused() {
         var policy = Self.fast
-        policy.table = RetryTable.retry.adding(RetryStep("ghost") { _ in [:] })
+        policy.table = RetryTable.retry.adding(RetryStep("ghost") { _ in .done })
         #expect(Self.problem(policy)?.contains("'ghost' but steps has no action") == true)
         var named = Self.fast
-        named.steps = [RetryStep("wait") { _ in [:] }]
+        named.steps = [RetryStep("wait") { _ in .done }]
         #expect(Self.problem(named)?.contains("a built-in state") == true)
+    }
+
+    /// `reset backoff` between attempts, as the credential rows take it before the resend is put to
+    /// the breaker, makes the resend attempt 1 of a new series: the failure after it still has its
+    /// retries, and waits the first delay. (Reset as after an attempt, the resend was attempt 2 of
+    /// its series, and with 2 attempts the run ended at once, `attempts exhausted`.)
+    @Test func aResetBetweenAttemptsMakesTheNextAttemptTheFirstOfItsSeries() throws {
+        let relogin = RetryStep("log in again") { _ in .done }
+        var policy = RetryPolicy(maxAttempts: 2, backoff: .exponential(base: .seconds(1), multiplier: 2), jitter: .none)
+        policy.steps = [relogin]
+        let (entry, exits) = relogin.rows
+        var rows = RetryTable.retry.rows
+        rows.insert(entry, at: rows.firstIndex { $0.from == .retry }!)
+        rows += exits.map { row in
+            guard row.event == .stepExit(.done), row.condition == .always else { return row }
+            return .init(from: row.from, event: .stepExit(.done), to: .breaker, effects: [.resetBackoff, .askBreaker])
+        }
+        policy.table = RetryTable(
+            name: "relogin", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        try policy.validate()
+        var machine = RetryMachine(policy: policy, table: policy.table, random: SeededRandom(seed: 1))
+        _ = try machine.handle(.start, at: .zero)
+        _ = try machine.handle(.admitted, at: .zero)
+        #expect(
+            Array(try machine.handle(.failed(.step(relogin.id), detail: nil), at: .zero).actions).last
+                == .runStep(relogin.id))
+        #expect(
+            Array(try machine.handle(.stepExit(.done, detail: nil), at: .zero).actions) == [.askBreaker(attempt: 2)])
+        #expect(Array(try machine.handle(.admitted, at: .zero).actions) == [.startAttempt(2)])
+        // Attempt 2 is the first of its series: one retry is left, after the first delay (1 s).
+        let retried = Array(try machine.handle(.failed(.retry, detail: nil), at: .zero).actions)
+        #expect(retried.last == .askRetryBudget(afterTimeout: false), "\(retried)")
+        let waits = Array(try machine.handle(.budgetAnswered(granted: true, detail: nil), at: .zero).actions)
+        #expect(waits.last == .sleep(.seconds(1)), "\(waits)")
+        _ = try machine.handle(.delayElapsed, at: .seconds(1))
+        #expect(Array(try machine.handle(.admitted, at: .seconds(1)).actions) == [.startAttempt(3)])
+        let last = Array(try machine.handle(.failed(.retry, detail: nil), at: .seconds(1)).actions)
+        #expect(last.last == .finish(state: .failure, reason: .attemptsExhausted))
+    }
+
+    // MARK: typed joints (issue 36 item 5)
+
+    /// A step ends in named exits, each routed by its own rows: one step can go on or end the run,
+    /// with its reason, and no value passes between two steps to say which.
+    @Test func aStepsNamedExitsAreRoutedByRows() async throws {
+        let cached = RetryStep.Exit("cached")
+        let giveUp = RetryStep.Exit("give up")
+        let answers = Locked<[RetryStep.Exit]>([cached, giveUp])
+        let find = RetryStep("find token", maxVisits: 2, exits: [cached, giveUp]) { _ in
+            RetryStep.Output(answers.withLock { $0.removeFirst() })
+        }
+        var policy = RetryPolicy(maxAttempts: 5, backoff: .constant(.zero), jitter: .none)
+        policy.retryIf = RetryClassifier(sendingTo: [find.id]) { _ in .step(find.id) }
+        policy.steps = [find]
+        var rows = RetryTable.retry.rows
+        rows.insert(
+            .init(from: .retry, event: nil, condition: .when(.enters(find.id)), to: find.state, effects: [.runStep]),
+            at: rows.firstIndex { $0.from == .retry }!)
+        rows += [
+            .init(from: find.state, event: .stepExit(cached), to: .breaker, effects: [.askBreaker]),
+            .init(
+                from: find.state, event: .stepExit(giveUp), to: .failure, effects: [.finish], reason: .step("gave up")),
+            .init(from: find.state, event: .stepFailed, to: .failure, effects: [.finish], reason: .step("find failed")),
+            .init(from: find.state, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+        ]
+        policy.table = RetryTable(
+            name: "exits", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        let outcome = try await Retry(policy).outcome { _ -> Int in throw Unauthorized() }
+        #expect(outcome.reason == .step("gave up"))
+        #expect(outcome.attempts.count == 2)
+        #expect(outcome.steps.map(\.exit) == [cached, giveUp])
+        #expect(
+            outcome.trace.steps.filter { $0.from == find.state }.map { "\($0.event?.label ?? "") → \($0.to.label)" }
+                == [
+                    "cached → breaker", "give up → failure",
+                ])
+        #expect(outcome.trace.isConsistent(with: policy.table))
+    }
+
+    /// An action that returns an exit its step does not have ends the step in `step failed`, naming
+    /// the exit; what it produced is not kept.
+    @Test func anExitTheStepLacksEndsItInStepFailedNamingIt() async throws {
+        let refresh = RetryStep("refresh credentials", failureReason: "credentials refused") { _ in
+            RetryStep.Output(RetryStep.Exit("bogus")).with(Self.token, "leaked")
+        }
+        let outcome = try await Retry(Self.policy(refresh: refresh)).outcome { _ -> Int in throw Unauthorized() }
+        #expect(outcome.reason == .step("credentials refused"))
+        #expect(outcome.steps.first?.exit == nil)
+        #expect(
+            outcome.steps.first.map { String(describing: $0.error!) }
+                == "the step 'refresh credentials' ended in 'bogus', which is not one of its exits ('step done')")
+        #expect(outcome.trace.steps.last?.detail?.contains("'bogus'") == true)
+    }
+
+    /// Every exit needs a row from its step's state, a row may route only an exit the step has,
+    /// and an exit may not take a built-in event's name: each refusal names the exit and the step.
+    @Test func exitsWithoutARowOrUnknownToTheirStepAreRefusedByName() {
+        let current = RetryStep.Exit("current")
+        var policy = Self.fast
+        let check = RetryStep("check", exits: [.done, current]) { _ in .done }
+        policy.steps = [check]
+        policy.table = RetryTable.retry.adding(RetryStep("check") { _ in .done }) // routes `step done` only
+        #expect(Self.problem(policy)?.contains("has no row for the exit 'current' of the step 'check'") == true)
+        var extra = Self.fast
+        extra.steps = [RetryStep("check") { _ in .done }]
+        extra.table = RetryTable.retry.adding(check) // routes `current` too
+        #expect(
+            Self.problem(extra)?.contains("routes the exit 'current', which the step 'check' does not have") == true,
+            "\(Self.problem(extra) ?? "accepted")")
+        var clash = Self.fast
+        let named = RetryStep("check", exits: [RetryEvent.failed.label].map(RetryStep.Exit.init)) { _ in .done }
+        clash.add(named)
+        #expect(Self.problem(clash)?.contains("may not name an exit 'failed', a built-in event") == true)
+    }
+
+    /// A step entered on a verdict that no classifier sends failures to cannot be reached: the engine
+    /// refuses it by name before any attempt (it ran the attempts and never the step). So is a
+    /// classifier that sends failures to a step the policy does not have.
+    @Test func theEngineRefusesAStepNothingReachesAndAClassifierNamingNoStep() async throws {
+        let calls = Locked(0)
+        var policy = Self.fast
+        let refresh = RetryStep("refresh credentials") { _ in .done }
+        policy.add(refresh)
+        policy.retryIf = RetryClassifier { _ in .retry } // sends nothing to the step
+        await #expect(throws: RetryPolicyError.self) {
+            _ = try await Retry(policy).outcome { _ -> Int in
+                calls.withLock { $0 += 1 }
+                return 1
+            }
+        }
+        do {
+            _ = try await Retry(policy).outcome { _ -> Int in 1 }
+        } catch {
+            #expect(error.description.contains("has the step 'refresh credentials', entered on a verdict, but no rule"))
+        }
+        let other = RetryStep("refresh credential") { _ in .done } // a step of no policy
+        policy.retryIf = RetryClassifier(sendingTo: [refresh.id, other.id]) { _ in .step(other.id) }
+        do {
+            _ = try await Retry(policy).outcome { _ -> Int in 1 }
+            Issue.record("accepted")
+        } catch {
+            #expect(
+                error.description == "invalid retry policy: steps has no step 'refresh credential', which retryIf "
+                    + "sends failures to")
+        }
+        #expect(calls.withLock { $0 } == 0, "nothing ran")
     }
 
     @Test func theShippedTableStillValidatesWithEveryCheck() throws {

@@ -200,11 +200,12 @@ import Testing
     /// bounded visits are all explored, and every row it adds is reached.
     @Test func aPolicyWithAUserStepIsExplored() throws {
         var policy = RetryPolicy(maxAttempts: 3, jitter: .none)
-        policy.add(RetryStep("refresh credentials", maxVisits: 2) { _ in [:] })
+        let refresh = RetryStep("refresh credentials", maxVisits: 2) { _ in .done }
+        policy.add(refresh)
         let result = RetryExploration.explore(policy: policy)
         let stepRows = policy.table.rows.indices.filter {
             let row = policy.table.rows[$0]
-            return row.from == .step("refresh credentials") || row.to == .step("refresh credentials")
+            return row.from == refresh.state || row.to == refresh.state
         }
         #expect(stepRows.count >= 3)
         #expect(Set(stepRows).isSubset(of: result.reachableRows), "\(result.text)")
@@ -215,7 +216,7 @@ import Testing
         #expect(result.holds, "\(result.text)")
         let exhausted = try #require(
             policy.table.rows.firstIndex {
-                $0.from == .step("refresh credentials") && $0.event == .stepDone
+                $0.from == refresh.state && $0.event == .stepExit(.done)
                     && $0.condition == .unless(.attemptsLeft)
             })
         #expect(policy.table.rows[exhausted].reason == .attemptsExhausted)

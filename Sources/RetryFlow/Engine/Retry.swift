@@ -190,6 +190,9 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         operation: @escaping @Sendable (RetryAttempt) async throws -> Value
     ) throws(RetryPolicyError) -> RunDriver<Value> {
         try policy.validate()
+        // Without a result classifier, `retryIf` is all that can name a step; a caller that passes one
+        // (the HTTP surfaces, with their status rules) checks what it names itself.
+        if classifyResult == nil { try policy.validateSteps(named: policy.stepsNamedByClassifier) }
         return RunDriver<Value>(
             engine: self, time: ClockTime(clock: clock, start: clock.now), transitions: transitions,
             classifyResult: classifyResult, operation: operation, cancelled: Task.isCancelled)
@@ -229,8 +232,8 @@ private enum RunNext {
     case attempt(Int)
     /// Sleep until this instant after the run's start.
     case sleep(until: Duration)
-    /// Run the user's step of this name.
-    case step(String)
+    /// Run the user's step.
+    case step(RetryStep.ID)
     /// The run is over.
     case finished(RetryState, StopReason, at: Duration)
 }
@@ -250,7 +253,7 @@ private final class RunDriver<Value: Sendable> {
     /// Every visit of a user step, in order.
     var steps: [StepRecord] = []
     /// What the user's steps produced, merged: each attempt after them receives it.
-    var values: [String: any Sendable] = [:]
+    var values = RetryStep.Values()
     var lastValue: Value?
     var lastError: (any Error)?
     var delayBefore: Duration = .zero
@@ -324,30 +327,40 @@ private final class RunDriver<Value: Sendable> {
                 } catch {
                     pending = .cancelled(detail: nil)
                 }
-            case .step(let name):
-                await runStep(name)
+            case .step(let id):
+                await runStep(id)
             case .finished(let state, let reason, let at):
                 return outcome(state: state, reason: reason, at: at)
             }
         }
     }
 
-    /// Runs the action of the user's step `name` in this task, keeps what it produced for the attempts
-    /// after it, and makes the next input `step done`, `step failed`, or `cancelled`.
+    /// Runs the action of the user's step `id` in this task, keeps what it produced for the attempts
+    /// after it, and makes the next input the exit it ended in, `step failed`, or `cancelled`.
     @inline(never)
-    private func runStep(_ name: String) async {
-        guard let step = policy.steps.first(where: { $0.name == name }) else {
+    private func runStep(_ id: RetryStep.ID) async {
+        guard let step = policy.steps.first(where: { $0.id == id }) else {
             // validate() gives every step state an action; a table changed since cannot reach here.
-            preconditionFailure("no action for the step '\(name)': validate() the policy")
+            preconditionFailure("no action for the step '\(id.name)': validate() the policy")
         }
-        let visit = 1 + steps.filter { $0.name == name }.count
+        let visit = 1 + steps.filter { $0.name == id.name }.count
         let context = RetryStep.Context(attempt: attempt.number, error: lastError, values: values, visit: visit)
         let started = time.elapsed()
         var error: (any Error)?
+        var exit: RetryStep.Exit?
         do {
-            let produced = try await step.action(context)
-            values.merge(produced) { _, new in new }
-            pending = .stepDone
+            let output = try await step.action(context)
+            if step.exits.contains(output.exit) {
+                values.merge(output.values, from: id)
+                exit = output.exit
+                error = output.error
+                pending = .stepExit(output.exit, detail: output.error.map(engine.describeError))
+            } else {
+                // An exit no row routes: the step failed, and what it produced is not kept.
+                let wrong = UnknownStepExit(step: id, exit: output.exit, exits: step.exits)
+                error = wrong
+                pending = .stepFailed(detail: wrong.description)
+            }
         } catch let thrown {
             error = thrown
             if RetryClassifier.isCancellation(thrown) || Task.isCancelled {
@@ -356,7 +369,8 @@ private final class RunDriver<Value: Sendable> {
                 pending = .stepFailed(detail: engine.describeError(thrown))
             }
         }
-        steps.append(StepRecord(name: name, start: started, duration: time.elapsed() - started, error: error))
+        steps.append(
+            StepRecord(name: id.name, start: started, duration: time.elapsed() - started, exit: exit, error: error))
     }
 
     /// The attempt begun, in this task: untimed, or ended by its timer through ``AttemptInterrupt``.
@@ -444,9 +458,9 @@ private final class RunDriver<Value: Sendable> {
             case .sleep(let delay):
                 inFlight = nil // a finished attempt's task is not kept through the wait
                 return .sleep(until: decidedAt + delay)
-            case .runStep(let name):
+            case .runStep(let id):
                 inFlight = nil
-                return .step(name)
+                return .step(id)
             case .finish(let state, let reason):
                 return .finished(state, reason, at: now)
             }

@@ -6,12 +6,12 @@ public struct RetryAttempt: Sendable {
     public let maxAttempts: Int
     /// The error of the attempt before this one, if it failed with one.
     public let previousError: (any Error)?
-    /// What the run's user steps produced so far (``RetryStep``): a new token, another base URL.
-    /// Never traced: it may hold credentials.
-    public let values: [String: any Sendable]
+    /// What the run's user steps produced so far (``RetryStep``), by typed key: a new token, another
+    /// base URL. Never traced: it may hold credentials.
+    public let values: RetryStep.Values
 
     /// What an attempt is told; `values` are what earlier steps produced.
-    public init(number: Int, maxAttempts: Int, previousError: (any Error)?, values: [String: any Sendable] = [:]) {
+    public init(number: Int, maxAttempts: Int, previousError: (any Error)?, values: RetryStep.Values = .init()) {
         self.number = number
         self.maxAttempts = maxAttempts
         self.previousError = previousError

@@ -7,11 +7,14 @@ public struct StepRecord: Sendable, CustomStringConvertible {
     public let start: Duration
     /// How long the action took.
     public let duration: Duration
-    /// The action's error, if it threw.
+    /// The exit the step ended in (``RetryStep/Exit``); `nil` when its action threw.
+    public let exit: RetryStep.Exit?
+    /// The action's error, if it threw, or the reason it gave for its exit (``RetryStep/Output/error``).
     public let error: (any Error)?
 
-    /// `refresh credentials at 1.2 s: done` or `…: failed: <error>`.
+    /// `refresh credentials at 1.2 s: step done`, `check credential at 0 s: excessive refresh: <error>`,
+    /// or `…: failed: <error>`.
     public var description: String {
-        "\(name) at \(start.shortDescription): " + (error.map { "failed: \($0)" } ?? "done")
+        "\(name) at \(start.shortDescription): " + (exit?.name ?? "failed") + (error.map { ": \($0)" } ?? "")
     }
 }

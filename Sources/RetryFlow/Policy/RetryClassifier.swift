@@ -19,10 +19,25 @@ import Foundation
 /// ```
 public struct RetryClassifier: Sendable {
     private let decide: @Sendable (any Error) -> RetryDecision
+    /// The user steps this classifier sends failures to (``RetryDecision/step(_:)``): what validation
+    /// counts as its way into them. A step entered on a verdict that no classifier or rule sends
+    /// failures to is refused, and so is a step named here that the policy does not have.
+    public let steps: [RetryStep.ID]
 
-    /// Wraps a decision function.
+    /// Wraps a decision function that never names a step.
     public init(_ decide: @escaping @Sendable (any Error) -> RetryDecision) {
         self.decide = decide
+        self.steps = []
+    }
+
+    /// Wraps a decision function that may send failures to `steps` (and to no other step).
+    ///
+    /// ```swift
+    /// policy.retryIf = RetryClassifier(sendingTo: [refresh.id]) { $0 is Unauthorized ? .step(refresh.id) : .retry }
+    /// ```
+    public init(sendingTo steps: [RetryStep.ID], _ decide: @escaping @Sendable (any Error) -> RetryDecision) {
+        self.decide = decide
+        self.steps = steps
     }
 
     /// The decision for `error`.

@@ -10,10 +10,10 @@ public enum RetryDecision: Hashable, Sendable {
     /// sent again). The run ends in `failure` for the reason `final answer`, and every surface
     /// returns the value, as ``StopReason/deliversValue`` says.
     case finalAnswer
-    /// Go to the user's step of this name (``RetryStep``, entered ``RetryStep/Entry/onVerdict``):
-    /// e.g. a 401 sent to `refresh credentials`. Not retryable by itself: once the step's visits
-    /// are used up, the failure ends the run as not retryable.
-    case step(String)
+    /// Go to this user step (``RetryStep``, entered ``RetryStep/Entry/onVerdict``), named by its
+    /// ``RetryStep/id``: e.g. a 401 sent to `refresh credentials`. Not retryable by itself: once the
+    /// step's visits are used up, the failure ends the run as not retryable.
+    case step(RetryStep.ID)
 
     /// Whether the decision allows another attempt (the `retryable` guard).
     public var isRetryable: Bool {

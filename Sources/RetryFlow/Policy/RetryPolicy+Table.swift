@@ -17,9 +17,9 @@ extension RetryPolicy {
         // check it): without steps of the policy's own there is nothing below to find, and the
         // search copied every row once a run (nginx-concurrency's profile).
         if shipped && steps.isEmpty { return }
-        var names: Set<String> = []
+        var names: Set<RetryStep.ID> = []
         for step in steps {
-            guard names.insert(step.name).inserted else {
+            guard names.insert(step.id).inserted else {
                 throw RetryPolicyError(field: "steps", problem: "name the step '\(step.name)' twice")
             }
             guard !RetryState.allCases.contains(where: { $0.rawValue == step.name }) else {
@@ -38,11 +38,12 @@ extension RetryPolicy {
                     field: "steps", problem: "'\(step.name)' has no state in the table (policy.add(step) adds its rows)"
                 )
             }
+            try Self.checkExits(of: step, in: table)
         }
         for state in table.states {
-            if case .step(let name) = state, !names.contains(name) {
+            if case .step(let id) = state, !names.contains(id) {
                 throw RetryPolicyError(
-                    field: "table", problem: "has the step state '\(name)' but steps has no action for it")
+                    field: "table", problem: "has the step state '\(id.name)' but steps has no action for it")
             }
         }
         // A pure function of the table: searched once per table (`TableChecks`), not once per run.
@@ -63,11 +64,71 @@ extension RetryPolicy {
             } else if row.effects.contains(.runStep) {
                 throw RetryPolicyError(field: "table", problem: "runs a step on a row that enters no step: \(row)")
             }
-            if case .enters(let name)? = row.condition.guardSymbol, !names.contains(name) {
+            if case .enters(let id)? = row.condition.guardSymbol, !names.contains(id) {
                 throw RetryPolicyError(
-                    field: "table", problem: "guards a row with a step steps has no action for: \(row)")
+                    field: "table",
+                    problem: "guards a row with the step '\(id.name)', which steps has no action for: \(row)")
+            }
+            if case .stepExit(let exit)? = row.event, !steps.contains(where: { $0.state == row.from }) {
+                throw RetryPolicyError(
+                    field: "table", problem: "takes the step exit '\(exit.name)' from a state that is no step: \(row)")
             }
         }
+    }
+
+    /// Throws unless `step`'s exits can be told apart and each is routed: no exit twice, none named
+    /// like a built-in event (its label would read as that event), a row from the step's state for
+    /// every exit (else the run would stop there), and no such row for an exit the step lacks.
+    private static func checkExits(of step: RetryStep, in table: RetryTable) throws(RetryPolicyError) {
+        guard !step.exits.isEmpty else {
+            throw RetryPolicyError(field: "steps", problem: "'\(step.name)' needs at least one exit")
+        }
+        var seen: Set<RetryStep.Exit> = []
+        for exit in step.exits {
+            guard seen.insert(exit).inserted else {
+                throw RetryPolicyError(field: "steps", problem: "'\(step.name)' names the exit '\(exit.name)' twice")
+            }
+            guard exit == .done || !RetryEvent.isBuiltIn(exit.name), !exit.name.isEmpty else {
+                throw RetryPolicyError(
+                    field: "steps", problem: "'\(step.name)' may not name an exit '\(exit.name)', a built-in event")
+            }
+            guard table.rows.contains(where: { $0.from == step.state && $0.event == .stepExit(exit) }) else {
+                throw RetryPolicyError(
+                    field: "table", problem: "has no row for the exit '\(exit.name)' of the step '\(step.name)'")
+            }
+        }
+        for row in table.rows where row.from == step.state {
+            if case .stepExit(let exit)? = row.event, !seen.contains(exit) {
+                throw RetryPolicyError(
+                    field: "table",
+                    problem: "routes the exit '\(exit.name)', which the step '\(step.name)' does not have: \(row)")
+            }
+        }
+    }
+
+    /// Throws unless the steps and what names them fit together: every step in `named` (the steps the
+    /// run's rules and classifiers send failures to, with where each name comes from) is one of
+    /// ``steps``, and every step entered on a verdict (``RetryStep/Entry/onVerdict``) is named by
+    /// one of them, else no failure could reach it. A step entered after failures reaches itself.
+    /// Both errors name the step. The engine checks the policy's `retryIf`; the HTTP surfaces add
+    /// their rules' `statusSteps`.
+    package func validateSteps(named: [(step: RetryStep.ID, by: String)]) throws(RetryPolicyError) {
+        if steps.isEmpty && named.isEmpty { return }
+        for (id, source) in named where !steps.contains(where: { $0.id == id }) {
+            throw RetryPolicyError(
+                field: "steps", problem: "has no step '\(id.name)', which \(source) sends failures to")
+        }
+        for step in steps where step.entry == .onVerdict && !named.contains(where: { $0.step == step.id }) {
+            throw RetryPolicyError(
+                field: "steps",
+                problem: "has the step '\(step.name)', entered on a verdict, but no rule or classifier sends failures "
+                    + "to it (HTTPRetryRules.statusSteps, RetryClassifier(sendingTo:)), so no run can reach it")
+        }
+    }
+
+    /// The steps `retryIf` sends failures to, each with where its name comes from.
+    var stepsNamedByClassifier: [(step: RetryStep.ID, by: String)] {
+        retryIf.steps.map { ($0, "retryIf") }
     }
 }
 

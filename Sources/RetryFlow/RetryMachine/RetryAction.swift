@@ -24,9 +24,9 @@ public enum RetryAction: Hashable, Sendable {
     /// Wait until `delay` after the instant the step was decided (the `at` of the input that planned
     /// it), then deliver `delayElapsed`.
     case sleep(Duration)
-    /// Run the action of the user's step of this name, then deliver `stepDone` (with what it
-    /// produced kept for the attempts after it) or `stepFailed`.
-    case runStep(String)
+    /// Run the action of the user's step, then deliver `stepExit` with the exit it ended in (with
+    /// what it produced kept for the attempts after it) or `stepFailed`.
+    case runStep(RetryStep.ID)
     /// The run is over in `state`, for `reason`.
     case finish(state: RetryState, reason: StopReason)
 }

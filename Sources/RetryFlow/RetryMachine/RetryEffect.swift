@@ -11,6 +11,7 @@ public enum RetryEffect: String, TableSymbol {
     case planDelay = "plan delay"
     /// Start the attempt count and the backoff over: the attempt that made progress becomes the
     /// first of a new series, so the next wait is the first delay and `attempts left` counts from it.
+    /// Between attempts (a resend after a credential refresh), the attempt to come is the first.
     case resetBackoff = "reset backoff"
     /// Tell observers a retry is coming (the `onRetry` hook).
     case notifyRetry = "notify retry"
@@ -45,4 +46,10 @@ public enum RetryEffect: String, TableSymbol {
 
     /// `finish` ends the run, so only rows entering a terminal state may carry it.
     public var endsRun: Bool { self == .finish }
+
+    /// `start attempt` only on `breaker --admitted-->` (in a table with the `breaker` state): every
+    /// attempt is put to the circuit breaker first, the first send and a resend after a step alike.
+    public var admittedBy: (state: String, event: String)? {
+        self == .startAttempt ? (RetryState.breaker.label, RetryEvent.admitted.label) : nil
+    }
 }

@@ -24,10 +24,10 @@ public enum RetryGuard: TableSymbol {
     /// Fewer tries have been refused by the breaker (`count refusal`) than the policy's
     /// `maxAttempts`: a refused try uses up no attempt, and this bounds the waits for the break.
     case refusalsLeft
-    /// The failure goes to the user's step of this name (``RetryStep/Entry``) and the step has
-    /// visits left (``RetryStep/maxVisits``): drawn `[to refresh credentials]`. It bounds loops
-    /// through the step, as `attempts left` bounds the retry loop.
-    case enters(String)
+    /// The failure goes to this user step (``RetryStep/Entry``) and the step has visits left
+    /// (``RetryStep/maxVisits``): drawn `[to refresh credentials]`. It bounds loops through the step,
+    /// as `attempts left` bounds the retry loop.
+    case enters(RetryStep.ID)
 
     /// The built-in guards (a table's steps add ``enters(_:)`` guards of their own).
     public static let allCases: [RetryGuard] = [
@@ -48,7 +48,7 @@ public enum RetryGuard: TableSymbol {
         case .waitsOutBreak: "waits out break"
         case .waitsForToken: "waits for token"
         case .refusalsLeft: "refusals left"
-        case .enters(let step): "to \(step)"
+        case .enters(let step): "to \(step.name)"
         }
     }
 
@@ -57,7 +57,7 @@ public enum RetryGuard: TableSymbol {
         if let known = Self.allCases.first(where: { $0.rawValue == rawValue }) {
             self = known
         } else if rawValue.hasPrefix("to "), rawValue.count > 3 {
-            self = .enters(String(rawValue.dropFirst(3)))
+            self = .enters(RetryStep.ID(String(rawValue.dropFirst(3))))
         } else {
             return nil
         }
@@ -76,7 +76,7 @@ public enum RetryGuard: TableSymbol {
         case .waitsOutBreak: "fails fast"
         case .waitsForToken: "fails when rate limited"
         case .refusalsLeft: "no refusals left"
-        case .enters(let step): "not to \(step)"
+        case .enters(let step): "not to \(step.name)"
         }
     }
 
@@ -84,7 +84,7 @@ public enum RetryGuard: TableSymbol {
     public static func negated(label: String) -> RetryGuard? {
         if let known = allCases.first(where: { $0.negatedLabel == label }) { return known }
         guard label.hasPrefix("not to "), label.count > 7 else { return nil }
-        return .enters(String(label.dropFirst(7)))
+        return .enters(RetryStep.ID(String(label.dropFirst(7))))
     }
 
     /// `attempts left`, `refusals left` and a step's `to NAME` count something that only grows along a

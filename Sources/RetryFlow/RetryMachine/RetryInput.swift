@@ -32,8 +32,9 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     case delayElapsed
     /// The caller cancelled the run.
     case cancelled(detail: String?)
-    /// The user's step finished its action; the run goes on.
-    case stepDone
+    /// The user's step finished its action in this exit (one of its ``RetryStep/exits``), with words
+    /// for the trace when the action gave a reason for it (already redacted).
+    case stepExit(RetryStep.Exit, detail: String?)
     /// The user's step threw: words for the trace (already redacted).
     case stepFailed(detail: String?)
 
@@ -53,7 +54,7 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
         case .budgetAnswered: .budgetAnswered
         case .delayElapsed: .delayElapsed
         case .cancelled: .cancelled
-        case .stepDone: .stepDone
+        case .stepExit(let exit, _): .stepExit(exit)
         case .stepFailed: .stepFailed
         }
     }
@@ -63,9 +64,10 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
         switch self {
         case .failed(_, let detail, _), .failedAfterProgress(_, let detail), .attemptTimedOut(_, let detail),
             .deadlineExceeded(let detail), .cancelled(let detail), .circuitOpen(_, let detail),
-            .budgetAnswered(_, let detail), .stepFailed(let detail), .rateLimited(_, let detail):
+            .budgetAnswered(_, let detail), .stepFailed(let detail), .stepExit(_, let detail),
+            .rateLimited(_, let detail):
             detail
-        case .start, .succeeded, .admitted, .tokenGranted, .delayElapsed, .stepDone: nil
+        case .start, .succeeded, .admitted, .tokenGranted, .delayElapsed: nil
         }
     }
 
@@ -79,7 +81,7 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
             decision
         case .rateLimited(let wait, _): .retryAfter(wait)
         case .deadlineExceeded, .cancelled, .stepFailed: .fail
-        case .start, .succeeded, .admitted, .tokenGranted, .delayElapsed, .budgetAnswered, .stepDone: .retry
+        case .start, .succeeded, .admitted, .tokenGranted, .delayElapsed, .budgetAnswered, .stepExit: .retry
         }
     }
 

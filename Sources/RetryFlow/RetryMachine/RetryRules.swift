@@ -45,6 +45,11 @@ struct RetryRules: MachineRules {
     private var failureTimedOut = false
     /// Whether the last input was the attempt's success (what `report health` tells the guards).
     private var attemptSucceeded = false
+    /// Whether the latest attempt belongs to the step being taken: its input ended it, or one of its
+    /// rows started it. `reset backoff` then makes that attempt the first of the new series (it made
+    /// progress, or the reset follows its start); between attempts (after a step, before the resend
+    /// is put to the breaker) it makes the attempt to come the first.
+    private var attemptInStep = false
     /// How often each of the policy's steps ran, by its position in `policy.steps` (empty until one does).
     private(set) var visits: [Int] = []
 
@@ -63,18 +68,26 @@ struct RetryRules: MachineRules {
         case .budgetAnswered(let granted, _):
             // The budget's answer keeps the failure's verdict: the wait it planned is still to come.
             budgetGranted = granted
+            attemptInStep = false
         case .attemptTimedOut:
             decision = input.decision
             failureTimedOut = true
+            attemptInStep = true
         case .rateLimited(let wait, _):
             // The limiter's answer plans the pacing wait, as `plan delay` plans a backoff: the
             // `pacing` decision's `within deadline` and `sleep` read it. The backoff's memory is not touched.
             decision = input.decision
             plannedDelay = max(.zero, wait)
-        case .start, .succeeded, .failed, .failedAfterProgress, .deadlineExceeded, .admitted, .tokenGranted,
-            .circuitOpen, .delayElapsed, .cancelled, .stepDone, .stepFailed:
+            attemptInStep = false
+        case .succeeded, .failed, .failedAfterProgress, .deadlineExceeded:
             decision = input.decision
             failureTimedOut = false
+            attemptInStep = true
+        // `cancelled` may come between attempts too; a run it ends starts no series either way.
+        case .start, .tokenGranted, .admitted, .circuitOpen, .delayElapsed, .cancelled, .stepExit, .stepFailed:
+            decision = input.decision
+            failureTimedOut = false
+            attemptInStep = false
         }
     }
 
@@ -92,12 +105,12 @@ struct RetryRules: MachineRules {
         case .waitsOutBreak: return waitsOutBreak
         case .waitsForToken: return waitsForToken
         case .refusalsLeft: return refusals < policy.maxAttempts
-        case .enters(let name):
-            guard let index = policy.steps.firstIndex(where: { $0.name == name }) else { return false }
+        case .enters(let id):
+            guard let index = policy.steps.firstIndex(where: { $0.id == id }) else { return false }
             let step = policy.steps[index]
             guard visits(of: index) < step.maxVisits else { return false }
             switch step.entry {
-            case .onVerdict: return decision == .step(name)
+            case .onVerdict: return decision == .step(id)
             case .afterFailures(let count): return decision.isRetryable && attempt >= count
             }
         }
@@ -106,14 +119,14 @@ struct RetryRules: MachineRules {
     /// How often the step at `index` of `policy.steps` ran.
     func visits(of index: Int) -> Int { index < visits.count ? visits[index] : 0 }
 
-    /// Counts a visit of the step `state` names; its name (validation makes `run step` enter a step).
-    private mutating func visit(_ state: RetryState) -> String {
-        guard case .step(let name) = state, let index = policy.steps.firstIndex(where: { $0.name == name }) else {
+    /// Counts a visit of the step `state` names; its identity (validation makes `run step` enter a step).
+    private mutating func visit(_ state: RetryState) -> RetryStep.ID {
+        guard case .step(let id) = state, let index = policy.steps.firstIndex(where: { $0.id == id }) else {
             preconditionFailure("'run step' on a row entering \(state), which is not a step: validate() the policy")
         }
         if visits.count < policy.steps.count { visits += Array(repeating: 0, count: policy.steps.count - visits.count) }
         visits[index] += 1
-        return name
+        return id
     }
 
     @usableFromInline mutating func perform(_ effect: RetryEffect, of row: Row, notes: inout StepNotes) -> RetryAction?
@@ -121,6 +134,7 @@ struct RetryRules: MachineRules {
         switch effect {
         case .startAttempt:
             attempt += 1
+            attemptInStep = true
             return .startAttempt(attempt)
         case .cancelAttempt:
             return .cancelAttempt
@@ -145,7 +159,9 @@ struct RetryRules: MachineRules {
             }
             return nil
         case .resetBackoff:
-            seriesStart = attempt - 1
+            // On the row of an attempt's end (it made progress) or after its start, that attempt is
+            // the series' first; between attempts (a resend after a credential refresh), the next one is.
+            seriesStart = attemptInStep ? attempt - 1 : attempt
             backoffMemory = BackoffMemory()
             return nil
         case .reportHealth:

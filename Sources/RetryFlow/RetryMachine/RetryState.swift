@@ -1,7 +1,7 @@
 /// Where a retry run stands. The raw values are the node labels on the charts.
 ///
-/// The built-in states are the shipped table's; ``step(_:)`` is a state of your own, named for the
-/// step that runs in it (``RetryStep``): `RetryState.step("refresh credentials")`.
+/// The built-in states are the shipped table's; ``step(_:)`` is a state of your own, the step that
+/// runs in it (``RetryStep``): `refresh.state`, or `RetryState.step(refresh.id)`.
 public enum RetryState: TableSymbol {
     /// Not started yet. Honest because a task object can exist before `resume()` starts it.
     case idle
@@ -33,9 +33,9 @@ public enum RetryState: TableSymbol {
     /// Terminal: the caller cancelled the run. Kept apart from `failure` because nothing failed
     /// and cancellation is never retried.
     case cancelled
-    /// A user's step: its async action (``RetryStep``) runs here, between attempts. The name is the
-    /// step's, and the node's label on the charts; it may not be a built-in state's.
-    case step(String)
+    /// A user's step: its async action (``RetryStep``) runs here, between attempts. The step's name
+    /// is the node's label on the charts; it may not be a built-in state's.
+    case step(RetryStep.ID)
 
     /// The built-in states, in chart order (a table adds its steps: ``TransitionTable/states``).
     public static let allCases: [RetryState] = [
@@ -58,14 +58,14 @@ public enum RetryState: TableSymbol {
         case .success: "success"
         case .failure: "failure"
         case .cancelled: "cancelled"
-        case .step(let name): name
+        case .step(let id): id.name
         }
     }
 
     /// The built-in state of that name, else the step of that name (so a trace file reads back).
     public init?(rawValue: String) {
         guard !rawValue.isEmpty else { return nil }
-        self = Self.allCases.first { $0.rawValue == rawValue } ?? .step(rawValue)
+        self = Self.allCases.first { $0.rawValue == rawValue } ?? .step(RetryStep.ID(rawValue))
     }
 }
 

@@ -25,8 +25,8 @@ public enum StopReason: TableSymbol {
     case rateLimited
     /// The driver delivered an event the table has no row for (a bug in a driver, recorded in the trace).
     case invalidTransition
-    /// A user's step ended the run (its action threw): the words are the step's own reason
-    /// (``RetryStep/failureReason``), drawn on the row like any other.
+    /// A user's step ended the run (its action threw, or it took an exit its rows end the run on):
+    /// the words are the row's (``RetryStep/failureReason`` for a throw), drawn on the row like any other.
     case step(String)
 
     /// The built-in reasons (a table's steps add reasons of their own).

@@ -21,6 +21,10 @@ where RawValue == String, AllCases: Sendable {
     /// for `attempts left`). A loop is bounded only if it passes a row this guard keeps finite and
     /// a row with this effect; `nil` (the default) takes any bounded row as enough.
     var countingEffect: String? { get }
+    /// For effects: the state and event (labels) that every row carrying this effect must leave by,
+    /// in a table that has that state. The retry table's `start attempt` comes only from `breaker`
+    /// on `admitted`, so no attempt is sent without the breaker's admission. `nil` (the default): anywhere.
+    var admittedBy: (state: String, event: String)? { get }
     /// The symbol whose ``negatedLabel`` is `label`, if any (how a trace file's `"not retryable"` reads back).
     static func negated(label: String) -> Self?
 }
@@ -40,6 +44,9 @@ extension TableSymbol {
 
     /// `nil`: no effect named.
     public var countingEffect: String? { nil }
+
+    /// `nil`: an effect that may be on any row.
+    public var admittedBy: (state: String, event: String)? { nil }
 
     /// The case whose negated label is `label`, searched in `allCases`.
     public static func negated(label: String) -> Self? { allCases.first { $0.negatedLabel == label } }

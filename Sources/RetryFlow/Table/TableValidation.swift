@@ -35,6 +35,10 @@ public enum TableProblem: Hashable, Sendable, CustomStringConvertible {
     /// One step (this event row, then the longest completion chain after it) takes more rows or
     /// produces more actions than a step holds (``StepBuffer/capacity``).
     case stepTooLong(row: String, rows: Int, effects: Int)
+    /// A row carries an effect that must follow an admission (``TableSymbol/admittedBy``: `start
+    /// attempt` only from `breaker` on `admitted`) but leaves another state or on another event, in a
+    /// table that has the admitting state: what the effect starts would bypass it.
+    case unadmittedEffect(row: String, effect: String, state: String, event: String)
 
     /// A sentence naming the problem and the states or rows involved.
     public var description: String {
@@ -62,6 +66,8 @@ public enum TableProblem: Hashable, Sendable, CustomStringConvertible {
         case .stepTooLong(let r, let rows, let effects):
             "one step from this row takes \(rows) rows with \(effects) effects, more than a step holds "
                 + "(\(StepBuffer<Int>.capacity) of each): \(r)"
+        case .unadmittedEffect(let r, let e, let s, let ev):
+            "row has the effect '\(e)' but does not leave '\(s)' on '\(ev)', so what it starts bypasses '\(s)': \(r)"
         }
     }
 }
@@ -88,7 +94,8 @@ extension TransitionTable {
     /// no events and cannot loop among themselves; every row into a terminal names its reason, and
     /// only those; no step (an event row and the completion chain after it) needs more rows or
     /// actions than ``StepBuffer/capacity``; an effect that ends the run only on rows entering a
-    /// terminal. A table that validates runs.
+    /// terminal; an effect that needs an admission (``TableSymbol/admittedBy``) only on the admitting
+    /// row. A table that validates runs.
     public var problems: [TableProblem] {
         var found: [TableProblem] = []
         var seenKeys: [(State, Event?, GuardCondition<Guard>)] = []
@@ -105,6 +112,16 @@ extension TransitionTable {
             if !isTerminal(row.to), row.reason != nil { found.append(.reasonWithoutEnd(row: row.description)) }
             if !isTerminal(row.to), let ending = row.effects.first(where: \.endsRun) {
                 found.append(.endingEffectWithoutEnd(row: row.description, effect: ending.label))
+            }
+            for effect in row.effects {
+                guard let gate = effect.admittedBy, states.contains(where: { $0.label == gate.state }) else {
+                    continue
+                }
+                if row.from.label != gate.state || row.event?.label != gate.event {
+                    found.append(
+                        .unadmittedEffect(
+                            row: row.description, effect: effect.label, state: gate.state, event: gate.event))
+                }
             }
         }
         if isDecision(initial) || isTerminal(initial) { found.append(.initialCannotRest(state: initial.label)) }

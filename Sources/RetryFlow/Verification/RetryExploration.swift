@@ -72,7 +72,8 @@ public enum RetryExploration {
         let rules = RetryRules(
             policy: policy, random: AnyRandom(MidRangeRandom()), waitsOutBreak: world.waitsOutBreak,
             waitsForToken: world.waitsForToken)
-        return TableExplorer(table: table, rules: rules, model: RetryModel(policy: policy, world: world)).explore()
+        return TableExplorer(table: table, rules: rules, model: RetryModel(policy: policy, world: world, table: table))
+            .explore()
     }
 
     /// The rows of `table` some run under `policy` in `world` takes.
@@ -95,6 +96,7 @@ struct RetryModel: ExplorationModel {
 
     let policy: RetryPolicy
     let world: RetryWorld
+    let table: RetryTable
 
     struct Key: Hashable {
         var state: RetryState
@@ -116,8 +118,15 @@ struct RetryModel: ExplorationModel {
         // breaker's answer, its outcome, the budget's answer, the wait's end), plus the start: a run
         // still going after that many is a loop the table does not bound. A user step's visit adds
         // its verdict, its result and the attempt it starts; a try the breaker refused (at most
-        // maxAttempts) its pacing, its refusal, the budget's answer and the wait's end.
-        let attempts = min(policy.maxAttempts, 1_000) + policy.steps.reduce(0) { $0 + min($1.maxVisits, 1_000) }
+        // maxAttempts) its pacing, its refusal, the budget's answer and the wait's end. A step whose
+        // way out resets the series (`reset backoff`, as the credential step's does) gives the run
+        // its maxAttempts again on each visit.
+        let visits = policy.steps.reduce(0) { $0 + min($1.maxVisits, 1_000) }
+        let resets = table.rows.contains { row in
+            guard case .step = row.from else { return false }
+            return row.effects.contains(.resetBackoff)
+        }
+        let attempts = min(policy.maxAttempts, 1_000) * (resets ? 1 + visits : 1) + visits
         let refusals = world.breaker ? min(policy.maxAttempts, 1_000) : 0
         return 6 * attempts + 5 * refusals + 2
     }
@@ -167,7 +176,7 @@ struct RetryModel: ExplorationModel {
                 if world.finalAnswers { choices.append(.init(.failed(.finalAnswer, detail: nil), at: end)) }
                 // A verdict naming a step the policy enters on one (a classifier's, an HTTP rule's).
                 for step in policy.steps where step.entry == .onVerdict {
-                    choices.append(.init(.failed(.step(step.name), detail: nil), at: end))
+                    choices.append(.init(.failed(.step(step.id), detail: nil), at: end))
                 }
                 if world.retryAfter {
                     choices.append(.init(.failed(.retryAfter(.seconds(1)), detail: nil), at: end))
@@ -200,9 +209,10 @@ struct RetryModel: ExplorationModel {
             let sleeping = key(position).sleeping ?? .zero
             choices.append(.init(.delayElapsed, at: now + sleeping, required: true))
             if world.cancellation { choices.append(cancel) }
-        case .step:
-            // The step's action ends with a result or an error; the caller can cancel meanwhile.
-            choices.append(.init(.stepDone, at: now))
+        case .step(let id):
+            // The step's action ends in one of its exits or an error; the caller can cancel meanwhile.
+            let exits = policy.steps.first { $0.id == id }?.exits ?? [.done]
+            choices += exits.map { .init(.stepExit($0, detail: nil), at: now) }
             choices.append(.init(.stepFailed(detail: nil), at: now))
             if world.cancellation { choices.append(cancel) }
         case .retry, .admission, .pacing, .success, .failure, .cancelled:
@@ -242,13 +252,13 @@ struct RetryModel: ExplorationModel {
             case .retry: "retryable"
             case .fail: "not retryable"
             case .finalAnswer: "final answer"
-            case .step(let name): "step \(name)"
+            case .step(let id): "step \(id.name)"
             case .retryAfter(let wait): "Retry-After \(wait.shortDescription)"
             }
         case .budgetAnswered(let granted, _): granted ? "granted" : "refused"
         case .rateLimited(let wait, _): "token in \(wait.shortDescription)"
         case .start, .succeeded, .failedAfterProgress, .deadlineExceeded, .admitted, .tokenGranted, .delayElapsed,
-            .cancelled, .stepDone, .stepFailed:
+            .cancelled, .stepExit, .stepFailed:
             nil
         }
     }

@@ -363,7 +363,7 @@ extension TableProblem {
         case .completionLoop, .stepTooLong: true
         case .unreachable, .deadEnd, .cannotFinish, .terminalHasExit, .duplicateRow, .shadowedRow,
             .decisionWithoutElse, .mixedDecision, .unreachableRow, .initialCannotRest, .missingReason,
-            .reasonWithoutEnd, .endingEffectWithoutEnd, .unboundedLoop:
+            .reasonWithoutEnd, .endingEffectWithoutEnd, .unboundedLoop, .unadmittedEffect:
             false
         }
     }

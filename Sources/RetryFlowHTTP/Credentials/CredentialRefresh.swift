@@ -5,20 +5,22 @@ import RetryFlow
     import FoundationNetworking
 #endif
 
-/// Credential refresh as rows of the retry table: two user steps (`RetryStep`) a user could have
-/// written, sharing one ``CredentialStore``.
+/// Credential refresh as rows of the retry table: one user step (`RetryStep`) a user could have
+/// written, `check credential`, sharing one ``CredentialStore`` with every run that uses it.
 ///
-/// - `check credential` runs before the first send and after each refresh response (401 by
-///   default): it asks the store, which hands the current credential (a stale request's resend),
-///   joins the refresh under way, or starts the one refresh (single flight), refusing one too many
-///   for the window: the run then ends `excessive refresh`.
-/// - `await credential` waits for that refresh and puts the credential on every later request
-///   (a `RequestChange`); a refresh that threw ends the run `refresh failed`, with its error.
+/// The step runs before the first send and after each refresh response (401 by default). It asks
+/// the store, which hands the current credential (exit ``current``: the first send, or a stale
+/// request's resend), or joins the refresh under way or starts the one refresh (single flight) and
+/// waits for it (exit ``refreshed``), or refuses one refresh too many for the window (exit
+/// ``excessiveRefresh``: the run ends `excessive refresh`). A refresh that threw ends the step in
+/// `step failed`: the run ends `refresh failed`, with its error. On `current` and `refreshed` the
+/// credential goes on every later request (the step's `RequestChange`).
 ///
-/// The resend after it starts the attempt count over (`reset backoff`): a refresh does not use up
-/// the policy's attempts. It is bounded all the same: at most ``maxRefreshesPerRun`` refresh
-/// responses a run go to the step (then the refresh response is the run's failure, `not retryable`),
-/// and the store's window bounds refreshes across runs.
+/// Then the run goes on as it would have started (`breaker / ask breaker`): the first send and
+/// every resend are put to the circuit breaker like any try. The resend starts the attempt count
+/// over (`reset backoff`): a refresh does not use up the policy's attempts. It is bounded all the
+/// same: at most ``maxRefreshesPerRun`` refresh responses a run go to the step (then the refresh
+/// response is the run's failure, `not retryable`), and the store's window bounds refreshes across runs.
 ///
 /// ```swift
 /// let store = CredentialStore("t1") { _ in try await tokenService.refresh() }
@@ -30,10 +32,14 @@ import RetryFlow
 /// let (data, _) = try await URLSession.shared.data(for: request, retry: options)
 /// ```
 public struct CredentialRefresh<Credential: Sendable>: Sendable {
-    /// The step that asks the store (its state's name).
-    public static var checkStep: String { "check credential" }
-    /// The step that waits for the refresh and applies the credential.
-    public static var awaitStep: String { "await credential" }
+    /// The step's identity (its state's name, `check credential`): what the status rules name.
+    public static var stepID: RetryStep.ID { RetryStep.ID("check credential") }
+    /// The exit when the store handed the current credential (no refresh was needed).
+    public static var current: RetryStep.Exit { RetryStep.Exit("current") }
+    /// The exit when the step waited for a refresh and has the new credential.
+    public static var refreshed: RetryStep.Exit { RetryStep.Exit("refreshed") }
+    /// The exit when a refresh was needed and the window was full: the run ends `excessive refresh`.
+    public static var excessiveRefresh: RetryStep.Exit { RetryStep.Exit(excessiveRefreshReason) }
     /// The reason a run ends when the refresh window is full.
     public static var excessiveRefreshReason: String { "excessive refresh" }
     /// The reason a run ends when the refresh threw.
@@ -59,87 +65,81 @@ public struct CredentialRefresh<Credential: Sendable>: Sendable {
         self.apply = apply
     }
 
-    /// The value keys the steps produce (never traced): the request change, the version it carries,
-    /// the store's answer between the two steps.
-    static var changeKey: String { "credential" }
-    static var versionKey: String { "credential version" }
-    static var ticketKey: String { "credential ticket" }
+    /// The version of the credential the run's requests carry (never traced).
+    static var versionKey: RetryStep.Key<Int> { RetryStep.Key("credential version") }
 
-    /// The two steps, with their actions.
-    public var steps: (check: RetryStep, await: RetryStep) {
+    /// The step, with its action: one step, three exits, no value passed between steps.
+    public var step: RetryStep {
         let store = self.store
         let apply = self.apply
-        // The first send visits `check credential` too, so its bound is one more than the refreshes.
-        let check = RetryStep(
-            Self.checkStep, entry: .onVerdict, maxVisits: maxRefreshesPerRun + 1,
-            failureReason: Self.excessiveRefreshReason
+        // The first send visits the step too, so its bound is one more than the refreshes.
+        return RetryStep(
+            Self.stepID.name, entry: .onVerdict, maxVisits: maxRefreshesPerRun + 1,
+            failureReason: Self.refreshFailedReason, exits: [Self.current, Self.refreshed, Self.excessiveRefresh]
         ) { context in
-            let sent = context.values[Self.versionKey] as? Int
-            return [Self.ticketKey: Answer(ticket: try await store.ask(sent: sent))]
-        }
-        let wait = RetryStep(
-            Self.awaitStep, entry: .onVerdict, maxVisits: maxRefreshesPerRun + 1,
-            failureReason: Self.refreshFailedReason
-        ) { context in
-            guard let answer = context.values[Self.ticketKey] as? Answer else {
-                preconditionFailure("'\(Self.awaitStep)' runs only after '\(Self.checkStep)'")
-            }
+            let exit: RetryStep.Exit
             let version: Int
             let credential: Credential
-            switch answer.ticket {
-            case .current(let current, let value): (version, credential) = (current, value)
-            case .wait(let refreshing): (version, credential) = try await store.wait(for: refreshing)
+            let ticket: CredentialStore<Credential>.Ticket
+            do throws(CredentialRefreshError) {
+                ticket = try await store.ask(sent: context.values[Self.versionKey])
+            } catch {
+                switch error {
+                case .excessiveRefresh: return RetryStep.Output(Self.excessiveRefresh, error: error)
+                case .refreshFailed: throw error
+                }
+            }
+            switch ticket {
+            case .current(let current, let value): (exit, version, credential) = (Self.current, current, value)
+            case .wait(let refreshing):
+                (version, credential) = try await store.wait(for: refreshing)
+                exit = Self.refreshed
             case .failed(let error): throw error
             }
-            return [
-                Self.versionKey: version,
-                Self.changeKey: RequestChange { apply(credential, &$0) },
-            ]
+            var output = RetryStep.Output(exit)
+            output[Self.versionKey] = version
+            output.change = RequestChange { apply(credential, &$0) }
+            return output
         }
-        return (check, wait)
     }
 
-    /// The store's answer, carried from one step to the next among the run's values.
-    struct Answer: Sendable {
-        let ticket: CredentialStore<Credential>.Ticket
-    }
-
-    /// Adds the steps to the options' policy and sends `statuses` to them in its rules: the rows of
+    /// Adds the step to the options' policy and sends `statuses` to it in its rules: the rows of
     /// ``table(adding:)`` become `options.policy.table`.
     public func install(in options: inout HTTPRetryOptions) {
-        let (check, wait) = steps
         options.policy.table = Self.table(adding: options.policy.table)
-        options.policy.steps += [check, wait]
-        for status in statuses { options.rules.statusSteps[status] = Self.checkStep }
+        options.policy.steps.append(step)
+        for status in statuses { options.rules.statusSteps[status] = Self.stepID }
     }
 
     /// `table` with the credential rows: `idle` starts at `check credential` (so the first send
     /// carries the credential, refreshed first when known expired); a refresh response in `retry`
-    /// goes there too (`[to check credential]`, first in `retry`); `check credential` goes on to
-    /// `await credential` or fails `excessive refresh`; `await credential` starts the attempt with
-    /// the attempt count over, or fails `refresh failed`; both end `cancelled` when cancelled.
+    /// goes there too (`[to check credential]`, first in `retry`). From the step, `current` and
+    /// `refreshed` go where `idle` started before (`breaker / ask breaker` in the shipped table: the
+    /// first send and every resend are put to the breaker), with the attempt count over;
+    /// `excessive refresh` and `step failed` (`refresh failed`) end the run; `cancelled` ends it cancelled.
     public static func table(adding table: RetryTable) -> RetryTable {
-        let check = RetryState.step(checkStep)
-        let wait = RetryState.step(awaitStep)
+        let check = RetryState.step(stepID)
         var rows = table.rows
-        let start = rows.firstIndex { $0.from == .idle && $0.event == .start } ?? rows.startIndex
-        if start < rows.endIndex, rows[start].from == .idle, rows[start].event == .start { rows.remove(at: start) }
-        rows.insert(.init(from: .idle, event: .start, to: check, effects: [.runStep]), at: start)
+        // The start row the credential rows take over: its target and effects become the resend's.
+        let start = rows.firstIndex { $0.from == .idle && $0.event == .start }
+        let next = start.map { rows.remove(at: $0) }
+        rows.insert(.init(from: .idle, event: .start, to: check, effects: [.runStep]), at: start ?? rows.startIndex)
         let firstRetry = rows.firstIndex { $0.from == .retry } ?? rows.endIndex
         rows.insert(
-            .init(from: .retry, event: nil, condition: .when(.enters(checkStep)), to: check, effects: [.runStep]),
+            .init(from: .retry, event: nil, condition: .when(.enters(stepID)), to: check, effects: [.runStep]),
             at: firstRetry)
+        // Reset, then on as the start went: the resend is attempt 1 of a new series (the refresh
+        // used none), and it is put to the breaker like every try.
+        let onward = [RetryEffect.resetBackoff] + (next?.effects ?? [.askBreaker])
         rows += [
-            .init(from: check, event: .stepDone, to: wait, effects: [.runStep]),
+            .init(from: check, event: .stepExit(current), to: next?.to ?? .breaker, effects: onward),
+            .init(from: check, event: .stepExit(refreshed), to: next?.to ?? .breaker, effects: onward),
             .init(
-                from: check, event: .stepFailed, to: .failure, effects: [.finish],
+                from: check, event: .stepExit(excessiveRefresh), to: .failure, effects: [.finish],
                 reason: .step(excessiveRefreshReason)),
-            .init(from: check, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
-            // Start, then reset: the resend is attempt 1 of a new series, so the refresh used none.
-            .init(from: wait, event: .stepDone, to: .request, effects: [.startAttempt, .resetBackoff]),
             .init(
-                from: wait, event: .stepFailed, to: .failure, effects: [.finish], reason: .step(refreshFailedReason)),
-            .init(from: wait, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+                from: check, event: .stepFailed, to: .failure, effects: [.finish], reason: .step(refreshFailedReason)),
+            .init(from: check, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
         ]
         return RetryTable(name: table.name, initial: table.initial, terminals: table.terminals, rows: rows)
     }

@@ -27,6 +27,7 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
         defer { progress?.finish() }
         try retry.policy.validate()
         try Self.refuseHedging(retry.hedging)
+        try retry.rules.validateSteps(of: retry.policy)
         let clock = self.clock
         let start = clock.now
         let file = try PartialFile(destination: destination, resume: options.resumeExisting)

@@ -56,7 +56,7 @@ extension HTTPRetryRules {
         let status = response.statusCode
         // Words only for a verdict: an accepted answer (every success) builds no string.
         var what: String { "HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status))" }
-        if let step = statusSteps[status] { return RetryVerdict(.step(step), "\(what) goes to \(step)") }
+        if let step = statusSteps[status] { return RetryVerdict(.step(step), "\(what) goes to \(step.name)") }
         guard retryableStatuses.contains(status) else {
             return failingStatuses.contains(status) ? RetryVerdict(.fail, "\(what) is a failure (failing status)") : nil
         }
@@ -78,11 +78,23 @@ extension RetryClassifier {
     static func http(
         _ rules: @escaping @Sendable (any Error) -> RetryDecision, narrowedBy user: RetryClassifier
     ) -> RetryClassifier {
-        RetryClassifier { error in
+        RetryClassifier(sendingTo: user.steps) { error in
             let decision = rules(error)
             guard decision.isRetryable else { return decision }
             let mine = user.decision(for: error)
             return mine.isRetryable ? decision : mine
         }
+    }
+}
+
+extension HTTPRetryRules {
+    /// Throws unless these rules and `policy`'s steps fit: every step a status rule or the policy's
+    /// classifier sends failures to is one of the policy's, and every step entered on a verdict is
+    /// sent failures by one of them. Both errors name the step. Every HTTP surface checks it before
+    /// the first request, with the policy.
+    func validateSteps(of policy: RetryPolicy) throws(RetryPolicyError) {
+        if policy.steps.isEmpty && statusSteps.isEmpty && policy.retryIf.steps.isEmpty { return }
+        let byStatus = statusSteps.sorted { $0.key < $1.key }.map { ($0.value, "statusSteps[\($0.key)]") }
+        try policy.validateSteps(named: byStatus + policy.retryIf.steps.map { ($0, "retryIf") })
     }
 }

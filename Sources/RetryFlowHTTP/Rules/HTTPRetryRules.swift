@@ -60,9 +60,11 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     /// (`URLSession.download(for:to:…)`) do not apply it: they end a stalled attempt by idle time.
     public var defaultAttemptTimeout: Duration?
     /// Statuses that go to a user step of the policy's table instead (`RetryStep`, entered
-    /// `RetryStep/Entry/onVerdict`): `[401: "refresh credentials"]`. Asked before every other rule;
-    /// none by default.
-    public var statusSteps: [Int: String] = [:]
+    /// `RetryStep/Entry/onVerdict`), named by the step's `id`: `statusSteps[401] = refresh.id`. Asked
+    /// before every other rule; none by default. Every surface refuses, before the first request, a
+    /// rule naming a step the policy does not have, and a step entered on a verdict that neither a
+    /// rule here nor the policy's classifier sends failures to. In JSON, a step is its name.
+    public var statusSteps: [Int: RetryStep.ID] = [:]
     /// Which answers are throttles (429; 503 with Retry-After; AWS throttling codes): they tell an
     /// `AdaptiveRateLimiter` to slow down and are retried like a retryable status. See ``ThrottleRules``.
     public var throttling: ThrottleRules
@@ -137,7 +139,7 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
             defaultAttemptTimeout: c.contains(.defaultAttemptTimeout)
                 ? try c.decodeIfPresent(Duration.self, forKey: .defaultAttemptTimeout) : defaults.defaultAttemptTimeout,
             throttling: try c.decodeIfPresent(ThrottleRules.self, forKey: .throttling) ?? defaults.throttling)
-        statusSteps = try c.decodeIfPresent([Int: String].self, forKey: .statusSteps) ?? [:]
+        statusSteps = try c.decodeIfPresent([Int: RetryStep.ID].self, forKey: .statusSteps) ?? [:]
     }
 
     /// The defaults.

@@ -76,7 +76,18 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     func validate() throws(RetryPolicyError) {
         try policy.validate()
         try hedging?.validate()
-        if let refusal = hedgingRefusal { throw refusal }
+        if let refusal = stepsRefusal ?? hedgingRefusal { throw refusal }
+    }
+
+    /// Why the rules and the policy's steps do not fit (a status sent to a step the policy lacks, a
+    /// step nothing sends failures to), if so: what an async run throws before its first request.
+    var stepsRefusal: RetryPolicyError? {
+        do {
+            try rules.validateSteps(of: policy)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Why this request cannot be hedged though the options hedge it: a body stream, which can be
@@ -139,6 +150,9 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         }
         let classify: @Sendable (HTTPResponse) -> RetryVerdict? = {
             rules.verdict(for: $0, request: request, now: Date())
+        }
+        if let refusal = stepsRefusal {
+            return Prepared(engine: engine, classify: classify, refusal: refusal, operation: send)
         }
         // Hedging's settings are checked as the policy is, before anything is sent, even for a
         // request that will not be hedged: the policy first, so its errors come out as unhedged.

@@ -137,6 +137,16 @@ public struct HTTPRetryOptions: Sendable {
     /// `policy` under the default rules: `retry: .policy(.originalSnippet())`.
     public static func policy(_ policy: RetryPolicy) -> HTTPRetryOptions { HTTPRetryOptions(policy) }
 
+    /// Throws `RetryPolicyError` naming what cannot work, as every surface does before
+    /// the first request: the policy (`RetryPolicy.validate()`), the hedging policy, and the steps
+    /// against the rules: a status rule (``HTTPRetryRules/statusSteps``) or the classifier naming a
+    /// step the policy does not have, or a step entered on a verdict that nothing sends failures to.
+    public func validate() throws(RetryPolicyError) {
+        try policy.validate()
+        try hedging?.validate()
+        try rules.validateSteps(of: policy)
+    }
+
     /// The guards for `request`: ``guards``, else the registry's for the request's host.
     func guards(for request: URLRequest) -> FleetGuards {
         // No registry: nothing is looked up by host, and the URL's host is not decoded for nothing

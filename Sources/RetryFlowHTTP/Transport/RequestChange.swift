@@ -5,14 +5,16 @@ import RetryFlow
     import FoundationNetworking
 #endif
 
-/// A change a user step (`RetryStep`) makes to every request sent after it: return it among the
-/// step's values, and each HTTP surface applies it before the next attempt goes out (a new token,
-/// another base URL). Values are never traced, so a credential here stays out of traces and reports.
+/// A change a user step (`RetryStep`) makes to every request sent after it: an output of its own
+/// kind (`RetryStep.Output.change`), which each HTTP surface applies before the next
+/// attempt goes out (a new token, another base URL). Each step keeps its own change: a later visit
+/// of the step replaces it, another step's change applies too, in the order the steps first made
+/// one. Never traced, so a credential here stays out of traces and reports.
 ///
 /// ```swift
 /// let refresh = RetryStep("refresh credentials") { _ in
 ///     let token = try await tokens.refresh()
-///     return ["auth": RequestChange { $0.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }]
+///     return .change(RequestChange { $0.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") })
 /// }
 /// ```
 public struct RequestChange: Sendable {
@@ -21,11 +23,27 @@ public struct RequestChange: Sendable {
     /// A change to apply to each later request.
     public init(_ change: @escaping @Sendable (inout URLRequest) -> Void) { self.change = change }
 
-    /// Applies every change among `values` to `request`, in the order of their keys (so two steps'
-    /// changes apply the same way every time; a later step's value under the same key replaced the earlier).
-    static func apply(_ values: [String: any Sendable], to request: inout URLRequest) {
-        for key in values.keys.sorted() {
-            if let change = values[key] as? RequestChange { change.change(&request) }
-        }
+    /// Where a step's change is kept among its values: one per step.
+    static let key = RetryStep.Key<RequestChange>("request change", perStep: true)
+
+    /// Applies every step's change among `values` to `request`, in the order the steps first made one.
+    static func apply(_ values: RetryStep.Values, to request: inout URLRequest) {
+        for change in values.all(key) { change.change(&request) }
+    }
+}
+
+extension RetryStep.Output {
+    /// The change this step makes to every later request, if any: an output of its own kind, not a
+    /// value under a key of yours.
+    public var change: RequestChange? {
+        get { self[RequestChange.key] }
+        set { self[RequestChange.key] = newValue }
+    }
+
+    /// The step is done (`RetryStep.Exit.done`) and changes every later request with `change`.
+    public static func change(_ change: RequestChange) -> RetryStep.Output {
+        var output = RetryStep.Output.done
+        output.change = change
+        return output
     }
 }

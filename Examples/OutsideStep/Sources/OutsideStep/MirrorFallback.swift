@@ -7,8 +7,8 @@ import RetryFlowTesting
     import FoundationNetworking
 #endif
 
-/// After two failures of the primary, a "use mirror" step returns the mirror's base URL; the
-/// attempts after it receive it in their context (`attempt.values`) and go to the mirror.
+/// After two failures of the primary, a "use mirror" step changes every later request to the
+/// mirror's base URL (a `RequestChange`, its own kind of output), so the attempts after it go there.
 func mirrorAfterTwoFailures() async throws -> (outcome: RetryOutcome<HTTPResponse>, chart: String) {
     let primary = try FlakyServer(scripts: ["/file": [.status(503)]])
     let mirror = try FlakyServer(scripts: ["/file": [.status(200, body: "from the mirror")]])
@@ -21,7 +21,7 @@ func mirrorAfterTwoFailures() async throws -> (outcome: RetryOutcome<HTTPRespons
     let mirrorBase = mirror.baseURL
     policy.add(
         RetryStep("use mirror", entry: .afterFailures(2)) { _ in
-            ["base URL": RequestChange { $0.url = mirrorBase.appendingPathComponent($0.url!.path) }]
+            .change(RequestChange { $0.url = mirrorBase.appendingPathComponent($0.url!.path) })
         })
 
     let request = URLRequest(url: primary.url("/file"))

@@ -13,14 +13,14 @@ func refreshCredentialsOn401() async throws -> (outcome: RetryOutcome<HTTPRespon
     defer { server.stop() }
     server.requireAuthorization("Bearer fresh", for: "/me") // 401 for any other token
 
+    let refresh = RetryStep("refresh credentials") { _ in
+        let token = "fresh" // your token service here
+        return .change(RequestChange { $0.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") })
+    }
     var policy = RetryPolicy.default
-    policy.add(
-        RetryStep("refresh credentials") { _ in
-            let token = "fresh" // your token service here
-            return ["auth": RequestChange { $0.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }]
-        })
+    policy.add(refresh)
     var rules = HTTPRetryRules.default
-    rules.statusSteps[401] = "refresh credentials" // a 401 goes to the step, not the backoff
+    rules.statusSteps[401] = refresh.id // a 401 goes to the step (by its id, not its name), not the backoff
 
     var request = URLRequest(url: server.url("/me"))
     request.setValue("Bearer stale", forHTTPHeaderField: "Authorization")
