@@ -64,7 +64,7 @@ enum EventParking {
 
         /// Delivers `pending` to the real machine and performs the actions that need no waiting,
         /// as `RunDriver.advance` does, up to the next attempt or wait: the answers it gives by hand (admitted,
-        /// granted) are the rows it expects, a mirror of RetryTable.retry, rows fingerprint b7cdd1c4d8db7fa2.
+        /// granted) are the rows it expects, a mirror of RetryTable.retry, rows fingerprint b53b4d4a5177d845.
         func advance(now: Duration) {
             while true {
                 if nextAction == actions.count {

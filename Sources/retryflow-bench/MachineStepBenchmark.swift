@@ -17,9 +17,10 @@ enum MachineStepBenchmark {
             let failures = run % 4
             var now = Duration.zero
             _ = try! machine.handle(.start, at: now)
-            // No breaker: the driver answers `ask breaker` at once.
+            // No limiter and no breaker: the driver answers `ask limiter` and `ask breaker` at once.
+            _ = try! machine.handle(.tokenGranted, at: now)
             _ = try! machine.handle(.admitted, at: now)
-            steps += 2
+            steps += 3
             var failed = 0
             while !machine.isFinished {
                 if failed < failures {
@@ -34,8 +35,9 @@ enum MachineStepBenchmark {
                         _ = try! machine.handle(.delayElapsed, at: now)
                         steps += 1
                     }
+                    _ = try! machine.handle(.tokenGranted, at: now)
                     _ = try! machine.handle(.admitted, at: now)
-                    steps += 1
+                    steps += 2
                 } else {
                     _ = try! machine.handle(.succeeded, at: now)
                     steps += 1
@@ -47,7 +49,7 @@ enum MachineStepBenchmark {
     }
 
     /// The same runs as a plain loop: attempts, the policy's delay math, the deadline check. A hand-written
-    /// mirror of RetryTable.retry, rows fingerprint b7cdd1c4d8db7fa2;
+    /// mirror of RetryTable.retry, rows fingerprint b53b4d4a5177d845;
     /// BenchMirrorTests names this file when the table changes.
     @inline(never)
     static func loopRuns(_ runs: Int) -> Int {

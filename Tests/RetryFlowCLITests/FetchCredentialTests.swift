@@ -39,7 +39,7 @@ import Testing
         // Drawn over the policy's own table: the step is a node of the chart, and the run passed it,
         // leaving by its exits (`current` for the first send, `refreshed` for the resend).
         #expect(charted.contains("\"check credential\" ["), "the chart has the step's node")
-        #expect(charted.contains("refreshed / reset backoff, ask breaker"), "the chart has the step's exits")
+        #expect(charted.contains("refreshed / reset backoff, ask limiter"), "the chart has the step's exits")
         #expect(
             traced.contains("check credential") && traced.contains("\"current\"") && traced.contains("\"refreshed\""),
             "the step and its exits are traced")

@@ -17,8 +17,9 @@ import Testing
         #expect(page.contains("<dt>stop reason</dt><dd>succeeded</dd>"))
         #expect(page.contains("&quot;maxAttempts&quot; : 3"), "the policy that ran")
         #expect(
-            page.contains("<tr id=\"step_9\">") && !page.contains("<tr id=\"step_10\">"),
-            "start, admitted, failed, [else] to budget, budget answered, [else] to wait, woke, admitted, succeeded")
+            page.contains("<tr id=\"step_11\">") && !page.contains("<tr id=\"step_12\">"),
+            "twelve steps: two tries, each with start or woke, token granted and admitted, and the budget and wait between"
+        )
 
         let rendered = folder.appendingPathComponent("rendered.html").path
         let render = try await Tool.run(["render", "--trace", trace, "-o", rendered])

@@ -12,25 +12,29 @@ import Testing
         #expect(
             result.stdout == """
                   time    attempt  event            move                delay / detail
-                  0 s     -        start            idle → breaker
+                  0 s     -        start            idle → limiter
+                  0 s     -        token granted    limiter → breaker
                   0 s     1        admitted         breaker → request
                   0 s     1        failed           request → retry     URLError -1005 networkConnectionLost
                   0 s     1        [else]           retry → budget
                   0 s     1        budget answered  budget → admission
                   0 s     1        [else]           admission → wait    wait 500 ms
-                  500 ms  1        delay elapsed    wait → breaker
+                  500 ms  1        delay elapsed    wait → limiter
+                  500 ms  1        token granted    limiter → breaker
                   500 ms  2        admitted         breaker → request
                   500 ms  2        failed           request → retry     HTTP 503 Service Unavailable
                   500 ms  2        [else]           retry → budget
                   500 ms  2        budget answered  budget → admission
                   500 ms  2        [else]           admission → wait    wait 1 s
-                  1.5 s   2        delay elapsed    wait → breaker
+                  1.5 s   2        delay elapsed    wait → limiter
+                  1.5 s   2        token granted    limiter → breaker
                   1.5 s   3        admitted         breaker → request
                   1.5 s   3        failed           request → retry     HTTP 503 Service Unavailable; Retry-After 2 asks for 2 s
                   1.5 s   3        [else]           retry → budget
                   1.5 s   3        budget answered  budget → admission
                   1.5 s   3        [else]           admission → wait    wait 2 s
-                  3.5 s   3        delay elapsed    wait → breaker
+                  3.5 s   3        delay elapsed    wait → limiter
+                  3.5 s   3        token granted    limiter → breaker
                   3.5 s   4        admitted         breaker → request
                   3.5 s   4        succeeded        request → success
                   total 3.5 s, final state: success (succeeded)

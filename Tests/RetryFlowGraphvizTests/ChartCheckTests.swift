@@ -55,13 +55,13 @@ import Testing
 
     @Test func aDeletedEdgeIsAMissingRow() throws {
         let dot = DOTChart.render(RetryTable.retry, style: .state).split(separator: "\n")
-            .filter { !$0.contains("\"wait\" -> \"breaker\"") }.joined(separator: "\n")
+            .filter { !$0.contains("\"wait\" -> \"limiter\"") }.joined(separator: "\n")
         let result = try Self.check(dot, RetryTable.retry)
         #expect(
             result.findings.map(\.description) == [
-                "missing: the table's row wait --delay elapsed / ask breaker--> breaker has no edge in the drawing"
+                "missing: the table's row wait --delay elapsed / ask limiter--> limiter has no edge in the drawing"
             ])
-        #expect(result.missingRows == [#""wait" -> "breaker" [label="delay elapsed / ask breaker"];"#])
+        #expect(result.missingRows == [#""wait" -> "limiter" [label="delay elapsed / ask limiter"];"#])
     }
 
     @Test func anAddedEdgeIsNoRowOfTheTable() throws {

@@ -55,8 +55,13 @@ import Testing
     /// `node NAME X Y W H …` of Graphviz's plain output: name, then position relative to the start
     /// node (nop2 may shift the whole drawing by its margin) and size, in inches.
     private func nodes(_ plain: Data) -> [String: [Double]] {
+        // `node NAME x y w h …`, where a name with a space (`"token wait"`) is quoted.
         let lines = String(decoding: plain, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("node ") }
-            .map { $0.split(separator: " ").map(String.init) }
+            .map { line in
+                line.split(separator: "\"", omittingEmptySubsequences: false).enumerated().flatMap { index, part in
+                    index % 2 == 1 ? [String(part)] : part.split(separator: " ").map(String.init)
+                }
+            }
         guard let start = lines.first(where: { $0[1] == "idle" }) else { return [:] }
         var nodes: [String: [Double]] = [:]
         for n in lines {

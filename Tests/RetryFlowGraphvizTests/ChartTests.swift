@@ -61,7 +61,7 @@ import Testing
             let dot = DOTChart.render(graph, style: style)
             #expect(!dot.contains("subgraph"))
             let back = graph.edges.filter(\.isBackEdge).map { "\($0.from)->\($0.to)" }
-            #expect(back.contains("wait->breaker"), "\(back)")
+            #expect(back.contains("wait->limiter"), "\(back)")
             #expect(dot.split(separator: "\n").filter { $0.contains("constraint=false") }.count == back.count)
         }
     }
@@ -79,7 +79,7 @@ import Testing
         let state = MermaidChart.render(table, style: .state)
         #expect(state.hasPrefix("stateDiagram-v2\n"))
         #expect(state.contains("    [*] --> n0\n"))
-        #expect(state.contains("n2 --> n3 : failed / report health, plan delay\n"))
+        #expect(state.contains("n5 --> n6 : failed / report health, plan delay\n"))
         let transitionLines = state.split(separator: "\n").filter { $0.contains(" --> ") && !$0.contains("[*]") }
         #expect(transitionLines.count == table.rows.count)
         let flow = MermaidChart.render(table, style: .flowchart)
@@ -209,7 +209,7 @@ import Testing
         for style in ChartStyle.allCases {
             let dot = DOTChart.render(table, style: style, overlay: overlay)
             #expect(dot.contains("label=\"failed / report health, plan delay ×2\""))
-            #expect(dot.contains("label=\"start / ask breaker ×1\""))
+            #expect(dot.contains("label=\"start / ask limiter ×1\""))
             #expect(dot.contains("label=\"admitted / start attempt ×3\""))
             #expect(dot.contains("fillcolor=\"#ffe08a\""))
             #expect(dot.contains("label=\"attempts: 3 · waits: 500 ms, 1 s · ended: success at 1.5 s\""))

@@ -91,8 +91,9 @@ import Testing
         #expect(await store.version == 2)
         #expect(
             outcome.trace.steps.map { "\($0.from.label) → \($0.to.label)" } == [
-                "idle → check credential", "check credential → breaker", "breaker → request", "request → retry",
-                "retry → check credential", "check credential → breaker", "breaker → request", "request → success",
+                "idle → check credential", "check credential → limiter", "limiter → breaker", "breaker → request",
+                "request → retry", "retry → check credential", "check credential → limiter", "limiter → breaker",
+                "breaker → request", "request → success",
             ])
         // One step, taken twice: the first send with the current token, the resend after the refresh.
         typealias Refresh = CredentialRefresh<String>
@@ -311,7 +312,7 @@ import Testing
         #expect(server.requests(to: "/me").isEmpty, "the breaker refused the first send")
         #expect(
             outcome.trace.steps.map { "\($0.from.label) → \($0.to.label)" } == [
-                "idle → check credential", "check credential → breaker", "breaker → failure",
+                "idle → check credential", "check credential → limiter", "limiter → breaker", "breaker → failure",
             ])
         Self.expectClean(outcome, policy, tokens: ["t1"])
     }
@@ -335,8 +336,8 @@ import Testing
         #expect(Self.authorizations(server) == ["Bearer t1"], "the resend with t2 was refused before it was sent")
         #expect(await store.refreshes == 1)
         #expect(
-            outcome.trace.steps.suffix(2).map { "\($0.from.label) → \($0.to.label)" } == [
-                "check credential → breaker", "breaker → failure",
+            outcome.trace.steps.suffix(3).map { "\($0.from.label) → \($0.to.label)" } == [
+                "check credential → limiter", "limiter → breaker", "breaker → failure",
             ])
         Self.expectClean(outcome, policy, tokens: ["t1", "t2"])
     }
@@ -402,10 +403,11 @@ import Testing
         let beyond = result.violations.filter { $0.invariant == "attempts ≤ maxAttempts" }
         #expect(!beyond.isEmpty, "\(result.text)")
         for violation in beyond {
-            // The resend's start: `breaker --admitted-->` right after `check credential` put it to the breaker.
+            // The resend's start: `breaker --admitted-->` right after `check credential` sent it to the
+            // limiter and the limiter to the breaker.
             let steps = violation.trace.steps
             #expect(steps.last?.from == .breaker, "\(violation.message)")
-            #expect(steps.dropLast().last?.from == .step(CredentialRefresh<String>.stepID), "\(violation.message)")
+            #expect(steps.dropLast(2).last?.from == .step(CredentialRefresh<String>.stepID), "\(violation.message)")
             #expect(violation.trace.isConsistent(with: policy.table))
         }
         #expect(result.violations.allSatisfy { $0.invariant == "attempts ≤ maxAttempts" }, "\(result.text)")

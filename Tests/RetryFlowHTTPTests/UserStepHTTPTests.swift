@@ -33,11 +33,12 @@ import Testing
         let steps = outcome.trace.steps
         #expect(
             steps.map { "\($0.from.label) → \($0.to.label)" } == [
-                "idle → breaker", "breaker → request", "request → retry", "retry → refresh credentials",
-                "refresh credentials → breaker", "breaker → request", "request → success",
+                "idle → limiter", "limiter → breaker", "breaker → request", "request → retry",
+                "retry → refresh credentials", "refresh credentials → limiter", "limiter → breaker",
+                "breaker → request", "request → success",
             ])
         #expect(
-            steps[2].detail?.contains("HTTP 401") == true && steps[2].detail?.contains("refresh credentials") == true)
+            steps[3].detail?.contains("HTTP 401") == true && steps[3].detail?.contains("refresh credentials") == true)
         #expect(!steps.contains { $0.detail?.contains("t2") == true }, "the token is never traced")
     }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The limiter as a shared object: enabled by the first throttle, waits as deadlines, fail fast,
 /// no token lost under contention, and every trace made of its table's rows.
-@Suite struct AdaptiveRateLimiterTests {
+@Suite(.timeLimit(.minutes(1))) struct AdaptiveRateLimiterTests {
     @Test func adaptiveTableIsValid() throws {
         try AdaptiveTable.adaptive.validate()
         // Every (state, event) the object can deliver has a row; only the decision takes no events.
@@ -44,15 +44,21 @@ import Testing
         #expect(limiter.state == .enabled)
         // The rate it sent at was ~20/s; the bucket now fills at β of it.
         #expect(abs(limiter.fillRate - 0.7 * limiter.measuredRate) < 1e-9)
-        // Drain what the bucket holds, then a send must wait exactly for the next token.
-        while limiter.ask() == .granted {}
-        let tokens = limiter.tokens
-        guard case .wait(let wait) = limiter.ask() else { throw Unexpected("an empty bucket granted a send") }
-        let expected = (1 - tokens) / limiter.fillRate
+        // Drain what the bucket holds, then a send must wait exactly for the next token, which it
+        // reserves: the send after it waits one token longer, and gets nothing sooner when that first
+        // wait is over (the bucket owes both tokens).
+        var tokens = limiter.tokens
+        while case .granted = limiter.ask() { tokens = limiter.tokens }
+        let beforeFirst = tokens // the loop's last ask reserved the first token due later
+        guard case .wait(let wait) = limiter.ask() else { throw Unexpected("a send after the reserved one went now") }
+        let expected = (2 - beforeFirst) / limiter.fillRate
         #expect(abs(wait.inSeconds - expected) < 1e-9)
         #expect(wait.inSeconds >= expected) // rounded up: never early
-        clock.advance(by: wait)
-        #expect(limiter.ask() == .granted)
+        limiter.withdraw() // the second send is not made: its token goes back
+        clock.advance(by: .seconds((1 - beforeFirst) / limiter.fillRate) + .nanoseconds(1))
+        // The reserved token is now earned and spent: the next send reserves the one after it.
+        guard case .wait(let next) = limiter.ask() else { throw Unexpected("a send took the reserved token") }
+        #expect(abs(next.inSeconds - 1 / limiter.fillRate) < 1e-6)
         expectConsistent(limiter.trace!, with: AdaptiveTable.adaptive)
     }
 
@@ -112,6 +118,9 @@ import Testing
         let limiter = try AdaptiveRateLimiter(.aws, clock: clock)
         limiter.record(throttled: true)
         while limiter.ask() == .granted {}
+        // The ask that found no token reserved one ahead of its time; the caller does not send, so it
+        // gives it back.
+        limiter.withdraw()
         // The next token is 2 s away at 0.5/s (less what has accrued): more than 1 s is refused at once.
         await #expect(throws: RateLimitRefusal.self) { try await limiter.acquire(maxWait: .seconds(1)) }
         #expect(clock.sleeperCount == 0)
@@ -137,7 +146,8 @@ import Testing
             return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
         #expect(Double(granted) == (capacity + 1e-9).rounded(.down))
-        #expect(abs(limiter.tokens + Double(granted) - capacity) < 1e-9)
+        // Every ask took exactly one token, at once or reserved ahead: none lost, none taken twice.
+        #expect(abs(limiter.tokens + 1000 - capacity) < 1e-6)
         let trace = try #require(limiter.trace)
         #expect(trace.steps.filter { $0.effectsGranted }.count >= granted)
         expectConsistent(trace, with: AdaptiveTable.adaptive)

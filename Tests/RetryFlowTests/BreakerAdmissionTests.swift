@@ -28,11 +28,11 @@ import Testing
         for row in [Self.admitted, Self.failsFast, Self.noRefusalsLeft, Self.waitsOut] {
             #expect(rows.contains(row), "\(row)")
         }
-        #expect(rows.contains("idle --start / ask breaker--> breaker"))
-        #expect(rows.contains("wait --delay elapsed / ask breaker--> breaker"))
+        #expect(rows.contains("limiter --token granted / ask breaker--> breaker"))
+        #expect(rows.contains("token wait --delay elapsed / ask breaker--> breaker"))
         #expect(!rows.contains { $0.hasPrefix("request --circuit open") }, "the driver no longer refuses in request")
         let dot = DOTChart.render(RetryTable.retry, style: .state)
-        #expect(dot.contains(#""idle" -> "breaker""#) && dot.contains(#"label="start / ask breaker""#))
+        #expect(dot.contains(#""limiter" -> "breaker""#) && dot.contains(#"label="token granted / ask breaker""#))
         #expect(dot.contains(#""breaker" -> "request""#) && dot.contains(#"label="admitted / start attempt""#))
         #expect(dot.contains(#"label="circuit open [fails fast] / finish""#))
         #expect(dot.contains(#"label="circuit open [no refusals left] / finish""#))
@@ -40,18 +40,21 @@ import Testing
         #expect(dot.contains(#"label="circuit open [else] / count refusal, plan delay""#))
     }
 
-    /// The machine alone: `start` asks the breaker for attempt 1; `admitted` starts it; a refusal
-    /// waits (the break's rest as a Retry-After) and asks again for the same attempt number.
+    /// The machine alone: `start` asks the limiter, its token asks the breaker for attempt 1;
+    /// `admitted` starts it; a refusal waits (the break's rest as a Retry-After) and asks again, limiter
+    /// first, for the same attempt number.
     @Test func theMachineAsksTheBreakerBeforeEveryAttempt() throws {
         var machine = RetryMachine(policy: constant, random: SeededRandom(seed: 1))
-        #expect(Array(try machine.handle(.start, at: .zero).actions) == [.askBreaker(attempt: 1)])
+        #expect(Array(try machine.handle(.start, at: .zero).actions) == [.askLimiter])
+        #expect(Array(try machine.handle(.tokenGranted, at: .zero).actions) == [.askBreaker(attempt: 1)])
         #expect(machine.state == .breaker)
         let refused = try machine.handle(.circuitOpen(.retryAfter(.seconds(3)), detail: "circuit open"), at: .zero)
         #expect(Self.rows(of: refused.taken).first == Self.waitsOut)
         #expect(Array(refused.actions) == [.askRetryBudget(afterTimeout: false)])
         let waits = try machine.handle(.budgetAnswered(granted: true, detail: nil), at: .zero)
         #expect(Array(waits.actions) == [.notifyRetry(attempt: 0, delay: .seconds(3)), .sleep(.seconds(3))])
-        #expect(Array(try machine.handle(.delayElapsed, at: .seconds(3)).actions) == [.askBreaker(attempt: 1)])
+        #expect(Array(try machine.handle(.delayElapsed, at: .seconds(3)).actions) == [.askLimiter])
+        #expect(Array(try machine.handle(.tokenGranted, at: .seconds(3)).actions) == [.askBreaker(attempt: 1)])
         #expect(Array(try machine.handle(.admitted, at: .seconds(3)).actions) == [.startAttempt(1)])
         #expect(machine.attempt == 1, "the refused try used up no attempt")
     }
@@ -104,7 +107,11 @@ import Testing
         #expect(outcome.reason == .circuitOpen)
         #expect(calls.current == 0)
         let rows = Self.rows(of: outcome.trace.steps)
-        #expect(rows == ["idle --start / ask breaker--> breaker", Self.failsFast])
+        #expect(
+            rows == [
+                "idle --start / ask limiter--> limiter", "limiter --token granted / ask breaker--> breaker",
+                Self.failsFast,
+            ])
         #expect(outcome.trace.steps.last?.attempt == 0, "no attempt started")
         #expect(outcome.attempts.map(\.errorDescription) == ["circuit isolated"])
         expectConsistent(outcome.trace)

@@ -64,9 +64,10 @@ import Testing
         let path = outcome.trace.steps.map { "\($0.from)>\($0.to)" }
         #expect(
             path == [
-                "idle>breaker", "breaker>request", "request>retry", "retry>budget", "budget>admission",
-                "admission>wait", "wait>breaker", "breaker>request", "request>retry", "retry>budget",
-                "budget>admission", "admission>wait", "wait>breaker", "breaker>request", "request>success",
+                "idle>limiter", "limiter>breaker", "breaker>request", "request>retry", "retry>budget",
+                "budget>admission", "admission>wait", "wait>limiter", "limiter>breaker", "breaker>request",
+                "request>retry", "retry>budget", "budget>admission", "admission>wait", "wait>limiter",
+                "limiter>breaker", "breaker>request", "request>success",
             ])
         expectConsistent(outcome.trace)
     }
@@ -241,7 +242,7 @@ import Testing
         #expect(outcome.value == "second")
         #expect(outcome.attempts[0].error is AttemptTimeout)
         #expect(outcome.attempts[0].duration == .seconds(1))
-        #expect(outcome.trace.steps[2].event == .attemptTimedOut)
+        #expect(outcome.trace.steps[3].event == .attemptTimedOut)
         expectConsistent(outcome.trace)
     }
 
@@ -468,13 +469,13 @@ import Testing
 
     @Test func inconsistentTracesAreCaught() {
         var trace = RetryTrace()
-        trace.steps.append(.init(from: .idle, event: .start, condition: .always, to: .breaker, at: .zero, attempt: 0))
+        trace.steps.append(.init(from: .idle, event: .start, condition: .always, to: .limiter, at: .zero, attempt: 0))
         trace.steps.append(
-            .init(from: .breaker, event: .delayElapsed, condition: .always, to: .success, at: .zero, attempt: 1))
+            .init(from: .limiter, event: .delayElapsed, condition: .always, to: .success, at: .zero, attempt: 1))
         let problems = trace.inconsistencies(with: RetryTable.retry)
-        #expect(problems == ["step 1 is not a row of the table: breaker --delay elapsed--> success"])
+        #expect(problems == ["step 1 is not a row of the table: limiter --delay elapsed--> success"])
         trace.steps[1] = .init(
-            from: .wait, event: .delayElapsed, condition: .always, to: .breaker, at: .zero, attempt: 1)
-        #expect(trace.inconsistencies(with: RetryTable.retry) == ["step 1 leaves 'wait' but step 0 entered 'breaker'"])
+            from: .wait, event: .delayElapsed, condition: .always, to: .limiter, at: .zero, attempt: 1)
+        #expect(trace.inconsistencies(with: RetryTable.retry) == ["step 1 leaves 'wait' but step 0 entered 'limiter'"])
     }
 }

@@ -200,6 +200,7 @@ struct ScriptedBits: RandomNumberGenerator {
         while let input = inputs.popLast() {
             for action in try machine.handle(input, at: now).actions {
                 switch action {
+                case .askLimiter: inputs.append(.tokenGranted)
                 case .askBreaker: inputs.append(.admitted)
                 case .startAttempt: inputs.append(.failed(.retry, detail: nil))
                 case .askRetryBudget: inputs.append(.budgetAnswered(granted: true, detail: nil))

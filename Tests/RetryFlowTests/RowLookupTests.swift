@@ -31,7 +31,7 @@ import Testing
         mutating func perform(_ effect: Effect, of row: Row, notes: inout StepNotes) -> Never? { nil }
     }
 
-    /// Drives `table` with 3,000 pseudo-random events and checks every step against a full scan;
+    /// Drives `table` with 4,000 pseudo-random events and checks every step against a full scan;
     /// returns how many events were rejected.
     func walk<State, Event, Guard, Effect, Reason>(
         _ table: TransitionTable<State, Event, Guard, Effect, Reason>
@@ -42,7 +42,7 @@ import Testing
         let events = Array(Event.allCases)
         var taken = 0
         var rejected = 0
-        for _ in 0..<3_000 {
+        for _ in 0..<4_000 {
             if machine.isFinished { machine = TableMachine(table: table, rules: Rules()) }
             let event = events[Int(generator.next() % UInt64(events.count))]
             let before = machine.rules.received

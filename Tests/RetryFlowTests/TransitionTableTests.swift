@@ -48,6 +48,7 @@ import Testing
     @Test func machineNeverRestsInADecision() throws {
         var machine = RetryMachine(policy: .default, random: SeededRandom(seed: 1))
         _ = try machine.handle(.start, at: .zero)
+        _ = try machine.handle(.tokenGranted, at: .zero)
         _ = try machine.handle(.admitted, at: .zero)
         let step = try machine.handle(.failed(.retry, detail: nil), at: .zero)
         #expect(step.transition.to == .retry)

@@ -43,10 +43,11 @@ import Testing
         let path = outcome.trace.steps.map { "\($0.from.label) → \($0.to.label)" }
         #expect(
             path == [
-                "idle → breaker", "breaker → request", "request → retry", "retry → refresh credentials",
-                "refresh credentials → breaker", "breaker → request", "request → success",
+                "idle → limiter", "limiter → breaker", "breaker → request", "request → retry",
+                "retry → refresh credentials", "refresh credentials → limiter", "limiter → breaker",
+                "breaker → request", "request → success",
             ])
-        #expect(outcome.trace.steps[3].condition == .when(.enters(refresh.id)))
+        #expect(outcome.trace.steps[4].condition == .when(.enters(refresh.id)))
         #expect(outcome.steps.map(\.exit) == [.done])
     }
 
@@ -116,7 +117,7 @@ import Testing
         let dot = DOTChart.render(policy.table, style: .state)
         #expect(dot.contains("refresh credentials"))
         #expect(dot.contains("to refresh credentials"))
-        #expect(MarkdownTable.render(policy.table).contains("| refresh credentials | step done | (else) | breaker |"))
+        #expect(MarkdownTable.render(policy.table).contains("| refresh credentials | step done | (else) | limiter |"))
     }
 
     /// docs/policies.md shows the rows a step adds: they are the ones `policy.add` puts in the table.
@@ -226,6 +227,7 @@ import Testing
         try policy.validate()
         var machine = RetryMachine(policy: policy, table: policy.table, random: SeededRandom(seed: 1))
         _ = try machine.handle(.start, at: .zero)
+        _ = try machine.handle(.tokenGranted, at: .zero)
         _ = try machine.handle(.admitted, at: .zero)
         #expect(
             Array(try machine.handle(.failed(.step(relogin.id), detail: nil), at: .zero).actions).last
@@ -239,6 +241,7 @@ import Testing
         let waits = Array(try machine.handle(.budgetAnswered(granted: true, detail: nil), at: .zero).actions)
         #expect(waits.last == .sleep(.seconds(1)), "\(waits)")
         _ = try machine.handle(.delayElapsed, at: .seconds(1))
+        _ = try machine.handle(.tokenGranted, at: .seconds(1))
         #expect(Array(try machine.handle(.admitted, at: .seconds(1)).actions) == [.startAttempt(3)])
         let last = Array(try machine.handle(.failed(.retry, detail: nil), at: .seconds(1)).actions)
         #expect(last.last == .finish(state: .failure, reason: .attemptsExhausted))

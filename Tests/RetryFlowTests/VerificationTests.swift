@@ -29,7 +29,8 @@ import Testing
         #expect(!plain.contains { $0.contains("Retry-After") })
         #expect(!plain.contains { $0.contains("retry immediately") })
         #expect(plain.contains("retry --[no attempts left] / finish--> failure"))
-        #expect(plain.contains("wait --delay elapsed / ask breaker--> breaker"))
+        #expect(plain.contains("wait --delay elapsed / ask limiter--> limiter"))
+        #expect(!plain.contains { $0.contains("rate limited") }, "no limiter in the world: no pacing")
         #expect(plain.contains("breaker --admitted / start attempt--> request"))
 
         let deadline = reachable(
@@ -40,8 +41,11 @@ import Testing
 
         let everything = reachable(
             RetryPolicy(backoff: .constant(.zero), jitter: .none),
-            RetryWorld(budget: true, breaker: true, waitsOutBreak: true, retryAfter: true, finalAnswers: true))
-        #expect(everything.contains("admission --[retry immediately] / notify retry, ask breaker--> breaker"))
+            RetryWorld(
+                budget: true, breaker: true, waitsOutBreak: true, limiter: true, retryAfter: true, finalAnswers: true))
+        #expect(everything.contains("admission --[retry immediately] / notify retry, ask limiter--> limiter"))
+        #expect(everything.contains("token wait --delay elapsed / ask breaker--> breaker"))
+        #expect(!everything.contains { $0.contains("fails when rate limited") }, "this world waits for tokens")
         #expect(everything.contains("breaker --circuit open / count refusal, plan delay--> retry"))
         #expect(everything.contains("admission --[retry budget exhausted] / finish--> failure"))
         #expect(everything.contains("retry --[Retry-After beyond cap] / finish--> failure"))
@@ -75,7 +79,7 @@ import Testing
     }
 
     @Test func anAdaptiveTableThatGrantsWithoutATokenIsCaught() {
-        // `acquiring` takes a token whether or not the bucket holds one: the bucket goes negative.
+        // `acquiring` grants at once whether or not the bucket holds a token: a send goes unpaced.
         let rows = AdaptiveTable.adaptive.rows.filter { !($0.from == .acquiring && $0.condition == .always) }.map {
             row -> AdaptiveTable.Row in
             guard row.from == .acquiring else { return row }
@@ -85,7 +89,7 @@ import Testing
         #expect(broken.problems.isEmpty, "the table itself is sound: only its arithmetic is wrong")
         let result = FleetExploration.adaptive(broken, inputs: 3)
         #expect(!result.holds)
-        #expect(result.text.contains("the bucket never goes negative"), "\(result.text)")
+        #expect(result.text.contains("a send goes at once only on a token the bucket held"), "\(result.text)")
     }
 
     // A small table of our own, broken twice: `retry` goes back to `request` with no bound, and the

@@ -43,7 +43,8 @@ public enum RetryEvent: TableSymbol {
     /// The built-in events, in chart order, with `step done` (a step's named exits are its own).
     public static let allCases: [RetryEvent] = [
         .start, .succeeded, .failed, .failedAfterProgress, .attemptTimedOut, .tokenGranted, .rateLimited,
-        .admitted, .circuitOpen, .budgetAnswered, .delayElapsed, .cancelled, .deadlineExceeded, .stepExit(.done), .stepFailed,
+        .admitted, .circuitOpen, .budgetAnswered, .delayElapsed, .cancelled, .deadlineExceeded, .stepExit(.done),
+        .stepFailed,
     ]
 
     /// The label: the built-in event's, or the exit's name.

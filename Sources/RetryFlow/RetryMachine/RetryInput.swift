@@ -11,7 +11,7 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     case failed(RetryDecision, detail: String?, throttled: Bool = false)
     /// The attempt failed after making progress (the driver says what progress is: a download's
     /// transfer table credits an attempt that added enough new bytes): the classifier's verdict and
-    /// words, as for ``failed(_:detail:)``.
+    /// words, as for ``failed(_:detail:throttled:)``.
     case failedAfterProgress(RetryDecision, detail: String?)
     /// The attempt ran past the per-attempt timeout and was cancelled; the verdict on the timeout.
     case attemptTimedOut(RetryDecision, detail: String?)

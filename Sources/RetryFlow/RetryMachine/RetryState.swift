@@ -39,7 +39,8 @@ public enum RetryState: TableSymbol {
 
     /// The built-in states, in chart order (a table adds its steps: ``TransitionTable/states``).
     public static let allCases: [RetryState] = [
-        .idle, .limiter, .pacing, .tokenWait, .breaker, .request, .retry, .budget, .admission, .wait, .success, .failure, .cancelled,
+        .idle, .limiter, .pacing, .tokenWait, .breaker, .request, .retry, .budget, .admission, .wait, .success,
+        .failure, .cancelled,
     ]
 
     /// The label: the built-in state's name, or the step's.

@@ -30,8 +30,8 @@ struct AdaptiveModel: ExplorationModel {
     var boundDescription: String { "\(inputLimit) inputs, each 0, 0.1, 0.6 or 3 s after the last" }
     var invariants: [String] {
         [
-            "the bucket never goes negative", "the bucket never holds more than its capacity",
-            "the fill rate never drops below its minimum",
+            "a send takes at most its cost", "a send goes at once only on a token the bucket held",
+            "the bucket never holds more than its capacity", "the fill rate never drops below its minimum",
         ]
     }
 
@@ -64,9 +64,22 @@ struct AdaptiveModel: ExplorationModel {
     ) -> [InvariantViolation] {
         let rules = after.machine.rules
         var broken: [InvariantViolation] = []
-        // The same nanosecond's slack as the `token available` guard: waits round up to whole nanoseconds.
-        if rules.tokens < -1e-9 {
-            broken.append(.init("the bucket never goes negative", "the bucket holds \(rules.tokens) tokens"))
+        // The bucket goes below zero only by sends that reserved their token ahead of its time, one
+        // cost each: a send never takes more (the same nanosecond's slack as the `token available` guard).
+        let taken = before.machine.rules.tokens - rules.tokens
+        if input == .sendAsked, taken > rules.options.requestCost + 1e-9 {
+            broken.append(
+                .init(
+                    "a send takes at most its cost",
+                    "a send took \(taken) tokens, a send costs \(rules.options.requestCost)"))
+        }
+        // A send that goes at once must have found its token; one that found none is told to wait
+        // (its token reserved). A disabled limiter grants without a bucket.
+        if input == .sendAsked, before.machine.state != .disabled, rules.answer == .granted, rules.tokens < -1e-9 {
+            broken.append(
+                .init(
+                    "a send goes at once only on a token the bucket held",
+                    "a send went at once and left the bucket at \(rules.tokens) tokens"))
         }
         if rules.tokens > rules.capacity + 1e-9 {
             broken.append(

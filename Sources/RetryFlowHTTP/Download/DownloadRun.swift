@@ -21,7 +21,7 @@ struct DownloadRun<C: Clock<Duration>>: Sendable {
     let clock: C
     var progress: AsyncStream<DownloadProgress>.Continuation?
 
-    /// - Throws: ``RetryPolicyError`` for an invalid policy or for hedging,
+    /// - Throws: `RetryPolicyError` for an invalid policy or for hedging,
     ///   ``DownloadProblem/file(_:_:)`` when the partial file cannot be opened: all before any request.
     func outcome() async throws -> DownloadOutcome {
         defer { progress?.finish() }

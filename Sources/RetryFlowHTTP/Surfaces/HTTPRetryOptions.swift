@@ -41,7 +41,7 @@ public struct HTTPRetryOptions: Sendable {
     /// others cancelled and awaited (docs/hedging.md). It needs a request safe to send more than
     /// once: a request the rules do not hold safe to repeat (a POST or PATCH without an
     /// `Idempotency-Key`) is sent one copy at a time, and a body stream, which can be sent only once,
-    /// is refused with a ``RetryPolicyError`` naming `hedging`, as is a download to a file. `nil`
+    /// is refused with a `RetryPolicyError` naming `hedging`, as is a download to a file. `nil`
     /// (the default) sends one copy at a time. Validated with the policy, before anything is sent.
     public var hedging: HedgingPolicy? {
         get { storage.hedging }
