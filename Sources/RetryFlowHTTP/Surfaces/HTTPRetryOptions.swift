@@ -157,3 +157,16 @@ public struct HTTPRetryOptions: Sendable {
         return resilience.guards(forKey: request.url?.host ?? "")
     }
 }
+
+extension HTTPRetryOptions: CustomReflectable {
+    /// The fields as `Mirror` would list them if they were stored in the value: ``policy``,
+    /// ``rules``, ``hedging``, ``guards``, ``registry``, ``onRetry``, ``onTransition``. They live
+    /// behind one storage reference (a performance device: options made in a call cost a pointer,
+    /// docs/benchmarks.md), so a plain mirror would show only that reference. The children are the
+    /// storage's own mirror's, not a list kept by hand, so a field added to the storage shows here at
+    /// once, and the test holding every setting against a run that feels it
+    /// (Tests/RetryFlowHTTPTests/EverySettingIsFeltTests.swift) names it until it has a row.
+    public var customMirror: Mirror {
+        Mirror(self, children: Mirror(reflecting: storage).children, displayStyle: .struct)
+    }
+}
