@@ -751,7 +751,7 @@ enum SettingRun {
                     let due = clock.now.offset + answer.takes
                     sleeping.withLock { $0.append(due) }
                     defer {
-                        sleeping.withLock { $0.remove(at: $0.firstIndex(of: due)!) }
+                        sleeping.withLock { _ = $0.remove(at: $0.firstIndex(of: due)!) }
                         clock.recheck()
                     }
                     try await clock.sleep(until: ManualClock.Instant(offset: due))
