@@ -200,3 +200,15 @@ struct AnyRandom: RandomNumberGenerator, Sendable {
     init(_ base: some RandomNumberGenerator & Sendable) { self.base = base }
     mutating func next() -> UInt64 { base.next() }
 }
+
+extension RetryRules {
+    /// The facts a later row may still read that no counter shows: what ``RetryModel`` keys an
+    /// explored position by, besides the state, the counters and the time (RetryLiveFacts says which
+    /// of them a row can read from each state). Kept here, beside the facts, so a fact added above is
+    /// added to the keys too; the ones left out are rewritten by every input before anything reads them.
+    var carriedFacts: RetryCarriedFacts {
+        RetryCarriedFacts(
+            seriesStart: seriesStart, backoffMemory: backoffMemory, plannedMemory: plannedMemory, decision: decision,
+            plannedDelay: plannedDelay, budgetGranted: budgetGranted)
+    }
+}

@@ -30,6 +30,10 @@ public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: T
     public internal(set) var statesExplored = 0
     /// Inputs delivered that the table took.
     public internal(set) var transitionsExplored = 0
+    /// The bytes the search held for what it keeps of every position reached (its key, how it was
+    /// first reached, every transition's target) and for the widest level of whole positions it
+    /// expanded: `storedBytes / statesExplored` is what a stored state costs.
+    public internal(set) var storedBytes = 0
     /// States reached, by label.
     public internal(set) var reachableStates: Set<String> = []
     /// States some run stays in for a while (an input arrives later than the one that entered it);
@@ -57,6 +61,7 @@ public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: T
         var out = self
         out.statesExplored += other.statesExplored
         out.transitionsExplored += other.transitionsExplored
+        out.storedBytes = max(storedBytes, other.storedBytes)
         out.reachableStates.formUnion(other.reachableStates)
         out.restedStates.formUnion(other.restedStates)
         out.violationCount += other.violationCount
@@ -79,6 +84,7 @@ public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: T
         out.refused = refused
         out.statesExplored = statesExplored
         out.transitionsExplored = transitionsExplored
+        out.storedBytes = storedBytes
         out.reachableStates = reachableStates
         out.restedStates = restedStates
         out.invariants = invariants

@@ -68,12 +68,27 @@ public enum RetryExploration {
     public static func explore(
         _ table: RetryTable? = nil, policy: RetryPolicy, world: RetryWorld = RetryWorld()
     ) -> ExplorationResult<RetryState, RetryEvent, RetryGuard> {
+        if ExplorationEngine.reference { return exploreReference(table, policy: policy, world: world) }
         let table = table ?? policy.table
         let rules = RetryRules(
             policy: policy, random: AnyRandom(MidRangeRandom()), waitsOutBreak: world.waitsOutBreak,
             waitsForToken: world.waitsForToken)
         return TableExplorer(table: table, rules: rules, model: RetryModel(policy: policy, world: world, table: table))
             .explore()
+    }
+
+    /// The same exploration by the explorer as it was before positions were keyed by what the guards
+    /// can tell apart (``ReferenceExplorer`` with ``RetryModel/ReferenceKey``): what the tests check
+    /// the explorer against, and what `verify-scale` measures it against.
+    package static func exploreReference(
+        _ table: RetryTable? = nil, policy: RetryPolicy, world: RetryWorld = RetryWorld()
+    ) -> ExplorationResult<RetryState, RetryEvent, RetryGuard> {
+        let table = table ?? policy.table
+        let rules = RetryRules(
+            policy: policy, random: AnyRandom(MidRangeRandom()), waitsOutBreak: world.waitsOutBreak,
+            waitsForToken: world.waitsForToken)
+        let model = RetryModel(policy: policy, world: world, table: table)
+        return ReferenceExplorer(table: table, rules: rules, model: model) { model.referenceKey($0) }.explore()
     }
 
     /// The rows of `table` some run under `policy` in `world` takes.
@@ -97,8 +112,70 @@ struct RetryModel: ExplorationModel {
     let policy: RetryPolicy
     let world: RetryWorld
     let table: RetryTable
+    /// Which carried facts a row can still read from each state.
+    let live: RetryLiveFacts
+    /// The index in `table.states` of the state the machine stands in at each lookup slot (slot 0
+    /// the initial state, `1 + i` the state row `i` enters): a key reads it without comparing labels.
+    let slotState: [Int32]
+    /// Whether the state at each index is terminal.
+    let terminal: [Bool]
+    /// Whether the step that brought the machine to each lookup slot may have slept (a row with
+    /// `sleep` on the way there): only there does a position's last step say how long it waits.
+    let afterSleep: [Bool]
+    /// Whether time decides anything: only a deadline compares it (`within deadline`, the attempt
+    /// ending half-way to it, "no planned wait crosses the deadline"); without one, the times of the
+    /// inputs only stamp the trace.
+    let timeMatters: Bool
 
+    init(policy: RetryPolicy, world: RetryWorld, table: RetryTable) {
+        self.policy = policy
+        self.world = world
+        self.table = table
+        live = RetryLiveFacts(table: table, policy: policy)
+        let states = table.states
+        let index = Dictionary(states.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        slotState = ([table.initial] + table.rows.map(\.to)).map { Int32(index[$0] ?? 0) }
+        terminal = states.map(table.isTerminal)
+        timeMatters = policy.deadline != nil
+        // A row is taken after a sleep in the same step when it sleeps, or when it leaves a decision
+        // some such row entered (a step follows completion rows from the decision it entered).
+        var slept = table.rows.map { $0.effects.contains(.sleep) }
+        var changed = true
+        while changed {
+            changed = false
+            for (index, row) in table.rows.enumerated() where !slept[index] && row.event == nil {
+                if table.rows.indices.contains(where: { slept[$0] && table.rows[$0].to == row.from }) {
+                    slept[index] = true
+                    changed = true
+                }
+            }
+        }
+        afterSleep = [false] + slept
+    }
+
+    /// What tells two positions apart: the state, the counters, and the carried facts a row can
+    /// still read from it (``RetryLiveFacts``); the time and the wait being slept only under a
+    /// deadline. A finished run is its state alone: nothing follows it.
     struct Key: Hashable {
+        var state: Int32
+        var attempt: Int32 = 0
+        var refusals: Int32 = 0
+        var seriesStart: Int32 = 0
+        var budgetGranted = true
+        var time: Duration = .zero
+        /// The wait being slept (`wait`, `token wait`); without a deadline only whether there is one.
+        var sleeping: Duration = .zero
+        var plannedDelay: Duration = .zero
+        var decision: RetryDecision = .retry
+        /// The backoff's memory and the planned one, when the jitter reads them (else empty).
+        var memories: [BackoffMemory] = []
+        /// How often each user step ran.
+        var visits: [Int] = []
+    }
+
+    /// The key the explorer used before it knew which facts are live (``ReferenceExplorer``): every
+    /// fact it thought relevant, the time always.
+    struct ReferenceKey: Hashable {
         var state: RetryState
         var attempt: Int
         var previousDelay: Duration?
@@ -143,15 +220,42 @@ struct RetryModel: ExplorationModel {
     var invariants: [String] { ["attempts ≤ maxAttempts", "no planned wait crosses the deadline"] }
 
     func key(_ position: ExplorationPosition<RetryRules>) -> Key {
-        let state = position.machine.state
-        var sleeping: Duration?
-        if state == .wait || state == .tokenWait, let last = position.last {
-            for action in last.actions { if case .sleep(let delay) = action { sleeping = delay } }
+        let machine = position.machine
+        let state = Int(slotState[machine.entry / RowLookup.entry(ofSlot: 1)])
+        guard !terminal[state] else { return Key(state: Int32(state)) }
+        let rules = machine.rules
+        let facts = live.masked(rules.carriedFacts, stateIndex: state)
+        var key = Key(
+            state: Int32(state), attempt: Int32(clamping: rules.attempt), refusals: Int32(clamping: rules.refusals),
+            seriesStart: Int32(clamping: facts.seriesStart), budgetGranted: facts.budgetGranted,
+            plannedDelay: facts.plannedDelay, decision: facts.decision, visits: rules.visits)
+        if live.memoryMatters { key.memories = [facts.backoffMemory, facts.plannedMemory] }
+        let sleeping = afterSleep[machine.entry / RowLookup.entry(ofSlot: 1)] ? Self.sleeping(position) : .zero
+        if timeMatters {
+            key.time = position.at
+            key.sleeping = sleeping
+        } else if sleeping > .zero {
+            key.sleeping = .nanoseconds(1) // a wait still rests in its state: `render --policy` draws it so
         }
-        return Key(
+        return key
+    }
+
+    /// The old key (``ReferenceKey``).
+    func referenceKey(_ position: ExplorationPosition<RetryRules>) -> ReferenceKey {
+        let state = position.machine.state
+        return ReferenceKey(
             state: state, attempt: position.machine.rules.attempt, previousDelay: position.machine.rules.previousDelay,
-            at: position.at, pending: state == .budget ? position.lastInput : nil, sleeping: sleeping,
+            at: position.at, pending: state == .budget ? position.lastInput : nil,
+            sleeping: state == .wait || state == .tokenWait ? Self.sleeping(position) : nil,
             visits: position.machine.rules.visits, refusals: position.machine.rules.refusals)
+    }
+
+    /// The wait the step that entered `position` began (zero if it slept none).
+    static func sleeping(_ position: ExplorationPosition<RetryRules>) -> Duration {
+        guard let last = position.last else { return .zero }
+        var slept = Duration.zero
+        for action in last.actions { if case .sleep(let delay) = action { slept = delay } }
+        return slept
     }
 
     func isCancellation(_ input: RetryInput) -> Bool { input.event == .cancelled }
@@ -206,8 +310,7 @@ struct RetryModel: ExplorationModel {
             choices.append(.init(.budgetAnswered(granted: true, detail: nil), at: now, required: true))
             if world.budget { choices.append(.init(.budgetAnswered(granted: false, detail: nil), at: now)) }
         case .wait, .tokenWait:
-            let sleeping = key(position).sleeping ?? .zero
-            choices.append(.init(.delayElapsed, at: now + sleeping, required: true))
+            choices.append(.init(.delayElapsed, at: now + Self.sleeping(position), required: true))
             if world.cancellation { choices.append(cancel) }
         case .step(let id):
             // The step's action ends in one of its exits or an error; the caller can cancel meanwhile.
@@ -231,7 +334,10 @@ struct RetryModel: ExplorationModel {
                     "attempts ≤ maxAttempts",
                     "attempt \(after.machine.rules.attempt) started, the policy allows \(policy.maxAttempts)"))
         }
-        if let deadline = policy.deadline, let step = after.last {
+        // Only a step that may have slept is looked at: reading a step copies it.
+        if let deadline = policy.deadline, afterSleep[after.machine.entry / RowLookup.entry(ofSlot: 1)],
+            let step = after.last
+        {
             for action in step.actions {
                 if case .sleep(let delay) = action, after.at + delay >= deadline {
                     found.append(

@@ -33,18 +33,19 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
         self.model = model
     }
 
-    /// One place the exploration reached: its machine, when it stands, and how it got there.
-    struct Node {
-        var position: ExplorationPosition<Rules>
-        /// The node it came from (`nil` for the start).
-        var parent: Int?
-        /// The trace steps of the input that led here.
-        var steps: [Machine.Step.TraceStep]
-        var depth: Int
-    }
-
     /// Explores every position within the model's bound and returns what it found.
+    ///
+    /// Breadth first, one level (one input more) at a time. Only the level being expanded and the
+    /// next are kept as whole positions; every position reached is kept as its key, the position it
+    /// was first reached from and which of that position's choices led there (a few bytes besides the
+    /// key), and every transition as its target's number, for the loop check. A witness or a
+    /// counterexample is rebuilt afterwards by replaying those choices from the start on the real
+    /// machine, so every trace reported is a run the machine takes.
     public func explore() -> ExplorationResult<Rules.State, Rules.Event, Rules.Guard> {
+        if ExplorationEngine.reference {
+            let model = model
+            return ReferenceExplorer(table: table, rules: rules, model: model) { model.key($0) }.explore()
+        }
         var result = ExplorationResult<Rules.State, Rules.Event, Rules.Guard>(
             table: table.name, bound: model.boundDescription, rows: table.rows.indices.map { table.label(ofRow: $0) },
             rowDescriptions: table.rows.indices.map {
@@ -58,192 +59,377 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
             result.refused = true
             return result
         }
-        let endingEffects = (Array(Rules.Effect.allCases) + table.rows.flatMap(\.effects)).contains(where: \.endsRun)
-        var nodes = [
-            Node(
-                position: ExplorationPosition(machine: Machine(table: table, rules: rules), at: .zero, last: nil),
-                parent: nil, steps: [], depth: 0)
-        ]
-        var seen: [Model.Key: Int] = [model.key(nodes[0].position): 0]
-        // Every transition between positions, new or seen: a cycle among them is a run without end.
-        var edges: [[(to: Int, steps: [Machine.Step.TraceStep])]] = [[]]
-        var witnesses = [Int?](repeating: nil, count: table.rows.count)
-        var witnessSteps = [[Machine.Step.TraceStep]?](repeating: nil, count: table.rows.count)
-        var queue = 0
-        var transitions = 0
-
-        func path(to index: Int, then extra: [Machine.Step.TraceStep]) -> [Machine.Step.TraceStep] {
-            var chunks: [[Machine.Step.TraceStep]] = [extra]
-            var current: Int? = index
-            while let at = current {
-                chunks.append(nodes[at].steps)
-                current = nodes[at].parent
+        let rows = RowFacts(table: table)
+        var search = Search(rows: table.rows.count, slots: rows.slotStates.count)
+        let start = ExplorationPosition(machine: Machine(table: table, rules: rules), at: .zero, last: nil)
+        search.seen[model.key(start)] = 0
+        search.reached[0] = true
+        var level = [start]
+        var depth = 0
+        while !level.isEmpty {
+            var next: [ExplorationPosition<Rules>] = []
+            let first = search.parent.count - level.count
+            for offset in level.indices {
+                expand(
+                    level[offset], node: Int32(first + offset), depth: depth, rows: rows, search: &search, next: &next)
             }
-            return chunks.reversed().flatMap { $0 }
+            search.peakPositions = max(search.peakPositions, level.count + next.count)
+            level = next
+            depth += 1
         }
-        func violate(_ invariant: String, _ message: String, at index: Int, steps: [Machine.Step.TraceStep]) {
-            result.violationCount += 1
-            guard !result.violations.contains(where: { $0.invariant == invariant }) else { return }
+        search.edgeStart.append(Int32(search.edgeTarget.count))
+        if !table.terminals.isEmpty, let loop = search.cycle() {
+            // The way into the loop, then once around it.
+            var around: [Machine.Step.TraceStep] = []
+            for (from, to) in zip(loop, loop.dropFirst()) { around += steps(from: from, to: to, search: search) }
+            search.violate(
+                "every run ends",
+                "the run can return to '\(replay(to: loop[0], search: search).position.machine.state.label)' with "
+                    + "nothing changed, forever (a loop without a bound)", node: loop[0], extra: around)
+        }
+        result.statesExplored = search.parent.count
+        result.transitionsExplored = search.transitions
+        result.storedBytes =
+            search.storedBytes(keyStride: MemoryLayout<Model.Key>.stride)
+            + search.peakPositions * MemoryLayout<ExplorationPosition<Rules>>.stride
+        result.reachableStates = Set(search.reached.indices.filter { search.reached[$0] }.map { rows.slotStates[$0] })
+        result.restedStates = Set(search.rested.indices.filter { search.rested[$0] }.map { rows.slotStates[$0] })
+        result.violationCount = search.violationCount
+        for found in search.violations {
+            let (position, steps) = replay(to: found.node, search: search)
+            let trace = steps + (found.choice.map { deliver($0, at: position).steps } ?? [])
             result.violations.append(
                 .init(
-                    invariant: invariant, message: message, trace: TransitionTrace(steps: path(to: index, then: steps)))
-            )
+                    invariant: found.invariant, message: found.message,
+                    trace: TransitionTrace(steps: trace + found.extra)))
         }
-
-        while queue < nodes.count {
-            let index = queue
-            queue += 1
-            let node = nodes[index]
-            let machine = node.position.machine
-            if machine.isFinished { continue }
-            let choices = model.choices(at: node.position)
-            if node.depth >= model.inputLimit {
-                if !table.terminals.isEmpty && !choices.isEmpty {
-                    violate(
-                        "every run ends",
-                        "after \(node.depth) inputs the run is still in '\(machine.state.label)' and could go on "
-                            + "(a loop without a bound?)", at: index, steps: [])
-                }
-                continue
-            }
-            var accepted = 0
-            defer {
-                // A run that can take no input where it stands never ends either: it stalls.
-                if accepted == 0 && !table.terminals.isEmpty {
-                    violate(
-                        "every run ends",
-                        "the run stalls in '\(machine.state.label)': nothing the world delivers there has a row",
-                        at: index, steps: [])
-                }
-            }
-            for choice in choices {
-                var next = machine
-                let step: Machine.Step
-                do { step = try next.handle(choice.input, at: choice.at) } catch {
-                    if choice.required {
-                        violate(
-                            "every required input has a row",
-                            "'\(choice.input.event.label)' has no row in state '\(machine.state.label)'",
-                            at: index, steps: [])
-                    }
-                    continue
-                }
-                transitions += 1
-                accepted += 1
-                if choice.at > node.position.at { result.restedStates.insert(machine.state.rawValue) }
-                let steps = step.taken(detail: choice.input.detail ?? model.detail(of: choice.input))
-                let rowIndices = steps.compactMap {
-                    table.index(from: $0.from, event: $0.event, condition: $0.condition, to: $0.to)
-                }
-                for row in rowIndices where witnesses[row] == nil {
-                    witnesses[row] = index
-                    witnessSteps[row] = steps
-                }
-                let position = ExplorationPosition(machine: next, at: choice.at, last: step, lastInput: choice.input)
-                // The invariants every table shares.
-                let endings = rowIndices.flatMap { table.rows[$0].effects }.filter(\.endsRun).count
-                if next.isFinished {
-                    if let row = rowIndices.last, table.rows[row].reason == nil {
-                        violate(
-                            "every row that ends a run names its reason",
-                            "row \(table.rows[row].description) ends the run without a reason", at: index,
-                            steps: steps)
-                    }
-                    if endingEffects && endings != 1 {
-                        violate(
-                            "a run ends exactly once",
-                            "the step entering '\(next.state.label)' performs \(endings) ending effects, not 1",
-                            at: index, steps: steps)
-                    }
-                } else if endings > 0 {
-                    violate(
-                        "a run ends exactly once",
-                        "an ending effect on a step that stays in '\(next.state.label)'", at: index, steps: steps)
-                }
-                if model.isCancellation(choice.input) && !next.isFinished {
-                    violate(
-                        "cancellation is always terminal",
-                        "'\(choice.input.event.label)' in '\(machine.state.label)' leads to '\(next.state.label)'",
-                        at: index, steps: steps)
-                }
-                for message in model.check(
-                    before: node.position, after: position, input: choice.input, rows: rowIndices)
-                {
-                    violate(message.invariant, message.text, at: index, steps: steps)
-                }
-                let key = model.key(position)
-                if let known = seen[key] {
-                    edges[index].append((known, steps))
-                } else {
-                    seen[key] = nodes.count
-                    edges[index].append((nodes.count, steps))
-                    edges.append([])
-                    nodes.append(Node(position: position, parent: index, steps: steps, depth: node.depth + 1))
-                }
-            }
-        }
-        if !table.terminals.isEmpty, let loop = Self.cycle(in: edges) {
-            // The way into the loop, then once around it.
-            let around = loop.dropFirst().flatMap { $0.steps }
-            violate(
-                "every run ends",
-                "the run can return to '\(nodes[loop[0].to].position.machine.state.label)' with nothing changed, "
-                    + "forever (a loop without a bound)", at: loop[0].to, steps: Array(around))
-        }
-        result.statesExplored = seen.count
-        result.transitionsExplored = transitions
-        result.reachableStates = Set(nodes.map(\.position.machine.state.rawValue))
         for row in table.rows.indices {
-            if let at = witnesses[row], let last = witnessSteps[row] {
-                // The witness stops at the step that takes the row.
-                result.witnesses[row] = TransitionTrace(steps: path(to: at, then: last))
-            }
+            guard let (node, choice) = search.witnesses[row] else { continue }
+            // The witness stops at the step that takes the row.
+            let (position, steps) = replay(to: node, search: search)
+            result.witnesses[row] = TransitionTrace(steps: steps + deliver(choice, at: position).steps)
         }
         result.invariants =
             ExplorationResult<Rules.State, Rules.Event, Rules.Guard>.sharedInvariants(
                 terminals: !table.terminals.isEmpty, cancellation: model.deliversCancellation) + model.invariants
         return result
     }
-}
 
-extension TableExplorer {
-    /// A cycle among positions reachable from position 0, as the edge into its first position (from
-    /// anywhere) followed by the edges around it; `nil` when there is none. Iterative depth-first
-    /// search, so a long exploration cannot overflow the stack.
-    static func cycle<Step>(in edges: [[(to: Int, steps: [Step])]]) -> [(to: Int, steps: [Step])]? {
-        var color = [UInt8](repeating: 0, count: edges.count) // 0 new, 1 on the stack, 2 done
-        var stack: [(node: Int, next: Int)] = [(0, 0)]
-        var via: [(to: Int, steps: [Step])] = [(0, [])] // the edge that entered each stacked node
-        color[0] = 1
-        while let top = stack.last {
-            let edgeList = edges[top.node]
-            if top.next == edgeList.count {
-                color[top.node] = 2
-                stack.removeLast()
-                via.removeLast()
+    /// A lookup entry over this is the machine's slot (``RowLookup``).
+    static var slotWidth: Int { RowLookup.entry(ofSlot: 1) }
+
+    /// Delivers every choice the world has at `position` (node `node`, `depth` inputs in), checks
+    /// each step, and files each new position for the next level.
+    private func expand(
+        _ position: ExplorationPosition<Rules>, node: Int32, depth: Int, rows: RowFacts, search: inout Search,
+        next: inout [ExplorationPosition<Rules>]
+    ) {
+        search.edgeStart.append(Int32(search.edgeTarget.count))
+        let slot = position.machine.entry / Self.slotWidth
+        if rows.slotTerminal[slot] { return }
+        let choices = model.choices(at: position)
+        let terminals = !table.terminals.isEmpty
+        if depth >= model.inputLimit {
+            if terminals && !choices.isEmpty {
+                search.violate(
+                    "every run ends",
+                    "after \(depth) inputs the run is still in '\(position.machine.state.label)' and could go on "
+                        + "(a loop without a bound?)", node: node)
+            }
+            return
+        }
+        var accepted = 0
+        var taken: [Int] = []
+        taken.reserveCapacity(StepBuffer<Int>.capacity)
+        for (index, choice) in choices.enumerated() {
+            var after = position.machine
+            let step: Machine.Step
+            do { step = try after.handle(choice.input, at: choice.at) } catch {
+                if choice.required {
+                    search.violate(
+                        "every required input has a row",
+                        "'\(choice.input.event.label)' has no row in state '\(position.machine.state.label)'",
+                        node: node)
+                }
                 continue
             }
-            stack[stack.count - 1].next += 1
-            let edge = edgeList[top.next]
-            switch color[edge.to] {
-            case 0:
-                color[edge.to] = 1
-                stack.append((edge.to, 0))
-                via.append(edge)
-            case 1:
-                // Back to a node on the stack: the loop is the stacked edges after it, then this edge.
-                guard let start = stack.firstIndex(where: { $0.node == edge.to }) else { return nil }
-                return [(edge.to, [])] + Array(via[(start + 1)...]) + [edge]
-            default:
-                break
+            search.transitions += 1
+            accepted += 1
+            if choice.at > position.at { search.rested[slot] = true }
+            let choiceIndex = UInt32(index)
+            let end = after.entry / Self.slotWidth
+            rows.indices(of: step, from: slot, to: end, into: &taken)
+            for row in taken where search.witnesses[row] == nil { search.witnesses[row] = (node, choiceIndex) }
+            let reached = ExplorationPosition(machine: after, at: choice.at, last: step, lastInput: choice.input)
+            let finished = rows.slotTerminal[end]
+            // The invariants every table shares.
+            var endings = 0
+            for row in taken { endings += rows.endings[row] }
+            if finished {
+                if let row = taken.last, !rows.namesReason[row] {
+                    search.violate(
+                        "every row that ends a run names its reason",
+                        "row \(table.rows[row].description) ends the run without a reason", node: node,
+                        choice: choiceIndex)
+                }
+                if rows.endingEffects && endings != 1 {
+                    search.violate(
+                        "a run ends exactly once",
+                        "the step entering '\(reached.machine.state.label)' performs \(endings) ending effects, not 1",
+                        node: node, choice: choiceIndex)
+                }
+            } else if endings > 0 {
+                search.violate(
+                    "a run ends exactly once",
+                    "an ending effect on a step that stays in '\(reached.machine.state.label)'", node: node,
+                    choice: choiceIndex)
+            }
+            if model.isCancellation(choice.input) && !finished {
+                search.violate(
+                    "cancellation is always terminal",
+                    "'\(choice.input.event.label)' in '\(position.machine.state.label)' leads to '\(reached.machine.state.label)'",
+                    node: node, choice: choiceIndex)
+            }
+            for message in model.check(before: position, after: reached, input: choice.input, rows: taken) {
+                search.violate(message.invariant, message.text, node: node, choice: choiceIndex)
+            }
+            // One lookup: the slot is filled with the next number if the key is new. A finished run
+            // has no future, so every one ended by the same row is one position, whatever its facts.
+            let fresh = Int32(search.parent.count)
+            let target: Int32
+            if finished {
+                target = search.finished[end] ?? fresh
+                search.finished[end] = target
+            } else {
+                target = Search.insert(model.key(reached), fresh, into: &search.seen)
+            }
+            search.edgeTarget.append(target)
+            if target == fresh {
+                search.parent.append(node)
+                search.choice.append(choiceIndex)
+                search.reached[end] = true
+                next.append(reached)
             }
         }
-        return nil
+        // A run that can take no input where it stands never ends either: it stalls.
+        if accepted == 0 && terminals {
+            search.violate(
+                "every run ends",
+                "the run stalls in '\(position.machine.state.label)': nothing the world delivers there has a row",
+                node: node)
+        }
+    }
+
+    /// The run to node `node`, replayed from the start: its last position and its trace.
+    private func replay(to node: Int32, search: Search) -> (
+        position: ExplorationPosition<Rules>, steps: [Machine.Step.TraceStep]
+    ) {
+        var choices: [UInt32] = []
+        var at = node
+        while at != 0 {
+            choices.append(search.choice[Int(at)])
+            at = search.parent[Int(at)]
+        }
+        var position = ExplorationPosition(machine: Machine(table: table, rules: rules), at: .zero, last: nil)
+        var steps: [Machine.Step.TraceStep] = []
+        for index in choices.reversed() {
+            let (reached, taken) = deliver(index, at: position)
+            position = reached
+            steps += taken
+        }
+        return (position, steps)
+    }
+
+    /// Delivers choice `index` of the world's at `position`: a step the search took before, so the
+    /// machine takes it again (the model's choices depend on the position alone).
+    private func deliver(_ index: UInt32, at position: ExplorationPosition<Rules>) -> (
+        position: ExplorationPosition<Rules>, steps: [Machine.Step.TraceStep]
+    ) {
+        let choice = model.choices(at: position)[Int(index)]
+        var machine = position.machine
+        guard let step = try? machine.handle(choice.input, at: choice.at) else {
+            preconditionFailure("a replayed input has no row: the model's choices depend on more than the position")
+        }
+        let steps = step.taken(detail: choice.input.detail ?? model.detail(of: choice.input))
+        return (ExplorationPosition(machine: machine, at: choice.at, last: step, lastInput: choice.input), steps)
+    }
+
+    /// The steps of a transition from node `from` to node `to` (the first choice leading there).
+    private func steps(from: Int32, to: Int32, search: Search) -> [Machine.Step.TraceStep] {
+        let source = replay(to: from, search: search).position
+        let target = model.key(replay(to: to, search: search).position)
+        for index in model.choices(at: source).indices {
+            var machine = source.machine
+            let choice = model.choices(at: source)[index]
+            guard let step = try? machine.handle(choice.input, at: choice.at) else { continue }
+            let reached = ExplorationPosition(machine: machine, at: choice.at, last: step, lastInput: choice.input)
+            if model.key(reached) == target { return deliver(UInt32(index), at: source).steps }
+        }
+        preconditionFailure("no choice leads along an edge the search recorded")
+    }
+
+    /// What the search keeps: every position's key, how it was first reached, every transition's
+    /// target, and the first node (and choice) of each row taken and each invariant broken.
+    struct Search {
+        /// Each key reached, with its node's number (nodes are numbered in the order reached).
+        var seen: [Model.Key: Int32] = [:]
+        /// The node each node was first reached from (`-1` for the start).
+        var parent: [Int32] = [-1]
+        /// Which of that node's choices led here.
+        var choice: [UInt32] = [0]
+        /// Where each expanded node's transitions start in `edgeTarget` (one past the last node: the end).
+        var edgeStart: [Int32] = []
+        /// Every transition's target node, in expansion order.
+        var edgeTarget: [Int32] = []
+        /// The first transition taking each row.
+        var witnesses: [(node: Int32, choice: UInt32)?]
+        /// Lookup slots some position stands at, and slots some input arrived later than the one entering.
+        var reached: [Bool]
+        var rested: [Bool]
+        /// The node of a finished run in each terminal slot's state, once one is reached.
+        var finished: [Int32?]
+        var transitions = 0
+        var peakPositions = 1
+        /// The first violation of each invariant.
+        var violations: [Found] = []
+        var violationCount = 0
+
+        /// A broken invariant: where (the node, and the choice there, if a step broke it), in words.
+        struct Found {
+            var invariant: String
+            var message: String
+            var node: Int32
+            var choice: UInt32?
+            var extra: [Machine.Step.TraceStep] = []
+        }
+
+        init(rows: Int, slots: Int) {
+            witnesses = Array(repeating: nil, count: rows)
+            reached = Array(repeating: false, count: slots)
+            rested = Array(repeating: false, count: slots)
+            finished = Array(repeating: nil, count: slots)
+        }
+
+        mutating func violate(
+            _ invariant: String, _ message: String, node: Int32, choice: UInt32? = nil,
+            extra: [Machine.Step.TraceStep] = []
+        ) {
+            violationCount += 1
+            guard !violations.contains(where: { $0.invariant == invariant }) else { return }
+            violations.append(Found(invariant: invariant, message: message, node: node, choice: choice, extra: extra))
+        }
+
+        /// `key`'s node: `fresh` when it is new (then filed under it), else the one it had. One hash.
+        static func insert(_ key: Model.Key, _ fresh: Int32, into seen: inout [Model.Key: Int32]) -> Int32 {
+            func settle(_ slot: inout Int32) -> Int32 {
+                if slot < 0 { slot = fresh }
+                return slot
+            }
+            return settle(&seen[key, default: -1])
+        }
+
+        /// The bytes held for what the search keeps of every position (the keys' table at its
+        /// capacity, the numbers per node and per transition); positions being expanded are not counted.
+        func storedBytes(keyStride: Int) -> Int {
+            seen.capacity * (keyStride + MemoryLayout<Int32>.stride) + seen.capacity / 8
+                + parent.capacity * MemoryLayout<Int32>.stride + choice.capacity * MemoryLayout<UInt32>.stride
+                + edgeStart.capacity * MemoryLayout<Int32>.stride + edgeTarget.capacity * MemoryLayout<Int32>.stride
+        }
+
+        /// A loop among the nodes reachable from the start, as its nodes in order, the first repeated
+        /// at the end; `nil` when there is none. Iterative depth-first search, so a long exploration
+        /// cannot overflow the stack.
+        func cycle() -> [Int32]? {
+            let count = edgeStart.count - 1
+            var color = [UInt8](repeating: 0, count: count) // 0 new, 1 on the stack, 2 done
+            var stack: [(node: Int32, next: Int32)] = [(0, edgeStart[0])]
+            color[0] = 1
+            while let top = stack.last {
+                if top.next == edgeStart[Int(top.node) + 1] {
+                    color[Int(top.node)] = 2
+                    stack.removeLast()
+                    continue
+                }
+                stack[stack.count - 1].next += 1
+                let target = edgeTarget[Int(top.next)]
+                switch color[Int(target)] {
+                case 0:
+                    color[Int(target)] = 1
+                    stack.append((target, edgeStart[Int(target)]))
+                case 1:
+                    // Back to a node on the stack: the loop runs from it along the stack and back.
+                    guard let start = stack.firstIndex(where: { $0.node == target }) else { return nil }
+                    return stack[start...].map(\.node) + [target]
+                default:
+                    break
+                }
+            }
+            return nil
+        }
+    }
+
+    /// What the search needs of each row and lookup slot, worked out once: the row indices a step
+    /// took, their ending effects and reasons, and each slot's state label.
+    struct RowFacts {
+        let table: Rules.Table
+        /// How many ending effects each row performs.
+        let endings: [Int]
+        /// Whether each row names a reason.
+        let namesReason: [Bool]
+        /// Whether any effect ends a run (else "a run ends exactly once" is not about endings).
+        let endingEffects: Bool
+        /// The label of the state at each lookup slot (0: the initial state; `1 + i`: row `i`'s target).
+        let slotStates: [String]
+        /// Whether the state at each lookup slot is terminal.
+        let slotTerminal: [Bool]
+
+        init(table: Rules.Table) {
+            self.table = table
+            endings = table.rows.map { $0.effects.filter(\.endsRun).count }
+            namesReason = table.rows.map { $0.reason != nil }
+            endingEffects = (Array(Rules.Effect.allCases) + table.rows.flatMap(\.effects)).contains(where: \.endsRun)
+            let states = [table.initial] + table.rows.map(\.to)
+            slotStates = states.map(\.rawValue)
+            slotTerminal = states.map(table.isTerminal)
+        }
+
+        /// The rows `step` took from lookup slot `slot` to slot `end`, in order, into `rows`: the
+        /// last is the one whose slot the machine ended at; each before it is found among the few
+        /// rows that could apply where the machine stood, as the machine's own lookup lists them.
+        func indices(of step: Machine.Step, from slot: Int, to end: Int, into rows: inout [Int]) {
+            rows.removeAll(keepingCapacity: true)
+            let count = step.rows.count
+            guard count > 0 else { return }
+            var entry = RowLookup.entry(ofSlot: slot)
+            for position in 0..<(count - 1) {
+                let candidates =
+                    position == 0 ? table.lookup.eventRows(at: entry) : table.lookup.completionRows(at: entry)
+                var found: Int?
+                for candidate in candidates {
+                    let index = table.lookup.storage[candidate]
+                    // Fields compared in place: binding the row would copy it (and retain its effects).
+                    if table.rows[index].to == step.rows[position].to
+                        && table.rows[index].event == step.rows[position].event
+                        && table.rows[index].condition == step.rows[position].condition
+                    {
+                        found = index
+                        break
+                    }
+                }
+                guard let index = found else { return }
+                rows.append(index)
+                entry = RowLookup.entry(ofSlot: index + 1)
+            }
+            rows.append(end - 1)
+        }
     }
 }
 
 /// Where an exploration stands: the machine, the time of its last input, and what that input did.
-public struct ExplorationPosition<Rules: MachineRules>: Sendable {
+///
+/// A reference: the search files and hands on many positions, and each is a whole machine and a
+/// whole step, so a position is shared rather than copied.
+public final class ExplorationPosition<Rules: MachineRules>: Sendable {
     /// The machine, between steps.
     public let machine: TableMachine<Rules>
     /// When its last input happened (zero at the start).
