@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// A run's trace as a table for people: virtual or real time, attempt, what happened, the move,
 /// and the delay or detail. `retryflow simulate` prints this; the docs embed it.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowTestSupport
 
 #if canImport(Glibc)
     import Glibc

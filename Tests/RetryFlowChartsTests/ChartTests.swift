@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 import RetryFlowGraphviz
 import RetryFlowTesting
 import Testing
@@ -200,7 +201,7 @@ import Testing
     // MARK: overlay
 
     @Test func overlayCountsTakenEdgesAndGreysTheRest() async throws {
-        let trace = try await ShippedDiagrams.exampleTrace()
+        let trace = try await Self.exampleTrace()
         let overlay = TraceOverlay(trace: trace, table: table)
         #expect(overlay.finalState == "success")
         #expect(overlay.caption == "attempts: 3 · waits: 500 ms, 1 s · ended: success at 1.5 s")
@@ -229,6 +230,24 @@ import Testing
 }
 
 extension ChartTests {
+    /// The run `diagrams/example-fail-fail-succeed.svg` draws: fail, fail, succeed, on the manual clock.
+    static func exampleTrace() async throws -> RetryTrace {
+        let clock = ManualClock()
+        let policy = RetryPolicy(
+            maxAttempts: 3, backoff: .exponential(base: .milliseconds(500), multiplier: 2), jitter: .none)
+        let outcome = try await clock.runAdvancing {
+            try await Retry(policy, clock: clock).outcome { attempt -> String in
+                if attempt.number < 3 { throw ScriptedFailure(attempt: attempt.number) }
+                return "200 OK"
+            }
+        }
+        return outcome.trace
+    }
+
+    struct ScriptedFailure: Error {
+        let attempt: Int
+    }
+
     /// The label as the DOT writer emits it inside quotes, with quotes unescaped (cgraph's view).
     static func normalise(_ label: String) -> String {
         let quoted = ChartEscaping.dotQuoted(label)

@@ -1,4 +1,5 @@
 import RetryFlow
+import RetryFlowCharts
 import Testing
 
 /// `render --policy`: the chart of one policy draws only the rows verify finds reachable under it.

@@ -1,4 +1,5 @@
 import Foundation
+import RetryFlowTestServers
 import RetryFlowTesting
 import Testing
 

@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// Compares a drawn chart (``DrawnChart``, e.g. a hand-drawn DOT file) with a table, and names every
 /// place they disagree: states drawn and not in the table and the reverse, edges missing, extra or
 /// pointing elsewhere, labels naming an event or guard the row does not have, and decisions whose
@@ -96,7 +98,7 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
 
     let drawing: DrawnChart
     let table: Table
-    /// The table's own vocabulary: its states (``TransitionTable/states``, a user's steps included),
+    /// The table's own vocabulary: its states (`TransitionTable.states`, a user's steps included),
     /// and the events and guards of its symbols' cases and its rows.
     let states: [S]
     let events: [E]

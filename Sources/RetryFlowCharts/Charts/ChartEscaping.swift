@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// Escaping of label text, so that any state, event or guard name (custom tables take user text)
 /// stays inside its label: it can neither end the string nor add attributes or statements.
 package enum ChartEscaping {

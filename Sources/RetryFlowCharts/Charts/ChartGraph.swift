@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// The drawing of a table, independent of the output language: nodes and edges, each edge knowing
 /// which table rows it stands for. DOT and Mermaid both write this, so they cannot disagree.
 package struct ChartGraph: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// How a transition table is drawn. Both styles are derived from the same rows.
 public enum ChartStyle: String, CaseIterable, Sendable, Codable {
     /// UML state diagram: one node per state, one edge per row labelled `event [guard] / effect`.

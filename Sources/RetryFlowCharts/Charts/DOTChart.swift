@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// Graphviz DOT text for a table, in either ``ChartStyle``, optionally with a run drawn over it.
 ///
 /// The output is deterministic: a named graph, nodes and edges in table order, no counters or

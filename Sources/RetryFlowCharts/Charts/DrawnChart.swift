@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// A chart as someone drew it: its nodes and edges as a DOT parser read them, with the lines they
 /// were written on. A neutral value, so ``ChartCheck`` compares it with a table without Graphviz
 /// (RetryFlowGraphviz's `Graphviz.drawing(of:)` makes one from DOT with Graphviz's own parser).

@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// A table's rows as a Markdown table (`from | event | guard | to | effects | reason`), for READMEs and
 /// docs; generated, so it cannot drift from the code.
 public enum MarkdownTable {

@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// Mermaid text for a table, so the chart renders on code-hosting sites: `stateDiagram-v2` for the
 /// state style, `flowchart` for the flowchart style. Derived from the same graph of nodes and edges as DOT.
 public enum MermaidChart {

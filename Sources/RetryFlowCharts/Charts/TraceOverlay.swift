@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// A run drawn over its chart: how often each row was taken, where the run ended, and a caption
 /// with its attempts and delays. Works for any trace of the table: a test, a fetch, a simulation.
 public struct TraceOverlay: Hashable, Sendable {
@@ -12,7 +14,7 @@ public struct TraceOverlay: Hashable, Sendable {
     public var caption: String
 
     /// Counts `trace`'s steps against `table`'s rows. Steps that match no row are not counted
-    /// (``TransitionTrace/inconsistencies(with:)`` names them).
+    /// (`TransitionTrace.inconsistencies(with:)` names them).
     public init<S, E, G, F, R>(trace: TransitionTrace<S, E, G>, table: TransitionTable<S, E, G, F, R>) {
         var counts = Array(repeating: 0, count: table.rows.count)
         var visited = Set<String>()

@@ -1,3 +1,5 @@
+import RetryFlow
+
 extension FleetExploration {
     /// Explores the adaptive rate limiter's table with `options` for up to `inputs` inputs: sends,
     /// answers and throttles, each at the same instant as the last input, a tenth of a second later,

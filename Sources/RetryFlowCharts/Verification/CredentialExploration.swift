@@ -1,4 +1,5 @@
 import RetryFlow
+import RetryFlowHTTP
 
 /// The credential store's table explored (`retryflow verify --machine credential`): runs ask for
 /// the credential with the current version (only a refresh helps), an older one (a stale request)

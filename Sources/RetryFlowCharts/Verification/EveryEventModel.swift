@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// The world of a machine whose events carry nothing: in every state, every event of the table can
 /// happen (those without a row there are simply not taken). What a table of your own needs to be
 /// explored when its rules are `Hashable` and its events are their own inputs, as the snippets' are.

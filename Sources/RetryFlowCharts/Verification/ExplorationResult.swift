@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// What a ``TableExplorer`` found: how much it explored, which invariants hold, which rows are
 /// reachable (with the shortest path to each) and, for each broken invariant, a counterexample trace.
 public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: TableSymbol>: Sendable {
@@ -22,7 +24,7 @@ public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: T
     let rows: [String]
     /// Each row as `from --label--> to`, by index.
     public let rowDescriptions: [String]
-    /// The table's structural problems (``TransitionTable/problems``).
+    /// The table's structural problems (`TransitionTable.problems`).
     public internal(set) var tableProblems: [String] = []
     /// Whether the table could not be explored at all (a completion loop or an overlong step).
     public internal(set) var refused = false

@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// The fleet's machines explored: a retry budget and a circuit breaker, each fed every input its
 /// runs can send, for a number of inputs (both are perpetual: no run of theirs ends).
 public enum FleetExploration {

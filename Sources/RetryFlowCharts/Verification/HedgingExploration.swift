@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// The hedging machine explored: every answer an attempt in flight can give, every timer, every
 /// budget answer, the deadline and cancellation, in every order, for up to `maxAttempts` attempts.
 public enum HedgingExploration {

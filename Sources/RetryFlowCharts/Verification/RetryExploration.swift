@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// What can happen around a retry run, beyond its policy: whether a shared budget, a circuit
 /// breaker or an adaptive rate limiter can refuse or pace, whether servers send Retry-After, whether the classifier can refuse an error,
 /// and whether the caller can cancel. ``RetryExploration`` explores every combination it allows.
@@ -63,7 +65,7 @@ public struct RetryWorld: Hashable, Sendable {
 /// print(result.text)             // bound, states explored, invariants, coverage
 /// ```
 public enum RetryExploration {
-    /// Explores `table` (the policy's own, ``RetryPolicy/table``, with its user steps, by default)
+    /// Explores `table` (the policy's own, `RetryPolicy.table`, with its user steps, by default)
     /// under `policy` in `world`.
     public static func explore(
         _ table: RetryTable? = nil, policy: RetryPolicy, world: RetryWorld = RetryWorld()

@@ -1,7 +1,9 @@
+import RetryFlow
+
 /// Explores a machine exhaustively: from the initial state, every input a ``ExplorationModel`` says
 /// the world can deliver, in every position the machine reaches, breadth first, with positions
-/// deduplicated by the model's key. It runs the real machine (``TableMachine`` with its
-/// ``MachineRules``), so a guard's outcome is whatever the rules' facts make it, and the model
+/// deduplicated by the model's key. It runs the real machine (`TableMachine` with its
+/// `MachineRules`), so a guard's outcome is whatever the rules' facts make it, and the model
 /// chooses the facts' sources (the inputs' payloads and times).
 ///
 /// It checks the invariants every table shares (every run ends within the bound, a run ends exactly
@@ -319,7 +321,7 @@ public protocol ExplorationModel: Sendable {
     func check(
         before: ExplorationPosition<Rules>, after: ExplorationPosition<Rules>, input: Rules.Input, rows: [Int]
     ) -> [InvariantViolation]
-    /// Words for the trace of an input without its own (``MachineInput/detail``).
+    /// Words for the trace of an input without its own (`MachineInput.detail`).
     func detail(of input: Rules.Input) -> String?
 }
 

@@ -1,4 +1,5 @@
 import RetryFlow
+import RetryFlowHTTP
 
 /// The transfer machine explored as `retryflow verify --machine transfer` explores every machine: an
 /// 8-byte file (validator `"v1"`), every answer a server can give each attempt (a whole 200, a 206
