@@ -64,7 +64,7 @@ enum EventParking {
 
         /// Delivers `pending` to the real machine and performs the actions that need no waiting,
         /// as `RunDriver.advance` does, up to the next attempt or wait: the answers it gives by hand (admitted,
-        /// granted) are the rows it expects, a mirror of RetryTable.retry, rows fingerprint b53b4d4a5177d845.
+        /// granted) are the rows it expects, a mirror of RetryTable.retry, rows fingerprint 7aa0333b9c6aa5e8.
         func advance(now: Duration) {
             while true {
                 if nextAction == actions.count {

@@ -49,7 +49,7 @@ enum MachineStepBenchmark {
     }
 
     /// The same runs as a plain loop: attempts, the policy's delay math, the deadline check. A hand-written
-    /// mirror of RetryTable.retry, rows fingerprint b53b4d4a5177d845;
+    /// mirror of RetryTable.retry, rows fingerprint 7aa0333b9c6aa5e8;
     /// BenchMirrorTests names this file when the table changes.
     @inline(never)
     static func loopRuns(_ runs: Int) -> Int {

@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
+import RetryFlowTestServers
 import RetryFlowTestSupport
 
 #if canImport(FoundationNetworking)

@@ -1,0 +1,13 @@
+import RetryFlow
+
+/// Which explorer runs: the one `verify` uses, or the one it replaced (``ReferenceExplorer``), to
+/// check the two against each other and to measure them (`verify-scale`). Set for a task, so a
+/// test can run any exploration (a shipped machine's, a policy's) both ways.
+///
+/// ```swift
+/// let old = ExplorationEngine.$reference.withValue(true) { FleetExploration.budget() }
+/// ```
+package enum ExplorationEngine {
+    /// Whether explorations run by the reference explorer, with the retry machine's old key.
+    @TaskLocal package static var reference = false
+}
