@@ -99,7 +99,7 @@ enum MachineRegistry {
                 var coverage: ExplorationResult<S, E, G>?
                 if ExplorationOptions.given(args) || args.has("--max-attempts") {
                     if name != "retry" { try ExplorationOptions.refuseRetryFlags(args, machine: name) }
-                    coverage = try verify(args)
+                    coverage = try ExplorerChoice.run { try verify(args) }
                 }
                 return try RenderCommand.render(table, machine: name, args: args, coverage: coverage, summary: caption)
             },
@@ -107,7 +107,7 @@ enum MachineRegistry {
             check: { ChartCheck.compare($0, with: table) },
             verify: { args in
                 if name != "retry" { try ExplorationOptions.refuseRetryFlags(args, machine: name) }
-                let result = try verify(args)
+                let result = try ExplorerChoice.run { try verify(args) }
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
                 let counterexample = try result.violations.first.map { try encoder.encode($0.trace) }

@@ -10,4 +10,7 @@ import RetryFlow
 package enum ExplorationEngine {
     /// Whether explorations run by the reference explorer, with the retry machine's old key.
     @TaskLocal package static var reference = false
+    /// Whether the retry machine under a deadline is explored exactly from the start, without first
+    /// over-approximating its time (``DeadlineOverApproximation``): to check the two agree.
+    @TaskLocal package static var exactOnly = false
 }

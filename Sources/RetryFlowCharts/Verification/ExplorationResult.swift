@@ -36,6 +36,13 @@ public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: T
     /// first reached, every transition's target) and for the widest level of whole positions it
     /// expanded: `storedBytes / statesExplored` is what a stored state costs.
     public internal(set) var storedBytes = 0
+    /// Of ``statesExplored`` and ``transitionsExplored``, those of an over-approximation explored
+    /// first (the retry machine under a deadline, its positions told apart without the time); every
+    /// reachable row, state rested in and broken invariant reported was then found again on a
+    /// concrete run. Zero when the exploration was exact from the start.
+    public internal(set) var overApproximatedStates = 0
+    /// The transitions of the over-approximation (see ``overApproximatedStates``).
+    public internal(set) var overApproximatedTransitions = 0
     /// States reached, by label.
     public internal(set) var reachableStates: Set<String> = []
     /// States some run stays in for a while (an input arrives later than the one that entered it);
@@ -64,6 +71,8 @@ public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: T
         out.statesExplored += other.statesExplored
         out.transitionsExplored += other.transitionsExplored
         out.storedBytes = max(storedBytes, other.storedBytes)
+        out.overApproximatedStates += other.overApproximatedStates
+        out.overApproximatedTransitions += other.overApproximatedTransitions
         out.reachableStates.formUnion(other.reachableStates)
         out.restedStates.formUnion(other.restedStates)
         out.violationCount += other.violationCount
@@ -87,6 +96,8 @@ public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: T
         out.statesExplored = statesExplored
         out.transitionsExplored = transitionsExplored
         out.storedBytes = storedBytes
+        out.overApproximatedStates = overApproximatedStates
+        out.overApproximatedTransitions = overApproximatedTransitions
         out.reachableStates = reachableStates
         out.restedStates = restedStates
         out.invariants = invariants
@@ -118,6 +129,11 @@ public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: T
             return lines.joined(separator: "\n") + "\n"
         }
         lines.append("explored \(statesExplored) states, \(transitionsExplored) transitions")
+        if overApproximatedStates > 0 {
+            lines.append(
+                "  \(overApproximatedStates) states, \(overApproximatedTransitions) transitions over-approximating the "
+                    + "time left before the deadline; every finding below was then found on a concrete run")
+        }
         if !tableProblems.isEmpty {
             lines.append("table problems (validate()):")
             lines += tableProblems.map { "  - \($0)" }

@@ -75,8 +75,20 @@ public enum RetryExploration {
         let rules = RetryRules(
             policy: policy, random: AnyRandom(MidRangeRandom()), waitsOutBreak: world.waitsOutBreak,
             waitsForToken: world.waitsForToken)
-        return TableExplorer(table: table, rules: rules, model: RetryModel(policy: policy, world: world, table: table))
-            .explore()
+        let model = RetryModel(policy: policy, world: world, table: table)
+        let exact = TableExplorer(table: table, rules: rules, model: model)
+        // Under a deadline, nearly every run's time is its own: first the positions without it (each
+        // at the earliest time it is reached, every attempt free to take longer), then the concrete
+        // runs only until each of their findings is found on one.
+        guard let approximate = model.overApproximating(), !ExplorationEngine.exactOnly else { return exact.explore() }
+        let over = TableExplorer(table: table, rules: rules, model: approximate).overApproximate { $0.at }
+        var result = exact.explore(confirming: over)
+        result.statesExplored += over.states
+        result.transitionsExplored += over.transitions
+        result.storedBytes = max(result.storedBytes, over.storedBytes)
+        result.overApproximatedStates = over.states
+        result.overApproximatedTransitions = over.transitions
+        return result
     }
 
     /// The same exploration by the explorer as it was before positions were keyed by what the guards
@@ -128,6 +140,13 @@ struct RetryModel: ExplorationModel {
     /// ending half-way to it, "no planned wait crosses the deadline"); without one, the times of the
     /// inputs only stamp the trace.
     let timeMatters: Bool
+    /// How this world may be over-approximated under its deadline, if it may
+    /// (``DeadlineOverApproximation``).
+    let deadlineApproximation: DeadlineOverApproximation?
+    /// Whether this is the over-approximating world: positions told apart without the time, each
+    /// attempt's outcome at once (the explorer keeps the earliest time of each position) and, where
+    /// `within deadline` may be asked, at the deadline too.
+    private(set) var overApproximates = false
 
     init(policy: RetryPolicy, world: RetryWorld, table: RetryTable) {
         self.policy = policy
@@ -153,6 +172,15 @@ struct RetryModel: ExplorationModel {
             }
         }
         afterSleep = [false] + slept
+        deadlineApproximation = DeadlineOverApproximation(table: table, policy: policy)
+    }
+
+    /// This world over-approximated under its deadline (``overApproximates``), when it may be.
+    func overApproximating() -> RetryModel? {
+        guard deadlineApproximation != nil else { return nil }
+        var model = self
+        model.overApproximates = true
+        return model
     }
 
     /// What tells two positions apart: the state, the counters, and the carried facts a row can
@@ -233,7 +261,9 @@ struct RetryModel: ExplorationModel {
             plannedDelay: facts.plannedDelay, decision: facts.decision, visits: rules.visits)
         if live.memoryMatters { key.memories = [facts.backoffMemory, facts.plannedMemory] }
         let sleeping = afterSleep[machine.slot] ? Self.sleeping(position) : .zero
-        if timeMatters {
+        if overApproximates {
+            key.sleeping = sleeping // the time is left out: the explorer keeps each key's earliest
+        } else if timeMatters {
             key.time = position.at
             key.sleeping = sleeping
         } else if sleeping > .zero {
@@ -273,8 +303,11 @@ struct RetryModel: ExplorationModel {
         case .request:
             // An attempt's outcome, when it ends at once (time passes only in waits) or, with a deadline,
             // half-way to it: enough for the `within deadline` guard to answer both ways.
+            // (Over-approximating, only at once: the outcome at the deadline below stands for every later one.)
             var ends = [now]
-            if let deadline = policy.deadline, now < deadline { ends.append(now + (deadline - now) / 2) }
+            if let deadline = policy.deadline, now < deadline, !overApproximates {
+                ends.append(now + (deadline - now) / 2)
+            }
             for end in ends {
                 choices.append(.init(.succeeded, at: end))
                 choices.append(.init(.failed(.retry, detail: nil), at: end))
@@ -322,6 +355,16 @@ struct RetryModel: ExplorationModel {
             if world.cancellation { choices.append(cancel) }
         case .retry, .admission, .pacing, .success, .answered, .failure, .cancelled:
             break
+        }
+        if overApproximates, let approximation = deadlineApproximation {
+            // Any later time: an input that may meet `within deadline` also comes at the deadline,
+            // where it no longer holds (a time between behaves as the earliest or as this one).
+            let events = approximation.meetsDeadline[Int(slotState[position.machine.slot])]
+            for choice in choices where choice.at < approximation.deadline && events.contains(choice.input.event) {
+                var late = ExplorationChoice(choice.input, at: approximation.deadline)
+                late.standsForLater = true
+                choices.append(late)
+            }
         }
         return choices
     }

@@ -44,43 +44,42 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
     /// counterexample is rebuilt afterwards by replaying those choices from the start on the real
     /// machine, so every trace reported is a run the machine takes.
     public func explore() -> ExplorationResult<Rules.State, Rules.Event, Rules.Guard> {
+        explore(until: nil)
+    }
+
+    /// Explores as ``explore()`` does, stopping as soon as `goals` are all found (each row
+    /// reached, each state rested in, each invariant broken): what confirms an over-approximation's
+    /// findings on concrete runs. Without goals, or with ``ExplorationGoals/exhaustive``, to the end.
+    func explore(until goals: ExplorationGoals?) -> ExplorationResult<Rules.State, Rules.Event, Rules.Guard> {
         if ExplorationEngine.reference {
             let model = model
             return ReferenceExplorer(table: table, rules: rules, model: model) { model.key($0) }.explore()
         }
-        var result = ExplorationResult<Rules.State, Rules.Event, Rules.Guard>(
-            table: table.name, bound: model.boundDescription, rows: table.rows.indices.map { table.label(ofRow: $0) },
-            rowDescriptions: table.rows.indices.map {
-                "\(table.rows[$0].from.label) --\(table.label(ofRow: $0))--> \(table.rows[$0].to.label)"
-            })
-        let blocking = table.problems.filter(\.stopsExploration)
-        result.tableProblems = table.problems.map(\.description)
-        guard blocking.isEmpty else {
-            // A completion loop would spin the pure step forever and an overlong step stops the
-            // program: neither can be run, so the table's problems are the whole answer.
-            result.refused = true
-            return result
-        }
+        var result = emptyResult()
+        guard !result.refused else { return result }
         let rows = RowFacts(table: table)
         var search = Search(rows: table.rows.count, slots: rows.slotStates.count)
+        if let goals, !goals.exhaustive { search.goals = Search.Goals(goals, slotStates: rows.slotStates) }
         let start = ExplorationPosition(machine: Machine(table: table, rules: rules), at: .zero, last: nil)
         search.seen[model.key(start)] = 0
         search.reached[0] = true
         var level = [start]
         var depth = 0
-        while !level.isEmpty {
+        search: while !level.isEmpty {
             var next: [ExplorationPosition<Rules>] = []
             let first = search.parent.count - level.count
             for offset in level.indices {
                 expand(
                     level[offset], node: Int32(first + offset), depth: depth, rows: rows, search: &search, next: &next)
+                if search.goals?.met == true { break search }
             }
             search.peakPositions = max(search.peakPositions, level.count + next.count)
             level = next
             depth += 1
         }
         search.edgeStart.append(Int32(search.edgeTarget.count))
-        if !table.terminals.isEmpty, let loop = search.cycle() {
+        // A loop needs every transition; an exploration stopped at its goals was told there is none.
+        if !table.terminals.isEmpty, search.goals == nil, let loop = search.cycle() {
             // The way into the loop, then once around it.
             var around: [Machine.Step.TraceStep] = []
             for (from, to) in zip(loop, loop.dropFirst()) { around += steps(from: from, to: to, search: search) }
@@ -111,14 +110,26 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
             let (position, steps) = replay(to: node, search: search)
             result.witnesses[row] = TransitionTrace(steps: steps + deliver(choice, at: position).steps)
         }
+        return result
+    }
+
+    /// A result naming the table, its rows and the invariants checked, with nothing found yet; refused
+    /// when the table cannot run.
+    private func emptyResult() -> ExplorationResult<Rules.State, Rules.Event, Rules.Guard> {
+        var result = ExplorationResult<Rules.State, Rules.Event, Rules.Guard>(
+            table: table.name, bound: model.boundDescription, rows: table.rows.indices.map { table.label(ofRow: $0) },
+            rowDescriptions: table.rows.indices.map {
+                "\(table.rows[$0].from.label) --\(table.label(ofRow: $0))--> \(table.rows[$0].to.label)"
+            })
+        result.tableProblems = table.problems.map(\.description)
+        // A completion loop would spin the pure step forever and an overlong step stops the program:
+        // neither can be run, so the table's problems are the whole answer.
+        result.refused = table.problems.contains(where: \.stopsExploration)
         result.invariants =
             ExplorationResult<Rules.State, Rules.Event, Rules.Guard>.sharedInvariants(
                 terminals: !table.terminals.isEmpty, cancellation: model.deliversCancellation) + model.invariants
         return result
     }
-
-    /// A lookup entry over this is the machine's slot (``RowLookup``).
-
 
     /// Delivers every choice the world has at `position` (node `node`, `depth` inputs in), checks
     /// each step, and files each new position for the next level.
@@ -157,43 +168,15 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
             }
             search.transitions += 1
             accepted += 1
-            if choice.at > position.at { search.rested[slot] = true }
+            if choice.at > position.at { search.rest(in: slot) }
             let choiceIndex = UInt32(index)
             let end = after.slot
             rows.indices(of: step, from: slot, to: end, into: &taken)
-            for row in taken where search.witnesses[row] == nil { search.witnesses[row] = (node, choiceIndex) }
+            for row in taken where search.witnesses[row] == nil { search.witness(row, node: node, choice: choiceIndex) }
             let reached = ExplorationPosition(machine: after, at: choice.at, last: step, lastInput: choice.input)
             let finished = rows.slotTerminal[end]
-            // The invariants every table shares.
-            var endings = 0
-            for row in taken { endings += rows.endings[row] }
-            if finished {
-                if let row = taken.last, !rows.namesReason[row] {
-                    search.violate(
-                        "every row that ends a run names its reason",
-                        "row \(table.rows[row].description) ends the run without a reason", node: node,
-                        choice: choiceIndex)
-                }
-                if rows.endingEffects && endings != 1 {
-                    search.violate(
-                        "a run ends exactly once",
-                        "the step entering '\(reached.machine.state.label)' performs \(endings) ending effects, not 1",
-                        node: node, choice: choiceIndex)
-                }
-            } else if endings > 0 {
-                search.violate(
-                    "a run ends exactly once",
-                    "an ending effect on a step that stays in '\(reached.machine.state.label)'", node: node,
-                    choice: choiceIndex)
-            }
-            if model.isCancellation(choice.input) && !finished {
-                search.violate(
-                    "cancellation is always terminal",
-                    "'\(choice.input.event.label)' in '\(position.machine.state.label)' leads to '\(reached.machine.state.label)'",
-                    node: node, choice: choiceIndex)
-            }
-            for message in model.check(before: position, after: reached, input: choice.input, rows: taken) {
-                search.violate(message.invariant, message.text, node: node, choice: choiceIndex)
+            for broken in checks(position, choice.input, reached, taken: taken, finished: finished, rows: rows) {
+                search.violate(broken.invariant, broken.text, node: node, choice: choiceIndex)
             }
             // One lookup: the slot is filled with the next number if the key is new. A finished run
             // has no future, so every one ended by the same row is one position, whatever its facts.
@@ -220,6 +203,45 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
                 "the run stalls in '\(position.machine.state.label)': nothing the world delivers there has a row",
                 node: node)
         }
+    }
+
+    /// The invariants broken by the step from `before` on `input` to `after`, which took the rows
+    /// `taken` (and finished the run, or not): the ones every table shares, then the model's own.
+    func checks(
+        _ before: ExplorationPosition<Rules>, _ input: Rules.Input, _ after: ExplorationPosition<Rules>,
+        taken: [Int], finished: Bool, rows: RowFacts
+    ) -> [InvariantViolation] {
+        var broken: [InvariantViolation] = []
+        var endings = 0
+        for row in taken { endings += rows.endings[row] }
+        if finished {
+            if let row = taken.last, !rows.namesReason[row] {
+                broken.append(
+                    .init(
+                        "every row that ends a run names its reason",
+                        "row \(table.rows[row].description) ends the run without a reason"))
+            }
+            if rows.endingEffects && endings != 1 {
+                broken.append(
+                    .init(
+                        "a run ends exactly once",
+                        "the step entering '\(after.machine.state.label)' performs \(endings) ending effects, not 1"))
+            }
+        } else if endings > 0 {
+            broken.append(
+                .init(
+                    "a run ends exactly once",
+                    "an ending effect on a step that stays in '\(after.machine.state.label)'"))
+        }
+        if model.isCancellation(input) && !finished {
+            broken.append(
+                .init(
+                    "cancellation is always terminal",
+                    "'\(input.event.label)' in '\(before.machine.state.label)' leads to '\(after.machine.state.label)'")
+            )
+        }
+        broken += model.check(before: before, after: after, input: input, rows: taken)
+        return broken
     }
 
     /// The run to node `node`, replayed from the start: its last position and its trace.
@@ -295,6 +317,40 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
         /// The first violation of each invariant.
         var violations: [Found] = []
         var violationCount = 0
+        /// What is still to be found before the search may stop (`nil`: it searches to the end).
+        var goals: Goals?
+
+        /// What remains of ``ExplorationGoals``: rows not yet taken, states not yet rested in,
+        /// invariants not yet broken.
+        struct Goals {
+            var rows: Set<Int>
+            var rested: Set<String>
+            var invariants: Set<String>
+            /// The state label of each lookup slot.
+            let slotStates: [String]
+            /// Whether everything has been found.
+            var met: Bool { rows.isEmpty && rested.isEmpty && invariants.isEmpty }
+
+            init(_ goals: ExplorationGoals, slotStates: [String]) {
+                rows = goals.rows
+                rested = goals.rested
+                invariants = goals.invariants
+                self.slotStates = slotStates
+            }
+        }
+
+        /// Notes that a run rested in the state of lookup slot `slot` (an input came later than the last).
+        mutating func rest(in slot: Int) {
+            guard !rested[slot] else { return }
+            rested[slot] = true
+            if let state = goals?.slotStates[slot] { goals?.rested.remove(state) }
+        }
+
+        /// Notes the first transition taking `row`: choice `choice` at node `node`.
+        mutating func witness(_ row: Int, node: Int32, choice: UInt32) {
+            witnesses[row] = (node, choice)
+            goals?.rows.remove(row)
+        }
 
         /// A broken invariant: where (the node, and the choice there, if a step broke it), in words.
         struct Found {
@@ -319,6 +375,7 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
             violationCount += 1
             guard !violations.contains(where: { $0.invariant == invariant }) else { return }
             violations.append(Found(invariant: invariant, message: message, node: node, choice: choice, extra: extra))
+            goals?.invariants.remove(invariant)
         }
 
         /// `key`'s node: `fresh` when it is new (then filed under it), else the one it had. One hash.
@@ -457,6 +514,9 @@ public struct ExplorationChoice<Input: MachineInput>: Sendable {
     /// Whether a missing row for it is a violation (a driver always delivers it here), rather than
     /// an input this state simply never receives.
     public var required: Bool
+    /// Whether the time stands for any later one (an over-approximating world's input at the
+    /// deadline, ``DeadlineOverApproximation``): no concrete run need rest where it arrives.
+    var standsForLater = false
 
     /// A choice.
     public init(_ input: Input, at: Duration, required: Bool = false) {
