@@ -10,7 +10,6 @@ let package = Package(
         .library(name: "RetryFlowGraphviz", targets: ["RetryFlowGraphviz"]),
         .library(name: "RetryFlowTesting", targets: ["RetryFlowTesting"]),
         .executable(name: "retryflow", targets: ["retryflow"]),
-        .executable(name: "retryflow-bench", targets: ["retryflow-bench"]),
     ],
     targets: [
         // The machine, policies, engine and trace: needs nothing but the toolchain.
@@ -34,10 +33,6 @@ let package = Package(
             dependencies: [
                 "RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTestSupport", "RetryFlowSnippets",
             ]
-        ),
-        .executableTarget(
-            name: "retryflow-bench",
-            dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTestSupport"]
         ),
         // The cancel storm at full size (`make stress`); a scaled-down run is in RetryFlowHTTPTests.
         .executableTarget(

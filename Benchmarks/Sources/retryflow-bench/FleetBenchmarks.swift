@@ -1,7 +1,8 @@
+import BenchSupport
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -190,7 +191,8 @@ enum FleetBenchmarks {
                     met: quick ? nil : met,
                     note:
                         "\(clients) clients; outage \(quick ? 1 : 5) s: \(first) first attempts, \(duringOutage) requests "
-                        + "(\(afterTrip) in 1–5 s); last failure \(recovered.shortDescription) after healing"))
+                        + "(\(afterTrip) in 1–5 s); last failure \(String(format: "%.2f s", recovered.inSecondsValue)) after healing"
+                ))
             session.invalidateAndCancel()
         }
         return results

@@ -1,6 +1,6 @@
 import Foundation
 import RetryFlow
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 /// `retryflow-bench [--quick] [--json FILE] [NAMES...]`: every figure is a ratio against its
 /// baseline measured in the same run, the median of several repetitions (machines here are shared).

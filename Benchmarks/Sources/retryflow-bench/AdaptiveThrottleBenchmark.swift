@@ -1,7 +1,8 @@
+import BenchSupport
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -58,9 +59,6 @@ enum AdaptiveThrottleBenchmark {
         let with = try await load(session: session, url: url, seconds: seconds, limiter: AdaptiveRateLimiter(.default))
         try await Task.sleep(for: .seconds(1))
         let aws = try await load(session: session, url: url, seconds: seconds, limiter: AdaptiveRateLimiter(.aws))
-        if let path = ProcessInfo.processInfo.environment["RETRYFLOW_ADAPTIVE_CHART"] {
-            try Data(chart(without: without, with: with).utf8).write(to: URL(fileURLWithPath: path))
-        }
         let rate = Double(serverRate)
         func g(_ value: Double) -> String { String(format: "%.1f", value) }
         let sentNote =
@@ -122,19 +120,5 @@ enum AdaptiveThrottleBenchmark {
             try await group.waitForAll()
         }
         return Run(seconds: perSecond.withLock { $0 })
-    }
-
-    /// The load curves, for docs/fleet.md: requests sent and 200s per second, without and with the limiter.
-    static func chart(without: Run, with: Run) -> String {
-        LoadChart.svg(
-            title: "\(clients) clients vs nginx limit_req \(serverRate)r/s · without and with the adaptive limiter",
-            seconds: with.seconds.count,
-            series: [
-                ("sent, without", "#d1242f", without.seconds.map { Double($0.sent) }),
-                ("200s, without", "#fa8f8f", without.seconds.map { Double($0.ok) }),
-                ("sent, adaptive", "#0969da", with.seconds.map { Double($0.sent) }),
-                ("200s, adaptive", "#1a7f37", with.seconds.map { Double($0.ok) }),
-                ("429s, adaptive", "#bc4c00", with.seconds.map { Double($0.throttled) }),
-            ], logarithmic: true)
     }
 }

@@ -1,0 +1,1 @@
+../../../Sources/RetryFlowTestSupport/Nginx/NginxServer.swift
