@@ -32,6 +32,13 @@ enum AdaptiveThrottleBenchmark {
         var throttled = 0
     }
 
+    /// The shared limiter at the end of one second of a phase, read through its public properties.
+    struct LimiterSample {
+        var fillRate: Double
+        var measuredRate: Double
+        var tokens: Double
+    }
+
     /// What one phase saw.
     struct Phase {
         var name: String
@@ -39,6 +46,8 @@ enum AdaptiveThrottleBenchmark {
         /// Calls of `data(for:retry:)` that returned, and that threw (gave up, or ran out of time).
         var returned = 0
         var threw = 0
+        /// The limiter, second by second (none without one).
+        var limiter: [LimiterSample] = []
         var sent: Int { seconds.reduce(0) { $0 + $1.sent } }
         var ok: Int { seconds.reduce(0) { $0 + $1.ok } }
         var throttled: Int { seconds.reduce(0) { $0 + $1.throttled } }
@@ -53,6 +62,8 @@ enum AdaptiveThrottleBenchmark {
         /// 429s in the first second: the cold start, while the limiter (disabled until the first
         /// throttle) lets every client send and the answers already in flight come back 429.
         var firstSecondThrottled: Int { seconds.first?.throttled ?? 0 }
+        /// The first second whose 200s reached `rate`, if any: how long the cold start lasted.
+        func firstSecond(reaching rate: Double) -> Int? { seconds.firstIndex { Double($0.ok) >= rate } }
     }
 
     static func run(quick: Bool) async throws -> [BenchmarkResult] {
@@ -87,8 +98,12 @@ enum AdaptiveThrottleBenchmark {
             var options = HTTPRetryOptions.default
             options.guards.limiter = limiter
             spans.append((Date().timeIntervalSince1970, name))
+            let sampler = limiter.map { limiter in Task { await sample(limiter, seconds: seconds) } }
             let calls = try await clients(session: session, request: request, options: options, seconds: seconds)
-            phases.append(Phase(name: name, seconds: [], returned: calls.returned, threw: calls.threw))
+            phases.append(
+                Phase(
+                    name: name, seconds: [], returned: calls.returned, threw: calls.threw,
+                    limiter: await sampler?.value ?? []))
             try await settle()
         }
         // nginx writes each line as it answers; every phase has ended and settled by now (a call cut
@@ -129,7 +144,8 @@ enum AdaptiveThrottleBenchmark {
                 met: with.lateGoodput >= 0.95 * rate,
                 note: "\(setup); last half: paced \(g(floor.lateGoodput)), with \(g(with.lateGoodput)), "
                     + "without \(g(without.lateGoodput)), .aws \(g(aws.lateGoodput)); whole run: paced "
-                    + "\(g(floor.goodput)), with \(g(with.goodput)), without \(g(without.goodput)), .aws \(g(aws.goodput))"
+                    + "\(g(floor.goodput)), with \(g(with.goodput)), without \(g(without.goodput)), .aws \(g(aws.goodput)); "
+                    + "with: \(climb(with, goal: 0.95 * rate)); .aws: \(climb(aws, goal: 0.95 * rate))"
             ),
             BenchmarkResult(
                 name: "adaptive-throttle 429 share", value: with.throttledShare * 100,
@@ -205,14 +221,38 @@ enum AdaptiveThrottleBenchmark {
         return counts.withLock { $0 }
     }
 
-    /// Each phase's seconds as CSV (`phase,second,sent,ok,throttled`), for a chart of the load curves.
+    /// The limiter's fill rate, measured rate and tokens at the end of each of `seconds` seconds.
+    static func sample(_ limiter: AdaptiveRateLimiter, seconds: Int) async -> [LimiterSample] {
+        let start = ContinuousClock.now
+        var samples: [LimiterSample] = []
+        for second in 1...seconds {
+            try? await Task.sleep(until: start.advanced(by: .seconds(second)), clock: .continuous)
+            samples.append(
+                LimiterSample(fillRate: limiter.fillRate, measuredRate: limiter.measuredRate, tokens: limiter.tokens))
+        }
+        return samples
+    }
+
+    /// Each phase's seconds as CSV, for a chart of the load curves: nginx's counts, then the limiter's
+    /// fill rate, measured rate and tokens at the end of the second (empty without a limiter).
     static func series(_ phases: [Phase]) -> String {
-        var text = "phase,second,sent,ok,throttled\n"
+        var text = "phase,second,sent,ok,throttled,fill_rate,measured_rate,tokens\n"
         for phase in phases {
             for (second, counts) in phase.seconds.enumerated() {
-                text += "\(phase.name),\(second),\(counts.sent),\(counts.ok),\(counts.throttled)\n"
+                let limiter = second < phase.limiter.count ? phase.limiter[second] : nil
+                let bucket = limiter.map { String(format: "%.2f,%.2f,%.2f", $0.fillRate, $0.measuredRate, $0.tokens) }
+                text += "\(phase.name),\(second),\(counts.sent),\(counts.ok),\(counts.throttled),\(bucket ?? ",,")\n"
             }
         }
         return text
+    }
+
+    /// The limiter's fill rate at a few seconds of `phase`, and the first second at the goal's rate.
+    static func climb(_ phase: Phase, goal: Double) -> String {
+        let marks = [1, 5, 10, 15, phase.limiter.count].filter { $0 >= 1 && $0 <= phase.limiter.count }
+        let fills = Array(Set(marks)).sorted().map { String(format: "%d s %.3g", $0, phase.limiter[$0 - 1].fillRate) }
+        let reached = phase.firstSecond(reaching: goal).map { "second \($0 + 1)" } ?? "never"
+        return "fill rate (requests/s) at \(fills.joined(separator: ", ")); first second with ≥ \(Int(goal)) 200s: "
+            + reached
     }
 }
