@@ -49,7 +49,7 @@ enum DemoCommand {
             name: "post-not-retried", title: "POST answered 503 (not idempotent: not sent again)", path: "/orders",
             script: [.status(503), .status(201)], method: "POST",
             policy: RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(100)), jitter: .none),
-            expected: .failure),
+            expected: .answered),
         Scenario(
             name: "deadline", title: "a server that hangs, 1 s deadline, 300 ms per attempt", path: "/slow",
             script: [.hang], method: "GET",

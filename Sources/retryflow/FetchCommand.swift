@@ -23,19 +23,20 @@ enum FetchCommand {
         500, 502, 503, 504; POST and PATCH only with an Idempotency-Key header or
         --retry-non-idempotent; Retry-After and the RateLimit-Reset, X-RateLimit-Reset and IETF
         RateLimit headers honoured (the longest wait asked for) up to a cap. Prints only the final
-        attempt's body. Progress and a summary go to stderr; the summary says which rule chose the
-        exit status: 0 only when the run ended in success (a 404 is a final answer: 0, as in curl,
-        unless -f), 1 when it ended in failure (a POST's 503 not retried included) or was
-        cancelled, 2 for bad usage.
+        attempt's body when the run delivers it. Progress and a summary go to stderr; the summary
+        says which row of this table chose the exit status.
 
-          -X, --request METHOD    the method (default GET, or POST with -d)
-          -H, --header 'N: v'     a request header (repeatable)
-          -d, --data DATA         the request body (@FILE reads a file)
-          -o, --output FILE       stream the body to FILE (atomically) instead of stdout (- is stdout)
-          --trace FILE.json       write the run's trace
-          --trace-chart FILE.svg  write the flowchart with the run drawn over it (.svg, .png, .pdf, .dot)
-          -v, --verbose           print the full timeline at the end
-        """ + "\n" + FetchCredentials.help + "\n" + TraceFiles.reportHelp(column: 26) + "\n" + FetchDownload.help + "\n"
+        """ + "\n" + FetchExit.helpText + "\n" + """
+
+              -X, --request METHOD    the method (default GET, or POST with -d)
+              -H, --header 'N: v'     a request header (repeatable)
+              -d, --data DATA         the request body (@FILE reads a file)
+              -o, --output FILE       stream the body to FILE (atomically) instead of stdout (- is stdout)
+              --trace FILE.json       write the run's trace
+              --trace-chart FILE.svg  write the flowchart with the run drawn over it (.svg, .png, .pdf, .dot)
+              -v, --verbose           print the full timeline at the end
+            """ + "\n" + FetchCredentials.help + "\n" + TraceFiles.reportHelp(column: 26) + "\n" + FetchDownload.help
+        + "\n"
         + CurlOptions.help
         + PolicyOptions.help + "\n" + HedgeOptions.help
 
@@ -128,7 +129,7 @@ enum FetchCommand {
         let answer = outcome.value
         let verdict = FetchExit(
             outcome: outcome, failOnError: failOnError, bodyWithFailure: args.has("--fail-with-body"),
-            fileComplete: download?.succeeded ?? false)
+            limitsBody: maxFileSize != nil, fileComplete: download?.succeeded ?? false)
         let include = args.has("--include") || args.has("--head")
         // As curl: a body not written (-f, --max-filesize) was not downloaded either.
         var sizeDownload = args.has("--head") || !verdict.writesBody ? 0 : answer?.data.count ?? 0

@@ -1,57 +1,75 @@
 import RetryFlow
 import RetryFlowHTTP
 
-/// `fetch`'s exit status and the rule that chose it, from the machine's final state: 0 only for
-/// `success`; 1 for `failure` (a POST's 503 not retried, a final answer, included; with
-/// -f/--fail-with-body, any status of 400 or more, which the rules make a failure) and `cancelled`.
-/// A final 404 without -f is an answer: success, 0, as in curl.
+/// `fetch`'s exit status and the rule that chose it. The status comes from the state the run
+/// ended in, by ``FetchExit/table``, and nothing else: what the caller receives is the final
+/// state's (`RetryState.delivery`), and -f/--fail works by making the rules end an error status in
+/// `failure`, not by a later check here.
 struct FetchExit {
     let status: Int32
     /// The rule, in words, for the summary line.
     let rule: String
-    /// Whether the final answer's body is written (not with -f on an error status, nor above --max-filesize).
+    /// Whether the last answer's body is written: when the run delivers a value; after a failure,
+    /// as curl does, unless -f or --max-filesize refused it (--fail-with-body writes it anyway).
     let writesBody: Bool
-    /// What went wrong, for stderr, when no error of the run says it (-f, --max-filesize).
+    /// What went wrong, for stderr, when no error of the run says it (-f on a download).
     let problem: String?
 
-    /// `fileComplete`: a download put every byte of the file in place (its final answer may be a
+    /// One line per state a run ends in: its exit status and what it means. `fetch --help` and the
+    /// man page print it, and ``status(of:)`` reads it.
+    static let table: [(state: RetryState, status: Int32, meaning: String)] = RetryTable.retry.terminals.map {
+        ($0, status(of: $0), meaning(of: $0))
+    }
+
+    /// The exit status of a run that ended in `state`: 0 when it delivers a value, 1 otherwise.
+    static func status(of state: RetryState) -> Int32 {
+        switch state.delivery {
+        case .value: 0
+        case .error, .cancellation, nil: 1
+        }
+    }
+
+    private static func meaning(of state: RetryState) -> String {
+        switch state.delivery {
+        case .value where state == .success: "an answer the rules accept (a 2xx); its body is written"
+        case .value: "a final answer that is no success (a 404; a POST's 503 not sent again), written as curl does"
+        case .error: "the run gave up (the summary says why); -f makes a status of 400 or more end here"
+        case .cancellation: "the run was cancelled"
+        case nil: "a run does not end here"
+        }
+    }
+
+    /// The help's table, with exit status 2 (no run) last.
+    static var helpText: String {
+        let width = table.map(\.state.label.count).max() ?? 0
+        let rows = table.map { row in
+            "  \(row.status)  \(row.state.label.padding(toLength: width, withPad: " ", startingAt: 0))  \(row.meaning)"
+        }
+        let usage = "  2  \("-".padding(toLength: width, withPad: " ", startingAt: 0))  bad usage or bad input: no run"
+        return (["exit status, from the state the run ended in:"] + rows + [usage]).joined(separator: "\n")
+    }
+
+    /// `limitsBody`: --max-filesize was given. `fileComplete`: a download put every byte of the file in place (its final answer may be a
     /// 416 saying the file was already whole).
     init(
-        outcome: RetryOutcome<HTTPResponse>, failOnError: Bool, bodyWithFailure: Bool, fileComplete: Bool = false
+        outcome: RetryOutcome<HTTPResponse>, failOnError: Bool, bodyWithFailure: Bool, limitsBody: Bool = false,
+        fileComplete: Bool = false
     ) {
-        let answer = outcome.value
-        let errorStatus = answer.map { $0.statusCode >= 400 } ?? false
+        let delivery = outcome.finalState.delivery
+        status = Self.status(of: outcome.finalState)
+        writesBody = delivery == .value || (delivery == .error && (bodyWithFailure || !(failOnError || limitsBody)))
+        let ended = "the run ended in \(outcome.finalState.label) (\(outcome.reason.rawValue))"
         let flag = bodyWithFailure ? "--fail-with-body" : "-f/--fail"
-        // The last answer is written, as curl does, unless -f refused its status (--fail-with-body
-        // writes it anyway) or the rules refused the answer itself (a body over --max-filesize, the
-        // rules' maxBodyBytes): the run's reason says which; nothing here looks at the body again.
-        let refused = outcome.reason == .notRetryable && outcome.attempts.last?.returnedValue == true
-        let failedOnStatus = failOnError && errorStatus
-        writesBody = !(failedOnStatus && !bodyWithFailure) && !(refused && !failedOnStatus)
-        status = outcome.finalState == .success ? 0 : 1
-        let ended = "the run ended in \(outcome.finalState.label)"
-        let because = "\(ended) (\(outcome.reason.rawValue))"
-        switch (outcome.finalState, answer?.statusCode) {
-        case (.success, _) where fileComplete:
+        let code = outcome.value?.statusCode
+        if fileComplete {
             rule = "\(ended): the file is complete"
             problem = nil
-        case (.success, let code?) where code >= 400:
-            rule = "\(ended): HTTP \(code) is a final answer (-f makes it exit 1)"
-            problem = nil
-        case (.success, _):
-            rule = ended
-            problem = nil
-        case (.failure, let code?) where failedOnStatus:
+        } else if failOnError, delivery == .error, let code, code >= 400 {
             // The rules' failing statuses (set by -f) ended it; say so in curl's terms.
-            rule = "\(because): \(flag) and HTTP \(code)" + (writesBody ? "" : " (body not written)")
+            rule = "\(ended): \(flag) and HTTP \(code)" + (writesBody ? "" : " (body not written)")
             problem = "the server answered HTTP \(code) (\(flag))"
-        case (.failure, _) where refused:
-            // A result the rules made a failure (--max-filesize): the verdict's own words say why.
-            let why = outcome.attempts.last?.errorDescription ?? "rejected"
-            rule = "\(because): \(why) (nothing written)"
-            problem = why
-        default:
-            rule = because
+        } else {
+            rule = ended
             problem = nil
         }
     }

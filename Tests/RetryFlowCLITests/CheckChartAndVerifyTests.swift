@@ -69,7 +69,7 @@ import Testing
         #expect(retry.status == 0)
         #expect(retry.stdout.contains("attempts ≤ 5 (the policy's maxAttempts)"))
         #expect(retry.stdout.contains("reachable    admission --[retry budget exhausted] / finish--> failure"))
-        #expect(retry.stdout.contains("reachable    retry --[final answer] / finish--> failure"))
+        #expect(retry.stdout.contains("reachable    retry --[final answer] / finish--> answered"))
         #expect(try await Tool.run(["verify", "--machine", "breaker", "--policy", "x.json"]).status == 2)
         let tooDeep = try await Tool.run(["verify", "--machine", "adaptive", "--max-attempts", "7"])
         #expect(tooDeep.status == 2 && tooDeep.stderr.contains("--max-attempts"), "\(tooDeep.stderr)")

@@ -129,7 +129,8 @@ import Testing
         #expect(server.requests.first?.method == "POST")
         #expect(result.stderr.contains("POST is not idempotent"))
         #expect(result.stdout == "busy", "the server's final answer")
-        #expect(result.status == 1, "the run ended in failure: a script must see it")
+        #expect(result.status == 0, "the run ended in answered, as curl exits 0 without -f")
+        #expect(result.stderr.contains("exit 0: the run ended in answered (final answer)"), "\(result.stderr)")
 
         let keyed = try await Tool.run(
             ["fetch", server.url("/keyed").absoluteString, "-d", "{}", "-H", "Idempotency-Key: 7"] + Self.fast)
@@ -208,5 +209,19 @@ import Testing
         #expect(result.stderr.contains("#1 at "))
         #expect(result.stderr.contains("not retried: no attempts left"))
         #expect(result.stderr.contains("#2 at"))
+    }
+
+    /// The exit statuses come from the final state, in one table that --help and the man page print.
+    @Test func theExitTableIsPrintedByHelpAndTheManPage() async throws {
+        let help = try await Tool.run(["fetch", "--help"])
+        let man = try await Tool.run(["help", "--man"])
+        let rows = [
+            "0  success ", "0  answered ", "1  failure ", "1  cancelled ", "bad usage or bad input: no run",
+        ]
+        for row in rows {
+            #expect(help.stdout.contains(row), "--help: \(row)")
+            #expect(man.stdout.contains(row), "man page: \(row)")
+        }
+        #expect(help.stdout.contains("exit status, from the state the run ended in:"))
     }
 }

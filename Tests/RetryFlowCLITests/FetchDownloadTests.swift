@@ -156,7 +156,7 @@ import Testing
         let url = server.url("/missing").absoluteString
         let plain = try await Tool.run(["fetch", url, "-o", file, "-w", "%{size_download}"] + Self.fast)
         #expect(plain.status == 0, "\(plain.stderr)")
-        let rule = "exit 0: the run ended in success: HTTP 404 is a final answer"
+        let rule = "exit 0: the run ended in answered (final answer)"
         #expect(plain.stderr.contains(rule), "\(plain.stderr)")
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "no such file\n")
         #expect(plain.stdout == "13")

@@ -44,8 +44,8 @@ import Testing
 
     @Test func simulateShowsTheIdempotencyRuleAndTheDeadline() async throws {
         let post = try await Tool.run(["simulate", "--outcomes", "503", "-X", "POST"])
-        #expect(post.stdout.hasSuffix("  total 0 s, final state: failure (final answer)\n"))
-        #expect(post.stdout.contains("[final answer]  retry → failure"))
+        #expect(post.stdout.hasSuffix("  total 0 s, final state: answered (final answer)\n"))
+        #expect(post.stdout.contains("[final answer]  retry → answered"))
         let deadline = try await Tool.run(
             [
                 "simulate", "--outcomes", "hang", "--timeout", "2", "--deadline", "5", "--backoff", "constant",

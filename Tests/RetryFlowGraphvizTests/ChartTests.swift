@@ -45,7 +45,8 @@ import Testing
         // Every row's path is drawn: the graph's edges together stand for every row.
         let graph = ChartGraph(table, style: .flowchart)
         #expect(Set(graph.edges.flatMap(\.rows)) == Set(table.rows.indices))
-        #expect(structure.edges.contains { $0.tail == "retry?1" && $0.head == "failure" && $0.label == "yes / finish" })
+        #expect(
+            structure.edges.contains { $0.tail == "retry?1" && $0.head == "answered" && $0.label == "yes / finish" })
         #expect(structure.edges.contains { $0.tail == "retry?2" && $0.head == "failure" && $0.label == "no / finish" })
         #expect(
             structure.edges.contains {

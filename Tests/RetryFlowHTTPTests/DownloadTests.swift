@@ -322,8 +322,8 @@ import Testing
         Self.expectTracesConsistent(outcome)
         #expect(outcome.transferState == .failed && outcome.retry.attempts.count == 1)
         #expect(outcome.response?.statusCode == 404)
-        // The retry machine accepts a 404 as the final answer (as data(for:) does); the file is not there.
-        #expect(outcome.retry.finalState == .success && !outcome.succeeded)
+        // The retry machine ends a 404 in `answered` (as data(for:) does); the file is not there.
+        #expect(outcome.retry.finalState == .answered && !outcome.succeeded)
         #expect(outcome.retry.value?.data == Data("no".utf8))
         #expect(DownloadError(outcome: outcome).description.hasPrefix("download failed: the answer was HTTP 404"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [])

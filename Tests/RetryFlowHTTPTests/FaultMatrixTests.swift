@@ -56,12 +56,11 @@ import Testing
             name: "500, 200", script: [.status(500), .status(200)], requests: 2, state: .success, reason: .succeeded,
             status: 200, errors: ["HTTP 500", nil], surfaces: [.async, .completionHandler, .synchronous]),
         Case(
-            name: "404 is an answer", script: [.status(404)], requests: 1, state: .success, reason: .succeeded,
-            status: 404,
-            errors: [nil]),
+            name: "404 is an answer", script: [.status(404)], requests: 1, state: .answered, reason: .finalAnswer,
+            status: 404, errors: ["HTTP 404 Not Found is the final answer"]),
         Case(
             name: "POST 503 is not retried", script: [.status(503), .status(200)], method: "POST", requests: 1,
-            state: .failure, reason: .finalAnswer, status: 503, errors: ["POST is not idempotent"],
+            state: .answered, reason: .finalAnswer, status: 503, errors: ["POST is not idempotent"],
             surfaces: [.async, .completionHandler, .synchronous]),
         Case(
             name: "POST reset is not retried", script: [.reset, .status(200)], method: "POST", requests: 1,
@@ -104,18 +103,19 @@ import Testing
         #expect(outcome.trace.steps.filter { RetryTable.retry.isTerminal($0.to) }.count == 1, "the run finished once")
         expectConsistent(outcome.trace)
 
+        // What the caller receives is the final state's: `success` and `answered` deliver the value.
+        let delivered = testCase.state.delivery == .value
         switch outcome.result {
         case .success(let answer):
             #expect(testCase.status == answer.statusCode, "a final answer is returned, not thrown")
+            #expect(delivered)
         case .failure(let error):
             #expect(error.attempts.count == testCase.errors.count, "the error carries every attempt")
             #expect(testCase.state == .failure)
         }
         if let original = run.original {
-            #expect(
-                (original.response as? HTTPURLResponse)?.statusCode
-                    == (testCase.state == .success ? testCase.status : nil))
-            #expect((original.error == nil) == (testCase.state == .success))
+            #expect((original.response as? HTTPURLResponse)?.statusCode == (delivered ? testCase.status : nil))
+            #expect((original.error == nil) == delivered)
         }
     }
 

@@ -40,7 +40,7 @@ import Testing
             response(503)
         }
         #expect(answered.reason == .finalAnswer)
-        #expect(answered.reason.deliversValue)
+        #expect(answered.finalState == .answered && answered.finalState.delivery == .value)
         #expect((try? answered.result.get())?.statusCode == 503, "a POST's 503 is the server's answer")
 
         let calls = Locked(0)
@@ -155,8 +155,14 @@ import Testing
                 rules.verdict(for: response(status), request: request("GET"), now: now)?.decision == .retry, "\(status)"
             )
         }
-        for status in [200, 201, 204, 301, 400, 401, 403, 404, 409, 501, 505] {
+        for status in [200, 201, 204] {
             #expect(rules.verdict(for: response(status), request: request("GET"), now: now) == nil, "\(status)")
+        }
+        // Only a 2xx is a success: any other status neither retried nor failing is the final answer.
+        for status in [301, 400, 401, 403, 404, 409, 501, 505] {
+            let verdict = rules.verdict(for: response(status), request: request("GET"), now: now)
+            #expect(verdict?.decision == .finalAnswer, "\(status)")
+            #expect(verdict?.description.hasSuffix(" is the final answer") == true, "\(status)")
         }
         let post = rules.verdict(for: response(503), request: request("POST"), now: now)
         #expect(post?.decision == .finalAnswer, "a POST's 503 is the server's final answer, not a failure")
@@ -174,8 +180,12 @@ import Testing
         #expect(
             failing.verdict(for: response(503), request: request("GET"), now: now)?.decision == .retry, "retried first")
         #expect(failing.verdict(for: response(200), request: request("GET"), now: now) == nil)
-        #expect(failing.verdict(for: response(302), request: request("GET"), now: now) == nil)
-        #expect(rules.verdict(for: response(404), request: request("GET"), now: now) == nil, "none by default")
+        #expect(failing.verdict(for: response(302), request: request("GET"), now: now)?.decision == .finalAnswer)
+        #expect(
+            rules.verdict(for: response(404), request: request("GET"), now: now)?.decision == .finalAnswer,
+            "none by default: a 404 is an answer")
+        // A failing status is a failure even where it may not be retried: a POST's 503 under -f.
+        #expect(failing.verdict(for: response(503), request: request("POST"), now: now)?.decision == .fail)
     }
 
     @Test func aBodyOverTheLimitEndsTheRunInFailure() {

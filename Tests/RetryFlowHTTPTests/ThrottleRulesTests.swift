@@ -50,7 +50,7 @@ import Testing
             #expect(verdict.decision.isRetryable, "a throttle is retried even on a 400")
         }
         // A 400 naming another code stays a final answer.
-        #expect(judged(answer(400, body: #"{"__type":"ValidationException"}"#)) == nil)
+        #expect(judged(answer(400, body: #"{"__type":"ValidationException"}"#))?.decision == .finalAnswer)
     }
 
     @Test func userSuppliedStatusesAndCodes() throws {

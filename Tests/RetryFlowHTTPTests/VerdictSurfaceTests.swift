@@ -10,7 +10,7 @@ import Testing
 
 /// A failure verdict (a failing status, a body over `maxBodyBytes`, a classifier's `fail`) makes
 /// every value-returning surface fail, and a final answer (a POST's 503) is returned by every one:
-/// the table's reason decides (`StopReason.deliversValue`), no surface decides again.
+/// the final state decides (`RetryState.delivery`), no surface decides again.
 @Suite(.timeLimit(.minutes(1))) struct VerdictSurfaceTests {
     /// What a surface handed its caller: a response, or an error.
     enum Delivered {

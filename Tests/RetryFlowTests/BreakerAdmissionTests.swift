@@ -163,7 +163,7 @@ import Testing
         let unguarded = RetryTable.retry.rows.filter { $0.description != Self.noRefusalsLeft }
         for rows in [uncounted, unguarded] {
             let table = RetryTable(
-                name: "mine", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+                name: "mine", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
             #expect(
                 table.problems.contains {
                     if case .unboundedLoop(let states, _) = $0 { return states.contains("breaker") }

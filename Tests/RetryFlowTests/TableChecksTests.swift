@@ -19,7 +19,7 @@ import Testing
 
     @Test func aBrokenTableFailsEveryTime() {
         let broken = RetryTable(
-            name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled],
+            name: "broken", initial: .idle, terminals: [.success, .answered, .failure, .cancelled],
             rows: RetryTable.retry.rows.filter { $0.from != .wait })
         var policy = RetryPolicy.default
         policy.table = broken
@@ -29,7 +29,8 @@ import Testing
         }
         // A sound table made from the broken one's fixed rows gets checks of its own.
         policy.table = RetryTable(
-            name: "fixed", initial: .idle, terminals: [.success, .failure, .cancelled], rows: RetryTable.retry.rows)
+            name: "fixed", initial: .idle, terminals: [.success, .answered, .failure, .cancelled],
+            rows: RetryTable.retry.rows)
         #expect(throws: Never.self) { try policy.validate() }
     }
 

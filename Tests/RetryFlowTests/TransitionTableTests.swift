@@ -79,7 +79,8 @@ import Testing
                     .startAttempt, .notifyRetry, .cancelAttempt, .startAttempt, .notifyRetry, .cancelAttempt,
                     .startAttempt,
                 ]))
-        let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        let table = RetryTable(
+            name: "broken", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         #expect(table.problems.contains { if case .stepTooLong(_, rows: 1, effects: 7) = $0 { true } else { false } })
     }
 
@@ -92,7 +93,8 @@ import Testing
         }
         rows.append(
             .init(from: .wait, event: .delayElapsed, condition: .when(.retryable), to: .request, reason: .succeeded))
-        let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        let table = RetryTable(
+            name: "broken", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         #expect(table.problems.contains(.missingReason(row: "wait --cancelled / finish--> cancelled")))
         #expect(table.problems.contains(.reasonWithoutEnd(row: "wait --delay elapsed [retryable]--> request")))
     }
@@ -104,7 +106,8 @@ import Testing
             row.from == .wait && row.event == .delayElapsed && row.condition == .always
                 ? RetryTable.Row(from: row.from, event: row.event, to: row.to, effects: row.effects + [.finish]) : row
         }
-        let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        let table = RetryTable(
+            name: "broken", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         let bad = rows.first { $0.effects.contains(.finish) && !table.isTerminal($0.to) }
         #expect(bad != nil, "the broken table has such a row")
         #expect(table.problems == [.endingEffectWithoutEnd(row: bad?.description ?? "", effect: "finish")])
@@ -119,7 +122,8 @@ import Testing
             row.from == .wait && row.event == .delayElapsed
                 ? RetryTable.Row(from: .wait, event: .delayElapsed, to: .request, effects: [.startAttempt]) : row
         }
-        let table = RetryTable(name: "bypass", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        let table = RetryTable(
+            name: "bypass", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         #expect(
             table.problems == [
                 .unadmittedEffect(
@@ -164,14 +168,14 @@ import Testing
         var rows = RetryTable.retry.rows.filter { $0.to != .wait }
         rows.append(.init(from: .retry, event: nil, to: .failure, effects: [.finish], reason: .notRetryable))
         let table = RetryTable(
-            name: "broken", initial: .retry, terminals: [.success, .failure, .cancelled], rows: rows)
+            name: "broken", initial: .retry, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         #expect(table.problems.contains(.unreachableRow(row: "wait --delay elapsed / ask limiter--> limiter")))
         #expect(table.problems.contains(.initialCannotRest(state: "retry")))
     }
 
     @Test func unreachableStateIsReported() {
         let table = RetryTable(
-            name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled],
+            name: "broken", initial: .idle, terminals: [.success, .answered, .failure, .cancelled],
             rows: RetryTable.retry.rows.filter { $0.to != .wait })
         let problems = table.problems
         #expect(problems.contains(.unreachable(state: "wait")))
@@ -182,7 +186,7 @@ import Testing
 
     @Test func deadEndIsReported() {
         let table = RetryTable(
-            name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled],
+            name: "broken", initial: .idle, terminals: [.success, .answered, .failure, .cancelled],
             rows: RetryTable.retry.rows.filter { $0.from != .wait })
         #expect(table.problems.contains(.deadEnd(state: "wait")))
         #expect(String(describing: Self.error(of: table)).contains("'wait' is not terminal but no row leaves it"))
@@ -192,7 +196,8 @@ import Testing
         var rows = RetryTable.retry.rows
         rows.append(.init(from: .wait, event: .delayElapsed, to: .failure, effects: [.finish]))
         rows.append(.init(from: .wait, event: .cancelled, condition: .when(.retryable), to: .failure))
-        let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        let table = RetryTable(
+            name: "broken", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         #expect(table.problems.contains(.duplicateRow(row: "wait --delay elapsed / finish--> failure")))
         #expect(table.problems.contains(.shadowedRow(row: "wait --cancelled [retryable]--> failure")))
     }
@@ -200,7 +205,8 @@ import Testing
     @Test func decisionWithoutElseAndTerminalExitsAreReported() {
         var rows = RetryTable.retry.rows.filter { !($0.from == .retry && $0.condition == .always) }
         rows.append(.init(from: .success, event: .start, to: .request))
-        let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        let table = RetryTable(
+            name: "broken", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         #expect(table.problems.contains(.decisionWithoutElse(state: "retry")))
         #expect(table.problems.contains(.terminalHasExit(state: "success")))
     }
@@ -209,7 +215,8 @@ import Testing
         // wait only loops back to itself: reachable, has a way out, but no terminal beyond it.
         var rows = RetryTable.retry.rows.filter { $0.from != .wait }
         rows.append(.init(from: .wait, event: .delayElapsed, to: .wait))
-        let table = RetryTable(name: "broken", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+        let table = RetryTable(
+            name: "broken", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         #expect(table.problems.contains(.cannotFinish(state: "wait")))
     }
 
@@ -289,11 +296,13 @@ import Testing
         case .budget: path = [.start, .tokenGranted, .admitted, .failed]
         case .wait: path = [.start, .tokenGranted, .admitted, .failed, .budgetAnswered]
         case .success: path = [.start, .tokenGranted, .admitted, .succeeded]
+        case .answered: path = [.start, .tokenGranted, .admitted]
         case .failure: path = [.start, .tokenGranted, .admitted, .deadlineExceeded]
         case .cancelled: path = [.cancelled]
         case .retry, .admission, .pacing, .step: return nil
         }
         for event in path { _ = try? machine.handle(input(event), at: .zero) }
+        if state == .answered { _ = try? machine.handle(.failed(.finalAnswer, detail: nil), at: .zero) }
         return machine.state == state ? machine : nil
     }
 }

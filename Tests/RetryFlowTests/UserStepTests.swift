@@ -151,7 +151,7 @@ import Testing
             at: rows.firstIndex { $0.from == .retry }!)
         rows.append(.init(from: clear.state, event: .stepExit(.done), to: .request, effects: [.startAttempt]))
         policy.table = RetryTable(
-            name: "loops", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+            name: "loops", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         let problem = Self.problem(policy)
         #expect(problem?.contains("without a bound") == true, "\(problem ?? "accepted")")
         #expect(problem?.contains("retry --[retryable] / run step--> clear cache") == true, "\(problem ?? "")")
@@ -166,7 +166,7 @@ import Testing
             return .init(from: .wait, event: .delayElapsed, to: .retry, effects: [.planDelay])
         }
         policy.table = RetryTable(
-            name: "idle loop", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+            name: "idle loop", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         let problem = Self.problem(policy)
         #expect(problem?.contains("without a bound") == true, "\(problem ?? "accepted")")
     }
@@ -180,7 +180,7 @@ import Testing
             .init(from: .retry, event: nil, condition: .when(.enters(stuck.id)), to: stuck.state, effects: [.runStep]),
             at: rows.firstIndex { $0.from == .retry }!)
         policy.table = RetryTable(
-            name: "stuck", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+            name: "stuck", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         #expect(Self.problem(policy)?.contains("state 'stuck' is not terminal but no row leaves it") == true)
     }
 
@@ -192,7 +192,7 @@ import Testing
             return .init(from: .request, event: .failed, to: .retry, effects: [])
         }
         policy.table = RetryTable(
-            name: "unplanned", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+            name: "unplanned", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         let problem = Self.problem(policy)
         #expect(problem?.contains("reads 'within deadline'") == true, "\(problem ?? "accepted")")
         #expect(problem?.contains("request --failed--> retry") == true, "\(problem ?? "")")
@@ -223,7 +223,7 @@ import Testing
             return .init(from: row.from, event: .stepExit(.done), to: .breaker, effects: [.resetBackoff, .askBreaker])
         }
         policy.table = RetryTable(
-            name: "relogin", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+            name: "relogin", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         try policy.validate()
         var machine = RetryMachine(policy: policy, table: policy.table, random: SeededRandom(seed: 1))
         _ = try machine.handle(.start, at: .zero)
@@ -273,7 +273,7 @@ import Testing
             .init(from: find.state, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
         ]
         policy.table = RetryTable(
-            name: "exits", initial: .idle, terminals: [.success, .failure, .cancelled], rows: rows)
+            name: "exits", initial: .idle, terminals: [.success, .answered, .failure, .cancelled], rows: rows)
         let outcome = try await Retry(policy).outcome { _ -> Int in throw Unauthorized() }
         #expect(outcome.reason == .step("gave up"))
         #expect(outcome.attempts.count == 2)

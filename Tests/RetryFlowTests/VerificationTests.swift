@@ -49,8 +49,8 @@ import Testing
         #expect(everything.contains("breaker --circuit open / count refusal, plan delay--> retry"))
         #expect(everything.contains("admission --[retry budget exhausted] / finish--> failure"))
         #expect(everything.contains("retry --[Retry-After beyond cap] / finish--> failure"))
-        #expect(everything.contains("retry --[final answer] / finish--> failure"))
-        #expect(!plain.contains("retry --[final answer] / finish--> failure"))
+        #expect(everything.contains("retry --[final answer] / finish--> answered"))
+        #expect(!plain.contains("retry --[final answer] / finish--> answered"))
         #expect(everything.contains("breaker --circuit open [no refusals left] / finish--> failure"))
         #expect(!everything.contains("breaker --circuit open [fails fast] / finish--> failure"), "it waits out breaks")
     }

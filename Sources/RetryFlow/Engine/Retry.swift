@@ -161,9 +161,7 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
         classifyResult: (@Sendable (Value) -> RetryVerdict?)? = nil,
         _ operation: @escaping @Sendable (RetryAttempt) async throws -> Value
     ) async throws -> Value {
-        let outcome = try await self.outcome(classifyResult: classifyResult, operation)
-        if outcome.finalState == .cancelled { throw CancellationError() }
-        return try outcome.get()
+        try await self.outcome(classifyResult: classifyResult, operation).get()
     }
 
     /// Runs `operation` and returns the whole ``RetryOutcome``: state, reason, value, attempts, trace.
@@ -430,7 +428,8 @@ private final class RunDriver<Value: Sendable> {
             if nextAction == actions.count {
                 // The instant the machine decides at: every wait it plans is anchored here.
                 decidedAt = now
-                guard let step = deliver(at: now) else { return .finished(machine.state, .invalidTransition, at: now) }
+                // An event with no row ends the run in `failure`: a run always ends in a terminal state.
+                guard let step = deliver(at: now) else { return .finished(.failure, .invalidTransition, at: now) }
                 actions = step
                 nextAction = 0
                 continue

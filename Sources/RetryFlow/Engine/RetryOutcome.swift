@@ -1,11 +1,13 @@
 /// Everything a run produced: the final state and why, the accepted (or last rejected) value,
 /// every attempt with its error, and the trace. Nothing is lost.
 public struct RetryOutcome<Value: Sendable>: Sendable {
-    /// The terminal state: `success`, `failure` or `cancelled`.
+    /// The terminal state: `success`, `answered`, `failure` or `cancelled`; it alone decides what the
+    /// caller receives (``RetryState/delivery``).
     public let finalState: RetryState
     /// Why the run ended.
     public let reason: StopReason
-    /// The accepted value on success; otherwise the last value the policy rejected, if any.
+    /// The accepted value on success, the answer when `answered`; otherwise the last value the policy
+    /// rejected, if any.
     public let value: Value?
     /// Every attempt, in order.
     public let attempts: [AttemptRecord]
@@ -33,18 +35,24 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
         return nil
     }
 
-    /// The value or the error, as ``get()`` returns or throws them: what every surface hands its caller.
+    /// The value or the error, as the final state decides (``RetryState/delivery``): the value of a
+    /// run that ended in `success` or `answered`, else a ``RetryError`` (for `cancelled` too, with every
+    /// attempt; ``get()`` throws `CancellationError` instead).
     public var result: Result<Value, RetryError> {
-        if reason.deliversValue, let value { return .success(value) }
+        if finalState.delivery == .value, let value { return .success(value) }
         return .failure(
             RetryError(
                 reason: reason, finalState: finalState, attempts: attempts, steps: steps, trace: trace,
                 duration: duration, lastValue: value))
     }
 
-    /// The value the run ended with, when its reason delivers one (``StopReason/deliversValue``: a
-    /// success, or a final answer such as a POST's 503); otherwise a ``RetryError`` carrying every attempt.
-    public func get() throws(RetryError) -> Value { try result.get() }
+    /// What every surface hands its caller, by ``RetryState/delivery``: the value of a run that ended
+    /// in `success` or `answered` (a 404, a POST's 503); `CancellationError` for `cancelled`; otherwise
+    /// a ``RetryError`` carrying every attempt.
+    public func get() throws -> Value {
+        if finalState.delivery == .cancellation { throw CancellationError() }
+        return try result.get()
+    }
 }
 
 /// A run that did not succeed, with every attempt's error and the trace: the one "gave up" error of
@@ -52,7 +60,7 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
 public struct RetryError: Error, CustomStringConvertible {
     /// Why it ended.
     public let reason: StopReason
-    /// `failure` or `cancelled`.
+    /// `failure`, or `cancelled` (in ``RetryOutcome/result``).
     public let finalState: RetryState
     /// Every attempt, in order, each with its error.
     public let attempts: [AttemptRecord]

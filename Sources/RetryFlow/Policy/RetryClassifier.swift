@@ -42,7 +42,10 @@ public struct RetryClassifier: Sendable {
 
     /// The decision for `error`.
     public func decision(for error: any Error) -> RetryDecision {
-        Self.isCancellation(error) ? .fail : decide(error)
+        if Self.isCancellation(error) { return .fail }
+        let decision = decide(error)
+        // An error has no value to answer with: a final answer for one is a failure.
+        return decision == .finalAnswer ? .fail : decision
     }
 
     /// Retries every error except cancellation.

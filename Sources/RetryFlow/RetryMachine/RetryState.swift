@@ -27,8 +27,12 @@ public enum RetryState: TableSymbol {
     case wait
     /// Terminal: an attempt's result was accepted.
     case success
+    /// Terminal: the run ended on an answer the caller receives as a value though it is not a
+    /// success: a status the rules neither accept nor retry (a 404), or one they would retry but may
+    /// not (a POST's 503).
+    case answered
     /// Terminal: the run gave up (not retryable, attempts exhausted, Retry-After beyond the cap, deadline,
-    /// retry budget exhausted, circuit open), or ended on a final answer.
+    /// retry budget exhausted, circuit open, rate limited), or a driver delivered an event with no row.
     case failure
     /// Terminal: the caller cancelled the run. Kept apart from `failure` because nothing failed
     /// and cancellation is never retried.
@@ -40,7 +44,7 @@ public enum RetryState: TableSymbol {
     /// The built-in states, in chart order (a table adds its steps: ``TransitionTable/states``).
     public static let allCases: [RetryState] = [
         .idle, .limiter, .pacing, .tokenWait, .breaker, .request, .retry, .budget, .admission, .wait, .success,
-        .failure, .cancelled,
+        .answered, .failure, .cancelled,
     ]
 
     /// The label: the built-in state's name, or the step's.
@@ -57,6 +61,7 @@ public enum RetryState: TableSymbol {
         case .admission: "admission"
         case .wait: "wait"
         case .success: "success"
+        case .answered: "answered"
         case .failure: "failure"
         case .cancelled: "cancelled"
         case .step(let id): id.name

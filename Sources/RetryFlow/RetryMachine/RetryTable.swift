@@ -15,7 +15,7 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
     public static let retry = RetryTable(
         name: "RetryFlow",
         initial: .idle,
-        terminals: [.success, .failure, .cancelled],
+        terminals: [.success, .answered, .failure, .cancelled],
         rows: [
             // from, event (nil: a completion row), guard, to, effects, reason (rows that end the run)
             .init(from: .idle, event: .start, to: .limiter, effects: [.askLimiter]),
@@ -66,9 +66,9 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
                 from: .request, event: .deadlineExceeded, to: .failure,
                 effects: [.cancelAttempt, .reportHealth, .finish], reason: .deadlineExceeded),
 
-            // A final answer (a POST's 503) is not a failure: the caller receives it as a value.
+            // A final answer (a 404, a POST's 503) is not a failure: the caller receives it as a value.
             .init(
-                from: .retry, event: nil, condition: .when(.finalAnswer), to: .failure, effects: [.finish],
+                from: .retry, event: nil, condition: .when(.finalAnswer), to: .answered, effects: [.finish],
                 reason: .finalAnswer),
             .init(
                 from: .retry, event: nil, condition: .unless(.retryable), to: .failure, effects: [.finish],

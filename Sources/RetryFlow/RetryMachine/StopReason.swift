@@ -8,7 +8,7 @@ public enum StopReason: TableSymbol {
     /// The classifier said the error or result is a failure, not worth retrying.
     case notRetryable
     /// The classifier said the result is the caller's answer, though not a success, and is not
-    /// retried (a POST's 503): the caller receives the value.
+    /// retried (a 404, a POST's 503): the run ends in `answered` and the caller receives the value.
     case finalAnswer
     /// Every attempt the policy allows was used.
     case attemptsExhausted
@@ -23,7 +23,8 @@ public enum StopReason: TableSymbol {
     /// The adaptive rate limiter had no token for the try now, and the run does not wait for one
     /// (``RateLimitedBehavior/fail``).
     case rateLimited
-    /// The driver delivered an event the table has no row for (a bug in a driver, recorded in the trace).
+    /// The driver delivered an event the table has no row for (a bug in a driver or a table, recorded
+    /// in the trace): the run ends in `failure`.
     case invalidTransition
     /// A user's step ended the run (its action threw, or it took an exit its rows end the run on):
     /// the words are the row's (``RetryStep/failureReason`` for a throw), drawn on the row like any other.
@@ -58,10 +59,6 @@ public enum StopReason: TableSymbol {
         guard !rawValue.isEmpty else { return nil }
         self = Self.allCases.first { $0.rawValue == rawValue } ?? .step(rawValue)
     }
-
-    /// Whether a run that ends for this reason hands the caller its last value (a success, or a final
-    /// answer) rather than a ``RetryError``: the one rule every surface follows.
-    public var deliversValue: Bool { self == .succeeded || self == .finalAnswer }
 }
 
 extension StopReason {

@@ -215,7 +215,7 @@ struct RetryModel: ExplorationModel {
             choices += exits.map { .init(.stepExit($0, detail: nil), at: now) }
             choices.append(.init(.stepFailed(detail: nil), at: now))
             if world.cancellation { choices.append(cancel) }
-        case .retry, .admission, .pacing, .success, .failure, .cancelled:
+        case .retry, .admission, .pacing, .success, .answered, .failure, .cancelled:
             break
         }
         return choices

@@ -43,8 +43,8 @@ public struct DownloadError: Error, CustomStringConvertible {
         var text: String
         if let last = outcome.retry.attempts.last?.error as? DownloadProblem, !last.isRetryable {
             text = "download failed: \(last)"
-        } else if outcome.retry.finalState == .success, let response = outcome.response {
-            // The retry run accepted a final answer that is not the file (a 404).
+        } else if outcome.retry.finalState.delivery == .value, let response = outcome.response {
+            // The retry run ended on an answer that is not the file (a 404).
             let status = response.statusCode
             text =
                 "download failed: the answer was HTTP \(status) "

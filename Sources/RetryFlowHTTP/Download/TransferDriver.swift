@@ -453,7 +453,7 @@ final class TransferDriver: @unchecked Sendable {
     func finish(_ retry: RetryOutcome<HTTPResponse>) -> DownloadOutcome {
         withLock {
             if finishedState == nil {
-                _ = deliver(retry.finalState == .cancelled ? .cancelled : .gaveUp)
+                _ = deliver(retry.finalState.delivery == .cancellation ? .cancelled : .gaveUp)
             }
             if finishedState != .complete { file.removeIfEmpty() }
             return DownloadOutcome(

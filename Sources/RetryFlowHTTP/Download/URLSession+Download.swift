@@ -34,7 +34,7 @@ extension URLSession {
     ) async throws -> (HTTPURLResponse, DownloadOutcome) {
         let outcome = try await downloadOutcome(
             for: request, to: destination, retry: options, options: download, progress: progress)
-        if outcome.retry.finalState == .cancelled { throw CancellationError() }
+        if outcome.retry.finalState.delivery == .cancellation { throw CancellationError() }
         guard outcome.succeeded, let response = outcome.response else { throw DownloadError(outcome: outcome) }
         return (response, outcome)
     }

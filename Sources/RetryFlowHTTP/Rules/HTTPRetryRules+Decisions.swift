@@ -48,19 +48,25 @@ extension HTTPRetryRules {
         return verdict
     }
 
-    /// The verdict on a response to `request` received at `now`: `nil` accepts it; otherwise why
-    /// it is retried (after the wait its Retry-After or rate-limit headers ask for, if honoured), why
-    /// it is the caller's final answer though retryable (not safe to repeat: a POST's 503), or why it
-    /// fails the run (one of the ``failingStatuses``).
+    /// The verdict on a response to `request` received at `now`: `nil` accepts it (a 2xx); otherwise
+    /// why it is retried (after the wait its Retry-After or rate-limit headers ask for, if honoured),
+    /// why it is the caller's final answer (a status neither retried nor failed, such as a 404, or a
+    /// retryable one not safe to repeat: a POST's 503), or why it fails the run (one of the
+    /// ``failingStatuses``).
     public func verdict(for response: HTTPURLResponse, request: URLRequest, now: Date) -> RetryVerdict? {
         let status = response.statusCode
         // Words only for a verdict: an accepted answer (every success) builds no string.
         var what: String { "HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status))" }
         if let step = statusSteps[status] { return RetryVerdict(.step(step), "\(what) goes to \(step.name)") }
         guard retryableStatuses.contains(status) else {
-            return failingStatuses.contains(status) ? RetryVerdict(.fail, "\(what) is a failure (failing status)") : nil
+            if failingStatuses.contains(status) { return RetryVerdict(.fail, "\(what) is a failure (failing status)") }
+            // Only a 2xx is a success. Any other status the rules neither retry nor fail (a 404) is
+            // the caller's answer: the run ends in `answered` and hands it over as a value.
+            return (200..<300).contains(status) ? nil : RetryVerdict(.finalAnswer, "\(what) is the final answer")
         }
         guard isSafeToRepeat(request) else {
+            // A failing status is a failure even when it cannot be retried: never an answer.
+            if failingStatuses.contains(status) { return RetryVerdict(.fail, "\(what) is a failure (failing status)") }
             let method = (request.httpMethod ?? "GET").uppercased()
             return RetryVerdict(
                 .finalAnswer,

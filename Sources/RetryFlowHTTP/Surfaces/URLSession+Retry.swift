@@ -18,9 +18,7 @@ extension URLSession {
     /// - Throws: `RetryError` (with every attempt, the trace and the last response) when the run gives up;
     ///   `CancellationError` when the task is cancelled; `RetryPolicyError` for an invalid policy.
     public func data(for request: URLRequest, retry options: HTTPRetryOptions) async throws -> (Data, HTTPURLResponse) {
-        let outcome = try await retryOutcome(for: request, retry: options)
-        if outcome.finalState == .cancelled { throw CancellationError() }
-        let response = try outcome.result.get()
+        let response = try await retryOutcome(for: request, retry: options).get()
         return (response.data, response.response)
     }
 

@@ -299,7 +299,14 @@ package enum CancelStorm {
                 return "attempts exhausted after \(outcome.attempts.count) of \(policy.maxAttempts)"
             }
             return nil
-        default:
+        case .answered:
+            guard let status = outcome.value?.statusCode, kind.answers.contains(status), outcome.reason == .finalAnswer
+            else {
+                return
+                    "answered with \(outcome.value?.statusCode.description ?? "no answer") (\(outcome.reason.rawValue))"
+            }
+            return nil
+        case .idle, .limiter, .pacing, .tokenWait, .breaker, .request, .retry, .budget, .admission, .wait, .step:
             return "ended in \(outcome.finalState)"
         }
     }
