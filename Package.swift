@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "RetryFlow", targets: ["RetryFlow"]),
         .library(name: "RetryFlowHTTP", targets: ["RetryFlowHTTP"]),
+        .library(name: "RetryFlowCharts", targets: ["RetryFlowCharts"]),
         .library(name: "RetryFlowGraphviz", targets: ["RetryFlowGraphviz"]),
         .library(name: "RetryFlowTesting", targets: ["RetryFlowTesting"]),
         .executable(name: "retryflow", targets: ["retryflow"]),
@@ -15,38 +16,60 @@ let package = Package(
         // The machine, policies, engine and trace: needs nothing but the toolchain.
         .target(name: "RetryFlow"),
         .target(name: "RetryFlowHTTP", dependencies: ["RetryFlow"]),
+        // What reads a table to draw, check or prove it: DOT/Mermaid/Markdown, check-chart, the
+        // exploration behind `retryflow verify`, the chart of a policy, timelines. Tools need it, runs
+        // do not. It proves the HTTP module's tables (credential, transfer) too, hence RetryFlowHTTP.
+        .target(name: "RetryFlowCharts", dependencies: ["RetryFlow", "RetryFlowHTTP"]),
         // The original snippets retold as tables, for the docs' charts: teaching material, not a product.
-        .target(name: "RetryFlowSnippets", dependencies: ["RetryFlow"]),
-        // Graphviz is needed only to render images; DOT text comes from RetryFlow alone. Its headers
+        .target(name: "RetryFlowSnippets", dependencies: ["RetryFlow", "RetryFlowCharts"]),
+        // Graphviz is needed only to render images; DOT text comes from RetryFlowCharts alone. Its headers
         // are read at build time (<graphviz/gvc.h> from the default include path), but the library is
         // opened on first render, not linked (Sources/CGraphviz/shim.h): no pkg-config, whose flags
         // would link it into every program and load it at every start.
         .systemLibrary(name: "CGraphviz", providers: [.apt(["libgraphviz-dev"]), .brew(["graphviz"])]),
-        .target(name: "RetryFlowGraphviz", dependencies: ["RetryFlow", "CGraphviz"]),
+        .target(name: "RetryFlowGraphviz", dependencies: ["RetryFlow", "RetryFlowCharts", "CGraphviz"]),
         // What users' tests need too: a manual clock, a scripted loopback server, simulations. The
         // support needs no test framework, so the CLI can link it; RetryFlowTesting adds swift-testing's
         // `expectConsistent` and re-exports the support, so users import one module.
-        .target(name: "RetryFlowTestSupport", dependencies: ["RetryFlow", "RetryFlowHTTP"]),
+        .target(name: "RetryFlowTestSupport", dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowCharts"]),
         .target(name: "RetryFlowTesting", dependencies: ["RetryFlow", "RetryFlowTestSupport"]),
+        // Real servers for our own tests and benchmarks, not for users: the nginx harness and the
+        // proxy that cuts bodies. Not a product.
+        .target(name: "RetryFlowTestServers", dependencies: ["RetryFlow", "RetryFlowTestSupport"]),
         .executableTarget(
             name: "retryflow",
             dependencies: [
-                "RetryFlow", "RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTestSupport", "RetryFlowSnippets",
+                "RetryFlow", "RetryFlowHTTP", "RetryFlowCharts", "RetryFlowGraphviz", "RetryFlowTestSupport",
+                "RetryFlowSnippets",
             ]
         ),
         // The cancel storm at full size (`make stress`); a scaled-down run is in RetryFlowHTTPTests.
         .executableTarget(
             name: "retryflow-stress", dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowTestSupport"]),
-        .testTarget(name: "RetryFlowTests", dependencies: ["RetryFlow", "RetryFlowTesting", "RetryFlowSnippets"]),
+        .testTarget(
+            name: "RetryFlowTests",
+            dependencies: ["RetryFlow", "RetryFlowCharts", "RetryFlowTesting", "RetryFlowSnippets"]),
+        // Charts and proofs; Graphviz reads their DOT back to check what was drawn.
+        .testTarget(
+            name: "RetryFlowChartsTests",
+            dependencies: [
+                "RetryFlowCharts", "RetryFlowGraphviz", "RetryFlowHTTP", "RetryFlowTesting", "RetryFlowSnippets",
+            ]),
         .testTarget(name: "RetryFlowTestingTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
-        .testTarget(name: "RetryFlowHTTPTests", dependencies: ["RetryFlowHTTP", "RetryFlowTesting"]),
-        .testTarget(name: "RetryFlowCLITests", dependencies: ["retryflow", "RetryFlowTesting"]),
+        .testTarget(name: "RetryFlowTestServersTests", dependencies: ["RetryFlowTestServers", "RetryFlowTesting"]),
+        .testTarget(
+            name: "RetryFlowHTTPTests",
+            dependencies: ["RetryFlowHTTP", "RetryFlowCharts", "RetryFlowTesting", "RetryFlowTestServers"]),
+        .testTarget(name: "RetryFlowCLITests", dependencies: ["retryflow", "RetryFlowCharts", "RetryFlowTesting"]),
         // Every Swift sample of README.md and docs/, generated into one file: if a sample stops compiling, so does this.
         .testTarget(
-            name: "RetryFlowDocSamplesTests", dependencies: ["RetryFlowHTTP", "RetryFlowGraphviz", "RetryFlowTesting"]),
+            name: "RetryFlowDocSamplesTests",
+            dependencies: ["RetryFlowHTTP", "RetryFlowCharts", "RetryFlowGraphviz", "RetryFlowTesting"]),
         .testTarget(
             name: "RetryFlowGraphvizTests",
-            dependencies: ["RetryFlowGraphviz", "RetryFlowHTTP", "RetryFlowTesting", "RetryFlowSnippets"]),
+            dependencies: [
+                "RetryFlowGraphviz", "RetryFlowCharts", "RetryFlowHTTP", "RetryFlowTesting", "RetryFlowSnippets",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

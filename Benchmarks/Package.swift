@@ -10,16 +10,24 @@ let package = Package(
     // `name:` because a path package is known by its directory's name, and a clone may be called anything.
     dependencies: [.package(name: "RetryFlow", path: "..")],
     targets: [
-        // The real servers the benchmarks meet (nginx and the proxy that cuts its bodies) are not a
-        // product of RetryFlow, so another package cannot depend on them: this target compiles the same
-        // files, through symbolic links into ../Sources, with the process launcher and lock they use.
-        .target(name: "BenchSupport", dependencies: [.product(name: "RetryFlow", package: "RetryFlow")]),
+        // The real servers the benchmarks meet (RetryFlowTestServers: nginx and the proxy that cuts its
+        // bodies) are not a product of RetryFlow, so another package cannot depend on them: this target
+        // compiles the same files, through symbolic links into ../Sources, with the process launcher and
+        // lock they use. They import RetryFlowTestSupport, which RetryFlowTesting builds.
+        .target(
+            name: "BenchSupport",
+            dependencies: [
+                .product(name: "RetryFlow", package: "RetryFlow"),
+                .product(name: "RetryFlowTesting", package: "RetryFlow"),
+            ]
+        ),
         .executableTarget(
             name: "retryflow-bench",
             dependencies: [
                 "BenchSupport",
                 .product(name: "RetryFlow", package: "RetryFlow"),
                 .product(name: "RetryFlowHTTP", package: "RetryFlow"),
+                .product(name: "RetryFlowCharts", package: "RetryFlow"),
                 .product(name: "RetryFlowGraphviz", package: "RetryFlow"),
                 .product(name: "RetryFlowTesting", package: "RetryFlow"),
             ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC sites for RetryFlow and RetryFlowHTTP offline: symbol graphs from the compiler,
+# Builds the DocC sites of the library products offline: symbol graphs from the compiler,
 # then the toolchain's own `docc convert` (no plugin package can be fetched here).
 # Usage: scripts/build-docs.sh [OUTPUT_DIR]   (default .build/docs); warnings are errors.
 set -euo pipefail
@@ -9,9 +9,9 @@ graphs=".build/symbol-graphs"
 rm -rf "$graphs" .build/docs-build
 mkdir -p "$graphs" "$out"
 # A scratch path of its own: the compiler writes symbol graphs only for modules it compiles.
-swift build --scratch-path .build/docs-build --target RetryFlowHTTP \
+swift build --scratch-path .build/docs-build --target RetryFlowCharts \
   -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
-for module in RetryFlow RetryFlowHTTP; do
+for module in RetryFlow RetryFlowHTTP RetryFlowCharts; do
   only="$graphs/$module"
   rm -rf "$only"
   mkdir -p "$only"

@@ -13,6 +13,7 @@ let package = Package(
             name: "OutsideStep",
             dependencies: [
                 .product(name: "RetryFlow", package: "RetryFlow"),
+                .product(name: "RetryFlowCharts", package: "RetryFlow"),
                 .product(name: "RetryFlowHTTP", package: "RetryFlow"),
                 .product(name: "RetryFlowTesting", package: "RetryFlow"),
             ]

@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 import RetryFlowGraphviz
 
 /// Chart label escaping: any text, quoted for DOT, parses back through Graphviz's cgraph as one

@@ -21,7 +21,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         guard let outcome = try? await Simulation.run(outcomes: outcomes, retry: .policy(policy)) else { return }
         require(outcome.trace.inconsistencies(with: RetryTable.retry).isEmpty, "inconsistent trace for \(printed)")
         require(
-            [.success, .failure, .cancelled].contains(outcome.finalState),
+            RetryTable.retry.isTerminal(outcome.finalState) && outcome.finalState.delivery != nil,
             "run of \(printed) ended in \(outcome.finalState)")
     }
     return 0

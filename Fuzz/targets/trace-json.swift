@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 
 /// A trace file as `retryflow render --trace` reads it: decoded or refused, never a trap; a
 /// decoded trace is checked against the table, drawn, told as a timeline, and re-encodes to

@@ -1,6 +1,7 @@
 import CGraphviz
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 
 /// Where Graphviz put a chart's nodes, edges and labels: laid out once, then any number of
 /// drawings of the same graph (a run over it, a report frame) are rendered at those positions

@@ -1,6 +1,7 @@
 import CGraphviz
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 
 extension Graphviz {
     /// A DOT file as Graphviz's own parser (cgraph) reads it, as a ``DrawnChart``: every node with

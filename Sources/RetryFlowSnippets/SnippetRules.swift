@@ -1,4 +1,5 @@
 import RetryFlow
+import RetryFlowCharts
 
 /// The Swift snippet's one fact: `times`, the retries left. Its guard reads it; `recurse`
 /// (`retryDataTask(times: times - 1)`) counts it down. Enough to run and verify the table as written.

@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 import RetryFlowGraphviz
 
 /// `retryflow check-chart FILE.dot`: compares a chart drawn by hand (or by any tool that writes DOT)

@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 
 /// What `verify` and `render --policy` explore the retry machine under: a policy (from
 /// `--policy FILE.json`, `--max-attempts`) and the world around it (a budget, a breaker, servers

@@ -13,6 +13,7 @@ enum DocSamples {
         // swift-format-ignore-file
         import Foundation
         import RetryFlow
+        import RetryFlowCharts
         import RetryFlowGraphviz
         import RetryFlowHTTP
         import RetryFlowTesting

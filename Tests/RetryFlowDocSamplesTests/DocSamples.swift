@@ -4,6 +4,7 @@
 // swift-format-ignore-file
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 import RetryFlowGraphviz
 import RetryFlowHTTP
 import RetryFlowTesting
@@ -621,7 +622,7 @@ private func sample35() throws {
 
 // README.md, sample 36
 private func sample36() async throws {
-    let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlow
+    let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlowCharts
     let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
     let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart
     let svg = try Graphviz.render(dot: DOTChart.render(.retry, style: .flowchart, overlay: overlay), format: "svg")

@@ -1,4 +1,5 @@
 import RetryFlow
+import RetryFlowCharts
 import RetryFlowHTTP
 import Testing
 

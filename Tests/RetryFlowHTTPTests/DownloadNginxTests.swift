@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
+import RetryFlowTestServers
 import RetryFlowTesting
 import Testing
 

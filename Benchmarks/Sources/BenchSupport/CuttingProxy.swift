@@ -1,1 +1,1 @@
-../../../Sources/RetryFlowTestSupport/Nginx/CuttingProxy.swift
+../../../Sources/RetryFlowTestServers/CuttingProxy.swift

@@ -1,1 +1,1 @@
-../../../Sources/RetryFlowTestSupport/Nginx/NginxServer.swift
+../../../Sources/RetryFlowTestServers/NginxServer.swift

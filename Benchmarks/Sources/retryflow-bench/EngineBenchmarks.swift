@@ -1,6 +1,7 @@
 import BenchSupport
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 import RetryFlowGraphviz
 import RetryFlowHTTP
 

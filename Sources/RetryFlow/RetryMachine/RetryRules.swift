@@ -1,19 +1,19 @@
 /// The retry machine's specialisation of ``TableMachine``: the facts its guards read and what its
 /// effects mean. The table decides every transition; this only answers its questions.
 @usableFromInline
-struct RetryRules: MachineRules {
-    @usableFromInline typealias State = RetryState
-    @usableFromInline typealias Event = RetryEvent
-    @usableFromInline typealias Guard = RetryGuard
-    @usableFromInline typealias Effect = RetryEffect
-    @usableFromInline typealias Reason = StopReason
-    @usableFromInline typealias Input = RetryInput
-    @usableFromInline typealias Action = RetryAction
+package struct RetryRules: MachineRules {
+    @usableFromInline package typealias State = RetryState
+    @usableFromInline package typealias Event = RetryEvent
+    @usableFromInline package typealias Guard = RetryGuard
+    @usableFromInline package typealias Effect = RetryEffect
+    @usableFromInline package typealias Reason = StopReason
+    @usableFromInline package typealias Input = RetryInput
+    @usableFromInline package typealias Action = RetryAction
 
     let policy: RetryPolicy
     var random: AnyRandom
     /// How many attempts have started.
-    private(set) var attempt = 0
+    package private(set) var attempt = 0
     /// The attempts before the current series: `reset backoff` moves it up to the attempt that made
     /// progress, so `attempts left` and the backoff count from there.
     private(set) var seriesStart = 0
@@ -24,7 +24,7 @@ struct RetryRules: MachineRules {
     /// The memory as the planned delay left it; it becomes ``backoffMemory`` when that delay is waited.
     private var plannedMemory = BackoffMemory()
     /// The last delay actually waited (decorrelated jitter grows from it).
-    var previousDelay: Duration? { backoffMemory.previous }
+    package var previousDelay: Duration? { backoffMemory.previous }
     /// The verdict of the last input (received as its row is taken).
     private var decision: RetryDecision = .retry
     /// When the last input happened: the instant delays are planned from.
@@ -38,7 +38,7 @@ struct RetryRules: MachineRules {
     /// Whether the last input was an answer the verdict called a throttle (`report health` says so).
     private var throttled = false
     /// How many tries the breaker refused (`count refusal`): `refusals left` reads it.
-    private(set) var refusals = 0
+    package private(set) var refusals = 0
     /// The retry budget's last answer (received with `budget answered`; granted until asked).
     private var budgetGranted = true
     /// Whether the failure being retried was a timeout (AWS charges such a retry more).
@@ -51,16 +51,16 @@ struct RetryRules: MachineRules {
     /// is put to the breaker) it makes the attempt to come the first.
     private var attemptInStep = false
     /// How often each of the policy's steps ran, by its position in `policy.steps` (empty until one does).
-    private(set) var visits: [Int] = []
+    package private(set) var visits: [Int] = []
 
-    init(policy: RetryPolicy, random: AnyRandom, waitsOutBreak: Bool = true, waitsForToken: Bool = true) {
+    package init(policy: RetryPolicy, random: AnyRandom, waitsOutBreak: Bool = true, waitsForToken: Bool = true) {
         self.policy = policy
         self.random = random
         self.waitsOutBreak = waitsOutBreak
         self.waitsForToken = waitsForToken
     }
 
-    @usableFromInline mutating func receive(_ input: RetryInput, at time: Duration) {
+    @usableFromInline package mutating func receive(_ input: RetryInput, at time: Duration) {
         now = time
         attemptSucceeded = input == .succeeded
         throttled = input.isThrottle
@@ -91,7 +91,7 @@ struct RetryRules: MachineRules {
         }
     }
 
-    @usableFromInline func holds(_ guardSymbol: RetryGuard) -> Bool {
+    @usableFromInline package func holds(_ guardSymbol: RetryGuard) -> Bool {
         switch guardSymbol {
         case .finalAnswer: return decision == .finalAnswer
         case .retryable: return decision.isRetryable
@@ -129,7 +129,8 @@ struct RetryRules: MachineRules {
         return id
     }
 
-    @usableFromInline mutating func perform(_ effect: RetryEffect, of row: Row, notes: inout StepNotes) -> RetryAction?
+    @usableFromInline package mutating func perform(_ effect: RetryEffect, of row: Row, notes: inout StepNotes)
+        -> RetryAction?
     {
         switch effect {
         case .startAttempt:
@@ -189,14 +190,14 @@ struct RetryRules: MachineRules {
         }
     }
 
-    @usableFromInline func annotate(_ notes: inout StepNotes) {
+    @usableFromInline package func annotate(_ notes: inout StepNotes) {
         notes.attempt = attempt
     }
 }
 
 /// A random generator stored without generics, so the machine stays one concrete type.
-struct AnyRandom: RandomNumberGenerator, Sendable {
+package struct AnyRandom: RandomNumberGenerator, Sendable {
     private var base: any RandomNumberGenerator & Sendable
-    init(_ base: some RandomNumberGenerator & Sendable) { self.base = base }
-    mutating func next() -> UInt64 { base.next() }
+    package init(_ base: some RandomNumberGenerator & Sendable) { self.base = base }
+    package mutating func next() -> UInt64 { base.next() }
 }

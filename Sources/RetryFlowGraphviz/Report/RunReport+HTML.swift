@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 
 extension RunReport {
     /// The page: one HTML file with everything inline. The Content-Security-Policy forbids the

@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 
 /// A run on a time axis, for ``RunReport``: each attempt a bar (from the step that began it to
 /// the step that ended it), each wait a gap with its length and why. Derived from the steps alone,

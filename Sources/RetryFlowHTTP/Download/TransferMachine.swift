@@ -260,7 +260,7 @@ package struct TransferRules: MachineRules {
     }
 
     /// The last byte the next window asks for (saturated), or `nil` without a window.
-    var windowEnd: Int? {
+    package var windowEnd: Int? {
         guard let window else { return nil }
         let (end, overflow) = bytesOnDisk.addingReportingOverflow(window - 1)
         return overflow ? Int.max : end

@@ -63,7 +63,8 @@ extension URLSession {
     ///
     /// **The original** loaded `url` ignoring the cache with a 5 s timeout and, on failure, called
     /// itself at once with `retryCount - 1` (no wait: a retry storm), then `failure()` with no
-    /// word of why. Its flowchart showed a wait it did not have.
+    /// word of why. Its author said the code had drifted far from the flowchart published with it
+    /// (not available to us, so what it showed is not known).
     ///
     /// **What changed**: the same request (reload ignoring cache, 5 s per attempt, enforced by
     /// the engine since Linux ignores a request's timeout) and `retryCount` retries, but with the

@@ -315,14 +315,14 @@ public final class FlakyServer: @unchecked Sendable {
     // MARK: platform
 
     #if canImport(Darwin)
-        static let streamType = SOCK_STREAM
+        package static let streamType = SOCK_STREAM
     #else
-        static let streamType = Int32(SOCK_STREAM.rawValue)
+        package static let streamType = Int32(SOCK_STREAM.rawValue)
     #endif
 
     /// A TCP socket bound to 127.0.0.1 on an ephemeral port, and that port. `configure` runs
     /// before `bind` (socket options). The one place a test socket gets its address.
-    static func loopbackSocket(configure: (Int32) -> Void = { _ in }) throws(FlakyServerError) -> (Int32, Int) {
+    package static func loopbackSocket(configure: (Int32) -> Void = { _ in }) throws(FlakyServerError) -> (Int32, Int) {
         let fd = socket(AF_INET, streamType, 0)
         guard fd >= 0 else { throw FlakyServerError("socket() failed: \(errorText())") }
         configure(fd)
@@ -368,7 +368,7 @@ public final class FlakyServer: @unchecked Sendable {
     }
 
     /// `close(2)`, callable where a type's own `close` method hides the C function.
-    static func closeSocket(_ fd: Int32) -> Int32 {
+    package static func closeSocket(_ fd: Int32) -> Int32 {
         #if canImport(Glibc)
             return Glibc.close(fd)
         #elseif canImport(Musl)
@@ -382,7 +382,7 @@ public final class FlakyServer: @unchecked Sendable {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
     }
 
-    static func errorText() -> String { String(cString: strerror(errno)) }
+    package static func errorText() -> String { String(cString: strerror(errno)) }
 }
 
 /// The server's shared bookkeeping, read by tests from any thread.

@@ -127,5 +127,5 @@ extension FlakyServer {
 public struct FlakyServerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong.
     public let description: String
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

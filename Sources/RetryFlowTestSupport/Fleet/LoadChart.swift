@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 
 /// A line chart of requests per second, as SVG written by hand (no dependency): the fleet
 /// simulation's and the adaptive-throttle benchmark's load curves.

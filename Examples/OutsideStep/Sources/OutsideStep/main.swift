@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 import RetryFlowHTTP
 
 // Runs both samples against FlakyServer and prints each one's chart (DOT) and trace (timeline)
