@@ -1,7 +1,8 @@
 # RetryFlow: `make run` and `make test` work on a fresh Debian machine with the Swift toolchain.
 SWIFT ?= swift
 
-.PHONY: lint format deps deps-browser build run test test-browser test-tsan diagrams docs docs-regenerate man clean stress fuzz
+.PHONY: lint format deps deps-browser build run test test-browser test-tsan diagrams docs docs-regenerate man clean stress fuzz \
+	bench
 
 deps:
 	@scripts/install-deps.sh
@@ -23,12 +24,14 @@ run: deps
 # machine"), and timing expectations keep margins a loaded 2-core machine holds (speed: retryflow-bench).
 # scripts/swift-test.sh runs `swift test` once more only if the process died in libdispatch's event
 # loop with nothing failed before it (a libdispatch race, docs/reliability.md).
+# The benchmarks (Benchmarks/, a package of their own) are only built here, so they cannot rot; nothing is
+# timed in `make test` (`make bench` runs them).
 # scripts/outside-package.sh builds Examples/OutsideStep, a package that uses only the products, in
 # .build/outside-package, and checks its user steps by name on chart and trace (docs/user-steps.md).
 test: deps-browser lint
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) scripts/swift-test.sh --skip-build
-	SWIFT=$(SWIFT) scripts/bench-smoke.sh
+	$(SWIFT) build --package-path Benchmarks --scratch-path .build/benchmarks
 	SWIFT=$(SWIFT) scripts/outside-package.sh
 	Fuzz/run.sh --smoke
 	scripts/test-browser.sh
@@ -37,10 +40,12 @@ test: deps-browser lint
 
 # The whole tree against .swift-format (4-space indent, 120 columns); `make format` fixes what it can.
 lint:
-	$(SWIFT) format lint --strict --parallel -r Package.swift Sources Tests Fuzz Examples
+	$(SWIFT) format lint --strict --parallel -r Package.swift Sources Tests Fuzz Examples Benchmarks/Package.swift \
+		Benchmarks/Sources
 
 format:
-	$(SWIFT) format format -i --parallel -r Package.swift Sources Tests Fuzz Examples
+	$(SWIFT) format format -i --parallel -r Package.swift Sources Tests Fuzz Examples Benchmarks/Package.swift \
+		Benchmarks/Sources
 
 # Run reports (--report FILE.html) in headless Chromium: a separate command so the Swift tests stay fast.
 test-browser: deps-browser
@@ -97,3 +102,16 @@ stress: deps
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh
+
+# The benchmarks, in release mode, from their own package (Benchmarks/, results in docs/benchmarks.md):
+# every one, or `make bench BENCH="adaptive-throttle nginx-concurrency"`; BENCH_ARGS go to retryflow-bench
+# (`--quick`, `--json FILE`, `--size MIB`). cli-startup times the retryflow CLI, an executable of this
+# package that a package depending on it does not build: it is built here when cli-startup runs.
+BENCH ?=
+BENCH_ARGS ?=
+BENCH_BUILD = $(SWIFT) build -c release --package-path Benchmarks --scratch-path .build/benchmarks
+bench: deps
+	case " $(BENCH) " in "  " | *" cli-startup "*) $(SWIFT) build -c release --product retryflow ;; esac
+	$(BENCH_BUILD)
+	RETRYFLOW_CLI="$$($(SWIFT) build -c release --show-bin-path)/retryflow" \
+		"$$($(BENCH_BUILD) --show-bin-path)/retryflow-bench" $(BENCH_ARGS) $(BENCH)

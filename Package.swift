@@ -11,7 +11,6 @@ let package = Package(
         .library(name: "RetryFlowGraphviz", targets: ["RetryFlowGraphviz"]),
         .library(name: "RetryFlowTesting", targets: ["RetryFlowTesting"]),
         .executable(name: "retryflow", targets: ["retryflow"]),
-        .executable(name: "retryflow-bench", targets: ["retryflow-bench"]),
     ],
     targets: [
         // The machine, policies, engine and trace: needs nothing but the toolchain.
@@ -42,13 +41,6 @@ let package = Package(
             dependencies: [
                 "RetryFlow", "RetryFlowHTTP", "RetryFlowCharts", "RetryFlowGraphviz", "RetryFlowTestSupport",
                 "RetryFlowSnippets",
-            ]
-        ),
-        .executableTarget(
-            name: "retryflow-bench",
-            dependencies: [
-                "RetryFlow", "RetryFlowHTTP", "RetryFlowCharts", "RetryFlowGraphviz", "RetryFlowTestSupport",
-                "RetryFlowTestServers",
             ]
         ),
         // The cancel storm at full size (`make stress`); a scaled-down run is in RetryFlowHTTPTests.

@@ -6,9 +6,9 @@ moved 462-780 us of CPU a request from one process to the next within an hour); 
 same process, seconds apart, they do not. So:
 
     RETRYFLOW_ROUND_TIMES=1 perf record -k CLOCK_MONOTONIC -F 2999 -g -o perf.data -- \\
-        .build/release/retryflow-bench __nginx send,retry 3000 64 8 > rounds.txt
+        .build/benchmarks/release/retryflow-bench __nginx handler,retry 3000 64 8 > rounds.txt
     perf script -i perf.data --no-demangle -F comm,tid,time,ip,sym,dso > samples.txt
-    scripts/perf-by-round.py rounds.txt samples.txt send retry [dso|sym|callers=REGEX] [ROWS]
+    scripts/perf-by-round.py rounds.txt samples.txt handler retry [dso|sym|callers=REGEX] [ROWS]
 
 prints, for each library (`dso`, the default), leaf function (`sym`), or the first caller outside
 Swift's runtime of the leaf functions matching REGEX (`callers=swift_retain`), the samples in each

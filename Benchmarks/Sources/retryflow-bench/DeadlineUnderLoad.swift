@@ -1,7 +1,8 @@
+import BenchSupport
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

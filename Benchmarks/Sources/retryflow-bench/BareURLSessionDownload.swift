@@ -25,7 +25,7 @@ enum BareURLSessionDownload {
             session.dataTask(with: url).resume()
             session.finishTasksAndInvalidate()
         }
-        return ok ? (ContinuousClock.now - start).inSeconds : nil
+        return ok ? (ContinuousClock.now - start).inSecondsValue : nil
     }
 
     /// The delegate: appends each chunk to the file, on the delegate queue.

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import RetryFlow
 import RetryFlowCharts
@@ -109,48 +110,6 @@ enum EngineBenchmarks {
                     "\(raOvershoots.count) Retry-After waits of 1 s; max \(String(format: "%.2f", raOvershoots.max() ?? 0)) ms"
             ),
         ]
-    }
-
-    /// `waiting-memory`: resident memory per retry parked in a wait (10,000 at once), against a bare
-    /// task sleeping on the same clock and a minimal retry loop; each measured in a fresh process.
-    static func waitingMemory(quick: Bool) async throws -> BenchmarkResult {
-        let count = quick ? 2_000 : 10_000
-        let me = CommandLine.arguments[0]
-        func perTask(_ kind: ParkedMemory.Kind) async throws -> Double {
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "retryflow-bench-park-\(UUID().uuidString)")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            defer { try? FileManager.default.removeItem(at: log) }
-            let result = try await Measure.run(me, ["__park", kind.rawValue, "\(count)"], output: log)
-            let text = try String(contentsOf: log, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard result.status == 0, let bytes = Double(text) else {
-                throw BenchmarkFailure("__park \(kind.rawValue) exited \(result.status): \(text)")
-            }
-            return bytes
-        }
-        // Interleaved repetitions; the median of each kind.
-        var values: [ParkedMemory.Kind: [Double]] = [:]
-        for _ in 0..<(quick ? 1 : 3) {
-            for kind in ParkedMemory.Kind.allCases { values[kind, default: []].append(try await perTask(kind)) }
-        }
-        func kb(_ kind: ParkedMemory.Kind) -> Double { Measure.median(values[kind] ?? []) / 1024 }
-        func range(_ kind: ParkedMemory.Kind) -> String {
-            let all = (values[kind] ?? []).map { $0 / 1024 }
-            return String(format: "%.2f–%.2f", all.min() ?? 0, all.max() ?? 0)
-        }
-        let value = kb(.run)
-        return BenchmarkResult(
-            name: "waiting-memory", value: value, unit: "KB per waiting retry",
-            baseline: "a bare task sleeping on the same clock",
-            baselineValue: kb(.sleep), ratio: value / kb(.sleep), goal: "<= 4 KB", met: value <= 4,
-            note:
-                "\(count) retries parked in a 60 s wait, each kind in a fresh process, median of \(values[.run]?.count ?? 0): "
-                + "run \(range(.run)) KB, inline attempts \(String(format: "%.2f", kb(.runInline))) KB, "
-                + "minimal loop \(String(format: "%.2f", kb(.loop))) KB (\(String(format: "%.2f", kb(.loopDeep))) KB after "
-                + "8 async frames of 256 B), bare sleep \(range(.sleep)) KB; an HTTP run (HTTPRetryRun, transport "
-                + "failing at once) \(String(format: "%.2f", kb(.http))) KB, URLSession.data(for:retry:) against a "
-                + "local 503 \(range(.session)) KB; event-driven floor "
-                + "\(range(.event)) KB (\(EventParking.layoutNote()))")
     }
 }
 

@@ -1,8 +1,8 @@
+import BenchSupport
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
-import RetryFlowTestServers
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -120,11 +120,11 @@ enum DownloadNginxBenchmark {
         let cutSeconds = Measure.median(cut)
         let cutBudget = 1.5 * uncutSeconds + 0.1 * Double(cuts)
         let sent = sentRatios.max() ?? .nan
-        let label = "\(ByteCount.describe(size)) from nginx"
+        let label = "\(Measure.bytes(size)) from nginx"
         func describe(_ run: (seconds: Double, ok: Bool, onDisk: Int), sent: Double) -> String {
             String(
                 format: "%@ %.2f s, sent %.2f × file, %@ on disk", run.ok ? "ok" : "FAILED", run.seconds, sent,
-                ByteCount.describe(run.onDisk))
+                Measure.bytes(run.onDisk))
         }
         return [
             BenchmarkResult(

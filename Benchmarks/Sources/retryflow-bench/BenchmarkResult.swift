@@ -1,5 +1,6 @@
+import BenchSupport
 import Foundation
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 /// One benchmark's figure, with its baseline measured in the same run.
 struct BenchmarkResult: Encodable {
@@ -88,6 +89,21 @@ enum Measure {
             error: output == nil ? .null : .standardOutput)
         let status = await child.exitStatus()
         return (status, start.duration(to: .now).inSecondsValue)
+    }
+
+    /// `bytes` in the largest decimal unit that keeps it at 1 or more, with at most one decimal.
+    static func bytes(_ bytes: Int) -> String {
+        let units = ["B", "kB", "MB", "GB", "TB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1000 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        if unit == 0 { return "\(bytes) B" }
+        let rounded = (value * 10).rounded() / 10
+        let text = rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+        return "\(text) \(units[unit])"
     }
 
     /// The full path of `name` on PATH, if any.

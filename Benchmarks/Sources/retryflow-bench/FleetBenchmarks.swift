@@ -1,7 +1,8 @@
+import BenchSupport
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -49,22 +50,11 @@ enum FleetBenchmarks {
         ] + guardSteps(quick: quick)
     }
 
-    /// The rest of issue 16's guard figures: the budget against a hand-written token bucket under the
-    /// same lock, a breaker check (ask + record success), and both with 2 threads on one guard.
+    /// The rest of issue 16's guard figures: a breaker check (ask + record success), and both guards
+    /// with 2 threads on one guard.
     static func guardSteps(quick: Bool) -> [BenchmarkResult] {
         let iterations = quick ? 2_000 : 1_000_000
         let repetitions = quick ? 2 : 7
-        // Thousandths, as the budget counts: 500 tokens, 5 per retry, given back on success. The ask and
-        // refund rows by hand: a mirror of BudgetTable.budget, rows fingerprint ba11d1de5bd85da6.
-        let bucket = Locked(500_000)
-        @Sendable func handWrittenPair() {
-            let cost: Int? = bucket.withLock { tokens in
-                guard tokens >= 5_000 else { return nil }
-                tokens -= 5_000
-                return 5_000
-            }
-            if let cost { bucket.withLock { $0 = min(500_000, $0 + cost) } }
-        }
         @Sendable func budgetPair(_ budget: RetryBudget) {
             if case .granted(let ticket) = budget.ask() { budget.record(.success(refunding: ticket)) }
         }
@@ -84,7 +74,6 @@ enum FleetBenchmarks {
             guard let budget = try? RetryBudget(.awsStandard), let breaker = try? CircuitBreaker(.polly) else {
                 return []
             }
-            samples["hand", default: []].append(timed(threads: 1) { handWrittenPair() })
             samples["budget", default: []].append(timed(threads: 1) { budgetPair(budget) })
             samples["budget2", default: []].append(timed(threads: 2) { budgetPair(budget) })
             samples["breaker", default: []].append(timed(threads: 1) { breakerPair(breaker) })
@@ -96,12 +85,6 @@ enum FleetBenchmarks {
         }
         let note = "\(iterations) pairs per thread, median of \(repetitions)"
         return [
-            BenchmarkResult(
-                name: "budget-acquire vs hand-written", value: median("budget"), unit: "ns per acquire + refund",
-                baseline: "a hand-written token bucket, same lock", baselineValue: median("hand"),
-                ratio: median("budget") / median("hand"), goal: "ratio <= 1.5",
-                met: median("budget") / median("hand") <= 1.5,
-                note: "\(note); budget \(range("budget")), hand-written \(range("hand"))"),
             BenchmarkResult(
                 name: "budget-acquire, 2 threads", value: median("budget2"), unit: "ns per pair (wall, per thread)",
                 baseline: "uncontended", baselineValue: median("budget"), ratio: median("budget2") / median("budget"),
@@ -208,7 +191,8 @@ enum FleetBenchmarks {
                     met: quick ? nil : met,
                     note:
                         "\(clients) clients; outage \(quick ? 1 : 5) s: \(first) first attempts, \(duringOutage) requests "
-                        + "(\(afterTrip) in 1–5 s); last failure \(recovered.shortDescription) after healing"))
+                        + "(\(afterTrip) in 1–5 s); last failure \(String(format: "%.2f s", recovered.inSecondsValue)) after healing"
+                ))
             session.invalidateAndCancel()
         }
         return results

@@ -1,13 +1,13 @@
 import Foundation
 import RetryFlow
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 /// `retryflow-bench [--quick] [--json FILE] [NAMES...]`: every figure is a ratio against its
 /// baseline measured in the same run, the median of several repetitions (machines here are shared).
 let all = [
     "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
-    "connection-close", "render-in-process", "wait-precision", "waiting-memory", "budget-acquire", "retry-storm",
-    "download-resume", "download-resume-large", "budget-step", "breaker-step", "transfer-step",
+    "connection-close", "render-in-process", "wait-precision", "budget-acquire", "retry-storm",
+    "download-resume", "download-resume-large",
     "nginx-concurrency", "deadline-under-load", "download-nginx", "adaptive-throttle", "hedge-tail",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -17,40 +17,11 @@ if arguments.first == "__machine-steps", arguments.count == 2, let runs = Int(ar
     print(MachineStepBenchmark.machineRuns(runs))
     exit(0)
 }
-if arguments.first == "__table-steps", (3...4).contains(arguments.count),
-    let kind = TableStepBenchmarks.Kind(rawValue: arguments[1]), let size = Int(arguments[2])
-{
-    // Run under valgrind by the budget-, breaker- and transfer-step benchmarks to count allocations;
-    // with `hand`, the hand-written equivalent, with `interpreter`, the table-interpreter floor (to
-    // compare instruction counts under callgrind).
-    let variant = arguments.count == 4 ? arguments[3] : ""
-    switch variant {
-    case "": print(TableStepBenchmarks.machine(kind, size).steps)
-    case "hand": print(TableStepBenchmarks.handWritten(kind, size).steps)
-    case "interpreter":
-        guard let outcome = TableStepBenchmarks.interpreter(kind, size) else {
-            FileHandle.standardError.write(Data("no interpreter floor for \(kind.rawValue)\n".utf8))
-            exit(2)
-        }
-        print(outcome.steps)
-    default:
-        FileHandle.standardError.write(Data("unknown variant \(variant): hand or interpreter\n".utf8))
-        exit(2)
-    }
-    exit(0)
-}
 if arguments.first == "__validate", arguments.count == 3, ["cached", "fresh"].contains(arguments[1]),
     let count = Int(arguments[2])
 {
     // The policy check every run makes, N times, synchronously: for callgrind (docs/benchmarks.md).
     try PolicyValidation.run(fresh: arguments[1] == "fresh", count: count)
-    exit(0)
-}
-if arguments.first == "__park", arguments.count == 3, let kind = ParkedMemory.Kind(rawValue: arguments[1]),
-    let count = Int(arguments[2])
-{
-    // One kind of parked task, in a fresh process, for the waiting-memory benchmark.
-    print(try await ParkedMemory.bytesPerTask(kind, count: count))
     exit(0)
 }
 if arguments.first == "__requests", arguments.count == 3, let count = Int(arguments[2]) {
@@ -141,15 +112,11 @@ for name in names {
         case "budget-acquire": results += try FleetBenchmarks.budgetAcquire(quick: quick)
         case "retry-storm": results += try await FleetBenchmarks.retryStorm(quick: quick)
         case "download-resume": results += try await DownloadBenchmark.run(quick: quick)
-        case "budget-step": results += await TableStepBenchmarks.run(.budget, quick: quick)
-        case "breaker-step": results += await TableStepBenchmarks.run(.breaker, quick: quick)
-        case "transfer-step": results += await TableStepBenchmarks.run(.transfer, quick: quick)
         case "download-nginx": results += try await DownloadNginxBenchmark.run(quick: quick)
         case "adaptive-throttle": results += try await AdaptiveThrottleBenchmark.run(quick: quick)
         case "download-resume-large": results += try await DownloadBenchmark.runLarge(size: largeSize, quick: quick)
         case "nginx-concurrency": results += try await NginxConcurrency.run(quick: quick)
-        case "deadline-under-load": results += try await DeadlineUnderLoad.run(quick: quick)
-        default: results.append(try await EngineBenchmarks.waitingMemory(quick: quick))
+        default: results += try await DeadlineUnderLoad.run(quick: quick)
         }
     } catch {
         results.append(

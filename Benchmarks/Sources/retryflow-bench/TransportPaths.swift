@@ -1,7 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -22,13 +22,6 @@ enum TransportPaths {
         case delegate
         /// `data(for:)` itself in a child task, its answer or the caller's cancellation through a one-shot.
         case dataForOneShot = "data(for:)+one-shot"
-        /// RetryFlowHTTP's transport alone (`send`, one attempt, no engine).
-        case transport
-        /// The same with the default 30 s attempt timeout's request (URLSession's timeout set to 31 s).
-        case transportTimed = "transport timed"
-        /// The transport alone after an engine run whose operation returns a kept answer at once: the
-        /// engine's own cost between two requests (cold caches), without wrapping the request.
-        case transportAfterEngine = "transport after an engine run"
         /// RetryFlow's `data(for:retry:)`, for reference.
         case retryFlow = "data(for:retry:)"
         /// The same without the default per-attempt timeout: no timer armed per attempt.
@@ -60,20 +53,12 @@ enum TransportPaths {
             return rules
         }()
         let delegated = URLSession(configuration: plain.configuration, delegate: collector, delegateQueue: nil)
-        let canned = try await plain.send(request)
-        var engine = Retry(RetryPolicy.default, runsAttemptsInline: true) // as the HTTP driver runs it, untimed
-        engine.interruptsInlineAttempts = true
         func send(_ path: Path) async throws {
             switch path {
             case .completionHandler: _ = try await completion(plain, request)
             case .ownQueue: _ = try await completion(ownQueue, request)
             case .delegate: _ = try await collector.send(request, on: delegated)
             case .dataForOneShot: _ = try await dataForOneShot(plain, request)
-            case .transport: _ = try await plain.send(request)
-            case .transportTimed: _ = try await plain.send(request, attemptTimeout: .seconds(30))
-            case .transportAfterEngine:
-                _ = try await engine.outcome { _ in canned }
-                _ = try await plain.send(request)
             case .retryFlow: _ = try await plain.data(for: request, retry: .default)
             case .retryFlowUntimed:
                 _ = try await plain.data(for: request, retry: HTTPRetryOptions(.default, rules: untimed))
@@ -143,12 +128,11 @@ enum TransportPaths {
         if name == "engine-only" {
             // The engine alone, attempts inline as the HTTP driver runs them, with an operation that
             // answers at once: what a run costs besides its request, untimed and with a 30 s timer.
-            let canned = try await session.send(request)
+            let canned = try await session.data(for: request)
             for timed in [false, true, false, true] {
                 var policy = RetryPolicy.default
                 if timed { policy.perAttemptTimeout = .seconds(30) }
-                var engine = Retry(policy, runsAttemptsInline: true)
-                engine.interruptsInlineAttempts = true
+                let engine = Retry(policy, runsAttemptsInline: true)
                 let time = try await Measure.seconds {
                     for _ in 0..<count { _ = try await engine.outcome { _ in canned } }
                 }
@@ -163,7 +147,6 @@ enum TransportPaths {
         for _ in 0..<count {
             switch Path(rawValue: name) {
             case .completionHandler: _ = try await completion(session, request)
-            case .transport: _ = try await session.send(request)
             case .retryFlow: _ = try await session.data(for: request, retry: .default)
             case .retryFlowUntimed:
                 _ = try await session.data(for: request, retry: HTTPRetryOptions(.default, rules: untimed))

@@ -1,7 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,8 +1,8 @@
+import BenchSupport
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
-import RetryFlowTestServers
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -10,7 +10,8 @@ import RetryFlowTestSupport
 
 /// `retryflow-bench __nginx PATHS N [IN-FLIGHT] [ROUNDS]`: where `data(for:retry:)`'s cost against
 /// nginx goes, step by step. PATHS is a comma-separated list of ``NginxConcurrency/Side`` names
-/// (`bare,handler,send,send-timed,untimed,retry`), each sending N GETs of a 1 KiB file, IN-FLIGHT
+/// (`bare,handler,untimed,retry`; RetryFlowHTTP's transport
+/// alone is internal to its package, out of reach of this one), each sending N GETs of a 1 KiB file, IN-FLIGHT
 /// at once (default 1: sequential), in ROUNDS interleaved rounds (default 1; each round starts at
 /// another path) on one session against a fresh nginx. Prints, per path, the medians of wall, CPU
 /// and context switches per request and their ratios to the first path, then the median of the

@@ -1,7 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -110,7 +110,7 @@ enum DownloadBenchmark {
                 return String(
                     format: "%@ %.2f s, sent %.2f × file, %@",
                     status == 0 && onDisk == size ? "ok" : "FAILED (exit \(status))",
-                    seconds, ratio, ByteCount.describe(onDisk) + " on disk")
+                    seconds, ratio, Measure.bytes(onDisk) + " on disk")
             }
             let plain = try await curlRun("/curl-whole", [])
             let restart = try await curlRun("/curl-restart", [])
@@ -118,7 +118,7 @@ enum DownloadBenchmark {
             curlNote = "curl uninterrupted: \(plain); curl --retry: \(restart); curl --retry -C -: \(resume)"
         }
 
-        let sizeNote = "\(ByteCount.describe(size)), every second response cut after 5 MB, up to \(cuts) times"
+        let sizeNote = "\(Measure.bytes(size)), every second response cut after 5 MB, up to \(cuts) times"
         let sentRatio = sent / Double(size)
         return [
             BenchmarkResult(
@@ -137,7 +137,7 @@ enum DownloadBenchmark {
                 baselineValue: 32, ratio: growth / 1_048_576 / 32, goal: "peak RSS growth <= 32 MiB",
                 met: growth <= 32 * 1_048_576,
                 note: "peak RSS during the resumed download minus RSS before it; "
-                    + "adaptive windows (8 MiB first, up to \(ByteCount.describe(DownloadOptions.defaultBytesPerRequest)))"
+                    + "adaptive windows (8 MiB first, up to \(Measure.bytes(DownloadOptions.defaultBytesPerRequest)))"
             ),
         ]
     }
@@ -182,9 +182,9 @@ enum DownloadBenchmark {
                 name: "download-resume-large memory", value: median, unit: "MiB", baseline: "32 MiB",
                 baselineValue: 32, ratio: median / 32, goal: "peak RSS growth <= 32 MiB (every run)",
                 met: complete && worst <= 32,
-                note: "\(ByteCount.describe(size)), up to \(size / cut) cuts, "
+                note: "\(Measure.bytes(size)), up to \(size / cut) cuts, "
                     + "\(complete ? "every file complete, sha256 matches" : "INCOMPLETE"); "
-                    + "adaptive windows (8 MiB first, up to \(ByteCount.describe(DownloadOptions.defaultBytesPerRequest))): "
+                    + "adaptive windows (8 MiB first, up to \(Measure.bytes(DownloadOptions.defaultBytesPerRequest))): "
                     + "\(describe(windowed)); whole rest per request: \(describe(whole))")
         ]
     }

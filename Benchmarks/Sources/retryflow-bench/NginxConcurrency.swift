@@ -1,8 +1,8 @@
+import BenchSupport
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
-import RetryFlowTestServers
-import RetryFlowTestSupport
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -24,10 +24,6 @@ enum NginxConcurrency {
         /// `dataTask` with a completion handler, made and resumed on the caller's thread: the answer
         /// comes through the session's delegate queue (where `data(for:)` is called back inline).
         case handler
-        /// RetryFlowHTTP's transport alone (`send`): the handler plus the calls on `CallThreads`.
-        case send
-        /// The same with the request a 30 s attempt timeout sends (URLSession's timeout set to 31 s).
-        case sendTimed = "send-timed"
         /// `data(for:retry:)` without the default attempt timeout (no timer armed).
         case untimed
 
@@ -39,8 +35,6 @@ enum NginxConcurrency {
             case .bare: "bare data(for:)"
             case .retry: "data(for:retry:)"
             case .handler: "completion handler"
-            case .send: "transport send"
-            case .sendTimed: "transport send, timed request"
             case .untimed: "data(for:retry:) untimed"
             }
         }
@@ -272,12 +266,6 @@ enum NginxConcurrency {
             return (data, response.statusCode)
         case .handler:
             return (try await TransportPaths.completion(session, request), 200)
-        case .send:
-            let answer = try await session.send(request)
-            return (answer.data, answer.statusCode)
-        case .sendTimed:
-            let answer = try await session.send(request, attemptTimeout: .seconds(30))
-            return (answer.data, answer.statusCode)
         case .untimed:
             let (data, response) = try await session.data(
                 for: request, retry: HTTPRetryOptions(.default, rules: untimedRules))

@@ -1,0 +1,1 @@
+../../../Sources/RetryFlowTestSupport/ChildProcess.swift

@@ -1,0 +1,1 @@
+../../../Sources/RetryFlowTestServers/CuttingProxy.swift

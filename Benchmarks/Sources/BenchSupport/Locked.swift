@@ -1,0 +1,1 @@
+../../../Sources/RetryFlow/Engine/Locked.swift

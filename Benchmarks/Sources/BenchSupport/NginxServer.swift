@@ -1,0 +1,1 @@
+../../../Sources/RetryFlowTestServers/NginxServer.swift
