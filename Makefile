@@ -106,12 +106,12 @@ fuzz: deps
 # The benchmarks, in release mode, from their own package (Benchmarks/, results in docs/benchmarks.md):
 # every one, or `make bench BENCH="adaptive-throttle nginx-concurrency"`; BENCH_ARGS go to retryflow-bench
 # (`--quick`, `--json FILE`, `--size MIB`). cli-startup times the retryflow CLI, an executable of this
-# package that a package depending on it does not build: it is built here when cli-startup runs.
+# package that a package depending on it does not build: it is built here when cli-startup or verify-scale runs.
 BENCH ?=
 BENCH_ARGS ?=
 BENCH_BUILD = $(SWIFT) build -c release --package-path Benchmarks --scratch-path .build/benchmarks
 bench: deps
-	case " $(BENCH) " in "  " | *" cli-startup "*) $(SWIFT) build -c release --product retryflow ;; esac
+	case " $(BENCH) " in "  " | *" cli-startup "* | *" verify-scale "*) $(SWIFT) build -c release --product retryflow ;; esac
 	$(BENCH_BUILD)
 	RETRYFLOW_CLI="$$($(SWIFT) build -c release --show-bin-path)/retryflow" \
 		"$$($(BENCH_BUILD) --show-bin-path)/retryflow-bench" $(BENCH_ARGS) $(BENCH)

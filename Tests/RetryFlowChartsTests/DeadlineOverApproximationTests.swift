@@ -17,7 +17,8 @@ import Testing
             ("50 attempts, every guard, 10 s", RetryPolicy(maxAttempts: 50, deadline: .seconds(10)), guards),
             ("8 attempts, every guard, 30 s", RetryPolicy(maxAttempts: 8, deadline: .seconds(30)), guards),
             (
-                "a limiter and an attempt timeout", RetryPolicy(maxAttempts: 6, deadline: .seconds(5), perAttemptTimeout: .seconds(2)),
+                "a limiter and an attempt timeout",
+                RetryPolicy(maxAttempts: 6, deadline: .seconds(5), perAttemptTimeout: .seconds(2)),
                 RetryWorld(limiter: true, retryAfter: true)
             ),
             (

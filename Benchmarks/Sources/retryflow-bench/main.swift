@@ -8,7 +8,7 @@ let all = [
     "machine-step", "concurrent-flaky", "seed-design", "cli-startup", "success-overhead", "transport-paths",
     "connection-close", "render-in-process", "wait-precision", "budget-acquire", "retry-storm",
     "download-resume", "download-resume-large",
-    "nginx-concurrency", "deadline-under-load", "download-nginx", "adaptive-throttle", "hedge-tail",
+    "nginx-concurrency", "deadline-under-load", "download-nginx", "adaptive-throttle", "hedge-tail", "verify-scale",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -116,6 +116,7 @@ for name in names {
         case "adaptive-throttle": results += try await AdaptiveThrottleBenchmark.run(quick: quick)
         case "download-resume-large": results += try await DownloadBenchmark.runLarge(size: largeSize, quick: quick)
         case "nginx-concurrency": results += try await NginxConcurrency.run(quick: quick)
+        case "verify-scale": results += try await VerifyScale.run(quick: quick)
         default: results += try await DeadlineUnderLoad.run(quick: quick)
         }
     } catch {
