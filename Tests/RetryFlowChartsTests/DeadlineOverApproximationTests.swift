@@ -74,6 +74,25 @@ import Testing
         #expect(!labels.contains { $0.contains("no refusals left") })
     }
 
+    /// A row only the over-approximation reaches is not reported: with two attempts and 30 s, an
+    /// attempt that ends at the deadline would leave no time for the wait, but the concrete world's
+    /// attempts end at once or half-way to it (15 s), and 15.25 s is within the deadline. The
+    /// concrete search, to the end, finds no run taking the row.
+    @Test func aRowOnlyTheOverApproximationReachesIsNotReported() async throws {
+        let policy = RetryPolicy(maxAttempts: 2, deadline: .seconds(30))
+        let (result, exact) = await runOnOwnThread {
+            (
+                RetryExploration.explore(policy: policy),
+                ExplorationEngine.$exactOnly.withValue(true) { RetryExploration.explore(policy: policy) }
+            )
+        }
+        let crossing = try #require(
+            policy.table.rows.firstIndex { $0.from == .retry && $0.condition == .unless(.withinDeadline) })
+        #expect(result.overApproximatedStates > 0)
+        #expect(!result.reachableRows.contains(crossing), "\(result.text)")
+        #expect(result.reachableRows == exact.reachableRows)
+    }
+
     /// A table that reads the time otherwise than the shipped one (here a wait that does not follow
     /// `within deadline`) is explored exactly: the over-approximation would not cover it.
     @Test func aTableThatSleepsWithoutAskingTheDeadlineIsExploredExactly() async {
