@@ -29,7 +29,8 @@ struct DeadlineOverApproximation: Sendable {
     /// The approximation for `policy`'s deadline on `table`, or `nil` when there is no deadline or
     /// the table reads the time in a way it does not cover.
     init?(table: RetryTable, policy: RetryPolicy) {
-        guard let deadline = policy.deadline else { return nil }
+        // A table the explorer refuses (a completion loop) is not walked here either.
+        guard let deadline = policy.deadline, !table.problems.contains(where: \.stopsExploration) else { return nil }
         self.deadline = deadline
         let states = table.states
         let decisions = Set(table.rows.filter { $0.event == nil }.map(\.from))
