@@ -63,13 +63,13 @@ package final class CuttingProxy: Sendable {
 
     /// Starts a proxy to `upstreamPort` on 127.0.0.1 whose connections follow `plan` (the last
     /// entry repeats; empty: every connection passes).
-    /// - Throws: ``FlakyServerError`` when no socket can be bound or listened on.
+    /// - Throws: `LoopbackSocketError` when no socket can be bound or listened on.
     package static func start(to upstreamPort: Int, plan: [Plan]) throws -> CuttingProxy {
-        let (fd, port) = try FlakyServer.loopbackSocket()
+        let (fd, port) = try LoopbackSocket.bound()
         guard listen(fd, 64) == 0 else {
-            let text = FlakyServer.errorText()
-            _ = FlakyServer.closeSocket(fd)
-            throw FlakyServerError("listen() failed: \(text)")
+            let text = LoopbackSocket.errorText()
+            _ = LoopbackSocket.close(fd)
+            throw LoopbackSocketError("listen() failed: \(text)")
         }
         let proxy = CuttingProxy(port: port, upstream: upstreamPort, listener: fd, plan: plan)
         let thread = Thread { [proxy] in proxy.acceptLoop() }
@@ -109,7 +109,7 @@ package final class CuttingProxy: Sendable {
     deinit { stop() }
 
     private func acceptLoop() {
-        defer { _ = FlakyServer.closeSocket(listener) }
+        defer { _ = LoopbackSocket.close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
@@ -124,7 +124,7 @@ package final class CuttingProxy: Sendable {
                 return plan
             }
             guard let plan else {
-                _ = FlakyServer.closeSocket(client)
+                _ = LoopbackSocket.close(client)
                 return
             }
             let thread = Thread { [self] in serve(client, plan) }
@@ -138,7 +138,7 @@ package final class CuttingProxy: Sendable {
     private func serve(_ client: Int32, _ plan: Plan) {
         guard let server = connectUpstream() else {
             state.withLock { _ = $0.open.remove(client) }
-            _ = FlakyServer.closeSocket(client)
+            _ = LoopbackSocket.close(client)
             return
         }
         state.withLock { _ = $0.open.insert(server) }
@@ -204,8 +204,8 @@ package final class CuttingProxy: Sendable {
             state.open.remove(client)
             state.open.remove(server)
         }
-        _ = FlakyServer.closeSocket(client)
-        _ = FlakyServer.closeSocket(server)
+        _ = LoopbackSocket.close(client)
+        _ = LoopbackSocket.close(server)
     }
 
     /// Sends `count` bytes of `buffer` from `offset`, counting them; false once the client is gone.
@@ -251,7 +251,7 @@ package final class CuttingProxy: Sendable {
     }
 
     private func connectUpstream() -> Int32? {
-        let fd = socket(AF_INET, FlakyServer.streamType, 0)
+        let fd = socket(AF_INET, LoopbackSocket.streamType, 0)
         guard fd >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -263,7 +263,7 @@ package final class CuttingProxy: Sendable {
             }
         }
         guard connected == 0 else {
-            _ = FlakyServer.closeSocket(fd)
+            _ = LoopbackSocket.close(fd)
             return nil
         }
         return fd

@@ -130,8 +130,8 @@ package final class NginxServer: Sendable {
         // refused bind is tried again on a new port.
         var lastFailure = ""
         for _ in 0..<5 {
-            let (fd, port) = try FlakyServer.loopbackSocket()
-            _ = FlakyServer.closeSocket(fd)
+            let (fd, port) = try LoopbackSocket.bound()
+            _ = LoopbackSocket.close(fd)
             let conf = directory.appendingPathComponent("nginx.conf")
             do {
                 try text(port: port, root: root, directory: directory, configuration: configuration)

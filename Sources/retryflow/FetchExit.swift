@@ -15,8 +15,8 @@ struct FetchExit {
     /// What went wrong, for stderr, when no error of the run says it (-f on a download).
     let problem: String?
 
-    /// One line per state a run ends in: its exit status and what it means. `fetch --help` and the
-    /// man page print it, and ``status(of:)`` reads it.
+    /// One line per state a run ends in: its exit status (``status(of:)``, which every run's status
+    /// comes from too) and what it means. `fetch --help` and the man page print it.
     static let table: [(state: RetryState, status: Int32, meaning: String)] = RetryTable.retry.terminals.map {
         ($0, status(of: $0), meaning(of: $0))
     }

@@ -179,6 +179,6 @@ final class Connection: @unchecked Sendable { // confined to the server's queue
     /// cancel handler closes it.
     private func sourceCancelled(_ fd: Int32) {
         openSources -= 1
-        if openSources == 0 { _ = FlakyServer.closeSocket(fd) }
+        if openSources == 0 { _ = LoopbackSocket.close(fd) }
     }
 }

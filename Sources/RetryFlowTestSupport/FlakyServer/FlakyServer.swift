@@ -44,11 +44,15 @@ public final class FlakyServer: @unchecked Sendable {
     public init(scripts: [String: [Step]] = [:]) throws(FlakyServerError) {
         for (path, steps) in scripts { try Self.validate(steps, for: path) }
         var yes: Int32 = 1
-        let (fd, boundPort) = try Self.loopbackSocket {
-            setsockopt($0, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        }
+        let bound: (Int32, Int)
+        do {
+            bound = try LoopbackSocket.bound {
+                setsockopt($0, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+            }
+        } catch { throw FlakyServerError(error.description) }
+        let (fd, boundPort) = bound
         guard listen(fd, 4096) == 0 else {
-            let text = Self.errorText()
+            let text = LoopbackSocket.errorText()
             close(fd)
             throw FlakyServerError("cannot listen on 127.0.0.1: \(text)")
         }
@@ -314,42 +318,6 @@ public final class FlakyServer: @unchecked Sendable {
 
     // MARK: platform
 
-    #if canImport(Darwin)
-        package static let streamType = SOCK_STREAM
-    #else
-        package static let streamType = Int32(SOCK_STREAM.rawValue)
-    #endif
-
-    /// A TCP socket bound to 127.0.0.1 on an ephemeral port, and that port. `configure` runs
-    /// before `bind` (socket options). The one place a test socket gets its address.
-    package static func loopbackSocket(configure: (Int32) -> Void = { _ in }) throws(FlakyServerError) -> (Int32, Int) {
-        let fd = socket(AF_INET, streamType, 0)
-        guard fd >= 0 else { throw FlakyServerError("socket() failed: \(errorText())") }
-        configure(fd)
-        var address = sockaddr_in()
-        #if canImport(Darwin)
-            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-        #endif
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else {
-            let text = errorText()
-            close(fd)
-            throw FlakyServerError("cannot bind 127.0.0.1: \(text)")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
     /// Closes the listening socket at once while its descriptor stays valid for the accept source.
     /// On Linux a fresh unbound socket takes the descriptor's number (`dup2`), which releases the
     /// listener without an event: `shutdown` would raise EPOLLHUP on the live source, and libdispatch
@@ -357,32 +325,20 @@ public final class FlakyServer: @unchecked Sendable {
     /// `_dispatch_event_loop_drain`, docs/reliability.md). kqueue has no such path: `shutdown` there.
     static func refuseConnections(on listener: Int32) {
         #if os(Linux)
-            let placeholder = socket(AF_INET, streamType, 0)
+            let placeholder = socket(AF_INET, LoopbackSocket.streamType, 0)
             if placeholder >= 0 {
                 _ = dup2(placeholder, listener)
-                _ = closeSocket(placeholder)
+                _ = LoopbackSocket.close(placeholder)
                 return
             }
         #endif
         shutdown(listener, Int32(SHUT_RDWR))
     }
 
-    /// `close(2)`, callable where a type's own `close` method hides the C function.
-    package static func closeSocket(_ fd: Int32) -> Int32 {
-        #if canImport(Glibc)
-            return Glibc.close(fd)
-        #elseif canImport(Musl)
-            return Musl.close(fd)
-        #else
-            return Darwin.close(fd)
-        #endif
-    }
-
     static func setNonBlocking(_ fd: Int32) {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
     }
 
-    package static func errorText() -> String { String(cString: strerror(errno)) }
 }
 
 /// The server's shared bookkeeping, read by tests from any thread.

@@ -30,7 +30,9 @@ public final class RefusingPort: Sendable {
     /// Reserves an ephemeral port on 127.0.0.1 that refuses every connection.
     public init() throws(FlakyServerError) {
         // No SO_REUSEADDR: a socket that asks for it may not share the port with this one.
-        let (fd, port) = try FlakyServer.loopbackSocket()
+        let bound: (Int32, Int)
+        do { bound = try LoopbackSocket.bound() } catch { throw FlakyServerError(error.description) }
+        let (fd, port) = bound
         self.port = port
         socket = Locked(fd)
     }

@@ -1,0 +1,1 @@
+../../../Sources/RetryFlowTestSupport/LoopbackSocket.swift
