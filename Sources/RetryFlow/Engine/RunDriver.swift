@@ -31,8 +31,9 @@ final class RunDriver<Value: Sendable> {
     var values = RetryStep.Values()
     var lastValue: Value?
     var lastError: (any Error)?
-    var delayBefore: Duration = .zero
-    var inFlight: AttemptRace<Value>?
+    /// Where the run is, with what is valid there: the try being prepared, the token being waited
+    /// for, the breaker's ticket, the attempt in flight.
+    private var state = RunState<Value>.between(NextTry())
     /// The next input to deliver (the driver holds no other copy of the machine's state).
     var pending: RetryInput
     /// The actions of the last step, performed in order from `nextAction`.
@@ -45,13 +46,8 @@ final class RunDriver<Value: Sendable> {
     let runsAttemptsInline: Bool
     let interruptsInlineAttempts: Bool
     let madeProgress: (@Sendable (any Error) -> Bool)?
-    // The fleet's guards, and what this run holds from them: the breaker's ticket for the attempt in
-    // flight, the tokens its last retry took (AWS gives them back on success).
+    /// The fleet's guards; what the run holds from them is carried by ``state``.
     let guards: FleetGuards
-    var ticket: CircuitTicket?
-    var lastRetryTicket: RetryBudgetTicket?
-    /// The limiter's refusal of the try it is pacing: the attempt's error if the token goes back.
-    var pacedBy: RateLimitRefusal?
 
     init<C: Clock<Duration>>(
         engine: Retry<C>, time: any RunTime, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
@@ -119,7 +115,7 @@ final class RunDriver<Value: Sendable> {
             preconditionFailure("no action for the step '\(id.name)': validate() the policy")
         }
         let visit = 1 + steps.filter { $0.name == id.name }.count
-        let context = RetryStep.Context(attempt: attempt.number, error: lastError, values: values, visit: visit)
+        let context = RetryStep.Context(attempt: machine.attempt, error: lastError, values: values, visit: visit)
         let started = time.elapsed()
         var error: (any Error)?
         var exit: RetryStep.Exit?
@@ -170,7 +166,10 @@ final class RunDriver<Value: Sendable> {
     private func racedAttempt() async {
         let race = AttemptRace.start(
             timerAt: attempt.timer?.at, time: time, attempt: attemptInfo(), operation: operation)
-        inFlight = race
+        if case .attempting(var attempt) = state {
+            attempt.race = race
+            state = .attempting(attempt)
+        }
         attemptEnded(await race.end(), now: time.elapsed(), cancelled: Task.isCancelled)
     }
 
@@ -223,8 +222,11 @@ final class RunDriver<Value: Sendable> {
             case .askBreaker(let number):
                 askBreaker(number, now: now)
             case .cancelAttempt:
-                inFlight?.operationTask?.cancel()
-                inFlight = nil
+                if case .attempting(var attempt) = state {
+                    attempt.race?.operationTask?.cancel()
+                    attempt.race = nil
+                    state = .attempting(attempt)
+                }
             case .reportHealth(let result, let throttled):
                 reportHealth(result, throttled: throttled)
             case .askRetryBudget(let afterTimeout):
@@ -232,10 +234,10 @@ final class RunDriver<Value: Sendable> {
             case .notifyRetry(let attempt, let delay):
                 notifyRetry(attempt: attempt, delay: delay)
             case .sleep(let delay):
-                inFlight = nil // a finished attempt's task is not kept through the wait
+                dropAttemptTask() // a finished attempt's task is not kept through the wait
                 return .sleep(until: decidedAt + delay)
             case .runStep(let id):
-                inFlight = nil
+                dropAttemptTask()
                 return .step(id)
             case .finish(let state, let reason):
                 return .finished(state, reason, at: now)
@@ -271,8 +273,27 @@ final class RunDriver<Value: Sendable> {
         transitions?.yield(step)
     }
 
-    /// The attempt in flight, as ``beginAttempt(_:at:)`` set it: its number, its timer, its start.
-    private(set) var attempt = (number: 0, timer: AttemptTimer?.none, started: Duration.zero)
+    /// The attempt in flight, as ``beginAttempt(_:at:)`` set it; only while the run is `attempting`.
+    private var attempt: AttemptInFlight<Value> {
+        guard case .attempting(let attempt) = state else {
+            // Only `run()` awaits an attempt, right after `beginAttempt` made the run `attempting`.
+            preconditionFailure("no attempt in flight: \(state)")
+        }
+        return attempt
+    }
+
+    /// Lets go of a finished attempt's task (its race), keeping the rest of the attempt.
+    private func dropAttemptTask() {
+        guard case .attempting(var attempt) = state, attempt.race != nil else { return }
+        attempt.race = nil
+        state = .attempting(attempt)
+    }
+
+    /// Gives back the breaker's ticket the run holds, if any: a table of the user's may leave an
+    /// attempt unreported, and a ticket is never kept past the try it admitted.
+    private func giveBackTicket() {
+        if let held = state.ticket { guards.breaker?.record(held, .abandoned) }
+    }
 
     /// Begins attempt `number` at `now` (time since the run started); whether it runs in the run's
     /// own task (inline: untimed, or interrupted by its timer) rather than in a task of its own.
@@ -281,7 +302,8 @@ final class RunDriver<Value: Sendable> {
     @inline(never)
     func beginAttempt(_ number: Int, at now: Duration) -> Bool {
         let timer = policy.attemptTimer(startingAt: now)
-        attempt = (number, timer, now)
+        state = .attempting(
+            AttemptInFlight(number: number, timer: timer, started: now, ticket: state.ticket, next: state.next))
         return runsAttemptsInline && (timer == nil || interruptsInlineAttempts)
     }
 
@@ -292,7 +314,7 @@ final class RunDriver<Value: Sendable> {
 
     /// Turns how the attempt ended into the next input and the attempt's record.
     func attemptEnded(_ end: AttemptEnd<Value>, now: Duration, cancelled: Bool) {
-        let (number, timer, started) = attempt
+        let (number, timer, started) = (attempt.number, attempt.timer, attempt.started)
         let error: (any Error)?
         var decision = RetryDecision.fail
         var returned = false
@@ -337,7 +359,8 @@ final class RunDriver<Value: Sendable> {
         lastError = error
         attempts.append(
             AttemptRecord(
-                number: number, start: started, duration: now - started, delayBefore: delayBefore, error: error,
+                number: number, start: started, duration: now - started, delayBefore: attempt.next.delayBefore,
+                error: error,
                 decision: error == nil ? nil : decision, errorDescription: pending.detail, returnedValue: returned))
     }
 
@@ -346,24 +369,25 @@ final class RunDriver<Value: Sendable> {
     /// run's to report, under the number the attempt would have had) and makes the next input
     /// `circuit open`, the break's rest as a Retry-After; the table's rows decide what follows.
     func askBreaker(_ number: Int, now: Duration) {
-        // A table of the user's may leave an attempt unreported: its ticket is given back, never held.
-        if let held = ticket { guards.breaker?.record(held, .abandoned) }
-        ticket = nil
+        giveBackTicket()
+        let next = state.next
         guard let breaker = guards.breaker else {
+            state = .admitted(next, nil)
             pending = .admitted
             return
         }
         switch breaker.ask() {
         case .admitted(let admitted):
-            ticket = admitted
+            state = .admitted(next, admitted)
             pending = .admitted
         case .rejected(let rejection):
+            state = .between(next)
             let decision = rejection.remainingBreak.map { RetryDecision.retryAfter($0) } ?? .retry
             pending = .circuitOpen(decision, detail: rejection.description)
             lastError = rejection
             attempts.append(
                 AttemptRecord(
-                    number: number, start: now, duration: .zero, delayBefore: delayBefore, error: rejection,
+                    number: number, start: now, duration: .zero, delayBefore: next.delayBefore, error: rejection,
                     decision: decision, errorDescription: rejection.description, returnedValue: false))
         }
     }
@@ -371,7 +395,8 @@ final class RunDriver<Value: Sendable> {
     /// Performs `ask limiter`: `token granted` at once without a limiter; else the limiter's answer,
     /// a token now or one reserved for later (`rate limited`, with the wait until it is due).
     func askLimiter() {
-        pacedBy = nil
+        // A try is asked for anew: the refusal of an earlier one is not kept.
+        if case .paced(let next, _) = state { state = .between(next) }
         guard let limiter = guards.limiter else {
             pending = .tokenGranted
             return
@@ -381,7 +406,8 @@ final class RunDriver<Value: Sendable> {
             pending = .tokenGranted
         case .wait(let wait):
             let refusal = RateLimitRefusal(wait: wait, fillRate: limiter.fillRate)
-            pacedBy = refusal
+            giveBackTicket()
+            state = .paced(state.next, refusal)
             pending = .rateLimited(wait: wait, detail: refusal.description)
         }
     }
@@ -389,13 +415,13 @@ final class RunDriver<Value: Sendable> {
     /// Performs `return token`: the try the limiter paced will not be sent. Its token goes back,
     /// and the refusal is kept with the attempts (under the number the attempt would have had).
     func returnToken(now: Duration) {
-        guard let refusal = pacedBy else { return }
-        pacedBy = nil
+        guard case .paced(let next, let refusal) = state else { return }
+        state = .between(next)
         guards.limiter?.withdraw()
         lastError = refusal
         attempts.append(
             AttemptRecord(
-                number: machine.attempt + 1, start: now, duration: .zero, delayBefore: delayBefore, error: refusal,
+                number: machine.attempt + 1, start: now, duration: .zero, delayBefore: next.delayBefore, error: refusal,
                 decision: .fail, errorDescription: refusal.description, returnedValue: false))
     }
 
@@ -407,7 +433,7 @@ final class RunDriver<Value: Sendable> {
         }
         switch budget.ask(afterTimeout: afterTimeout) {
         case .granted(let ticket):
-            lastRetryTicket = ticket
+            state.next.budgetTicket = ticket
             pending = .budgetAnswered(granted: true, detail: nil)
         case .refused:
             let refusal = "retry budget exhausted (\(budget.mode.name): \(budget.tokens) tokens left)"
@@ -419,12 +445,17 @@ final class RunDriver<Value: Sendable> {
     /// answer (slowing down for a throttle), the budget records its success (refunding the last
     /// retry's tokens, as AWS does) or its failure. The machine chose the result.
     private func reportHealth(_ result: CircuitResult, throttled: Bool) {
-        if let breaker = guards.breaker, let ticket { breaker.record(ticket, result) }
-        ticket = nil
+        let next = state.next
+        if let breaker = guards.breaker, let ticket = state.ticket { breaker.record(ticket, result) }
+        // The try is over: its ticket reported, its task (if any) let go.
+        switch state {
+        case .admitted, .attempting: state = .between(next)
+        case .between, .paced: break
+        }
         guards.limiter?.record(throttled: throttled)
         guard let budget = guards.budget else { return }
         switch result {
-        case .success: budget.record(.success(refunding: lastRetryTicket))
+        case .success: budget.record(.success(refunding: next.budgetTicket))
         case .failure: budget.record(.failure)
         case .abandoned: break
         }
@@ -437,11 +468,11 @@ final class RunDriver<Value: Sendable> {
                     attempt: attempt, error: lastError, delay: delay,
                     remainingAttempts: policy.maxAttempts - machine.core.rules.attemptInSeries))
         }
-        delayBefore = delay
+        state.next.delayBefore = delay
     }
 
     func outcome(state: RetryState, reason: StopReason, at now: Duration) -> RetryOutcome<Value> {
-        if let held = ticket { guards.breaker?.record(held, .abandoned) }
+        giveBackTicket()
         // Debug builds (and so every test) check each run against the table it ran.
         assert(
             reason == .invalidTransition || trace.isConsistent(with: machine.table),
