@@ -67,8 +67,7 @@ struct Setting: Sendable, CustomTestStringConvertible {
     var name: String { "\(type).\(property)" }
     var testDescription: String { name }
 
-    /// Every public configuration value, with the labels of its stored properties as `Mirror` lists
-    /// them (`HTTPRetryOptions` lists its storage's fields, through its `CustomReflectable`).
+    /// Every public configuration value, with the labels of its stored properties as `Mirror` lists them.
     static func mirrored() -> [(type: String, labels: Set<String>)] {
         func labels(_ value: Any) -> Set<String> { Set(Mirror(reflecting: value).children.compactMap(\.label)) }
         let store = CredentialStore("t1", clock: ManualClock()) { _ in "t2" }

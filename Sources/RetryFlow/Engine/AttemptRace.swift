@@ -24,10 +24,8 @@ struct AttemptRace<Value: Sendable>: Sendable {
     private var timer: Task<Void, Never>?
 
     /// Starts the attempt, and its timer when there is one; ``end()`` awaits whichever finishes first.
-    /// Synchronous, apart from the wait: a parked run's task keeps the task-allocator slabs its
-    /// deepest async frames took, so making the tasks stays out of the frames the wait needs.
-    static func start(
-        timerAt: Duration?, time: any RunTime, attempt: RetryAttempt,
+    static func start<C: Clock<Duration>>(
+        timerAt: Duration?, time: ClockTime<C>, attempt: RetryAttempt,
         operation: @escaping @Sendable (RetryAttempt) async throws -> Value
     ) -> AttemptRace {
         var race = AttemptRace()

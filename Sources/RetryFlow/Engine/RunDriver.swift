@@ -15,14 +15,25 @@ enum RunNext {
 /// to the fleet's guards, sleep, run a step, finish), one await at a time, and turns what happened
 /// into the next input. It decides nothing: "stop after N attempts" is the row `[no attempts left]`
 /// of ``TransitionTable/retry`` (RetryTable.swift). Used by one task only (the run's), never shared.
-final class RunDriver<Value: Sendable> {
-    let engine: EngineHooks
-    /// The engine's clock as this run sees it: time since the start, waits, timers.
-    let time: any RunTime
-    /// The policy, read from the machine (no second copy of its 176 bytes in every parked run).
-    var policy: RetryPolicy { machine.policy }
+final class RunDriver<C: Clock<Duration>, Value: Sendable> {
+    // What the run was given.
+    /// The engine's clock from the instant the run started: time since the start, waits, timers.
+    let time: ClockTime<C>
+    let operation: @Sendable (RetryAttempt) async throws -> Value
+    let classifyResult: (@Sendable (Value) -> RetryVerdict?)?
+    let onRetry: (@Sendable (RetryNotice) -> Void)?
+    let onTransition: (@Sendable (RetryTrace.Step) -> Void)?
+    let describeError: @Sendable (any Error) -> String
     let transitions: AsyncStream<RetryTrace.Step>.Continuation?
+    let runsAttemptsInline: Bool
+    let interruptsInlineAttempts: Bool
+    let madeProgress: (@Sendable (any Error) -> Bool)?
+    /// The fleet's guards; what the run holds from them is carried by ``state``.
+    let guards: FleetGuards
+
+    // What the run keeps, whatever its state.
     var machine: RetryMachine
+    var policy: RetryPolicy { machine.policy }
     var trace = RetryTrace()
     var attempts: [AttemptRecord] = []
     /// Every visit of a user step, in order.
@@ -31,9 +42,8 @@ final class RunDriver<Value: Sendable> {
     var values = RetryStep.Values()
     var lastValue: Value?
     var lastError: (any Error)?
-    /// Where the run is, with what is valid there: the try being prepared, the token being waited
-    /// for, the breaker's ticket, the attempt in flight.
-    private var state = RunState<Value>.between(NextTry())
+
+    // Where it is.
     /// The next input to deliver (the driver holds no other copy of the machine's state).
     var pending: RetryInput
     /// The actions of the last step, performed in order from `nextAction`.
@@ -41,45 +51,34 @@ final class RunDriver<Value: Sendable> {
     private var nextAction = 0
     /// When the last step was decided: its waits are anchored there.
     private var decidedAt: Duration = .zero
-    let operation: @Sendable (RetryAttempt) async throws -> Value
-    let classifyResult: (@Sendable (Value) -> RetryVerdict?)?
-    let runsAttemptsInline: Bool
-    let interruptsInlineAttempts: Bool
-    let madeProgress: (@Sendable (any Error) -> Bool)?
-    /// The fleet's guards; what the run holds from them is carried by ``state``.
-    let guards: FleetGuards
+    /// What the run holds meanwhile: the try being prepared, the token being waited for, the
+    /// breaker's ticket, the attempt in flight.
+    private var state = RunState<Value>.between(NextTry())
 
-    init<C: Clock<Duration>>(
-        engine: Retry<C>, time: any RunTime, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
+    init(
+        engine: Retry<C>, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
         classifyResult: (@Sendable (Value) -> RetryVerdict?)?,
         operation: @escaping @Sendable (RetryAttempt) async throws -> Value, cancelled: Bool
     ) {
-        self.engine = EngineHooks(
-            onRetry: engine.onRetry, onTransition: engine.onTransition, describeError: engine.describeError)
-        self.time = time
-        self.transitions = transitions
+        self.time = ClockTime(clock: engine.clock, start: engine.clock.now)
         self.operation = operation
         self.classifyResult = classifyResult
+        self.onRetry = engine.onRetry
+        self.onTransition = engine.onTransition
+        self.describeError = engine.describeError
+        self.transitions = transitions
         self.runsAttemptsInline = engine.runsAttemptsInline
         self.interruptsInlineAttempts = engine.interruptsInlineAttempts
         self.madeProgress = engine.madeProgress
-        let policy = engine.policy // one copy of the policy (each read of `engine.policy` is one)
-        self.machine = RetryMachine(
-            policy: policy, waitsOutBreak: engine.guards.whenCircuitOpen == .waitOutBreak,
-            waitsForToken: engine.guards.whenRateLimited == .waitForToken, table: policy.table,
-            random: engine.randomness.nextRun())
         self.guards = engine.guards
+        self.machine = RetryMachine(
+            policy: engine.policy, waitsOutBreak: engine.guards.whenCircuitOpen == .waitOutBreak,
+            waitsForToken: engine.guards.whenRateLimited == .waitForToken, table: engine.policy.table,
+            random: engine.randomness.nextRun())
         self.pending = cancelled ? .cancelled(detail: nil) : .start
-        // No reserve: the trace grows by whole steps as they come (`deliver`), so a parked run holds about
-        // the steps it took (10,000 parked runs add up).
     }
 
-    /// The loop: perform what the machine asks, one await at a time. Everything a run keeps lives
-    /// here on the heap (machine, trace, records, the step's actions, the operation, the clock),
-    /// so the async frame kept through a wait holds only this driver. A parked run also keeps the
-    /// task-allocator slabs its deepest chain of async frames ever took: so each way of running an
-    /// attempt is a function of its own called from here, and no frame holds the clock's generic
-    /// instants (``RunTime``).
+    /// The loop: perform what the machine asks, one await at a time, until it finishes the run.
     func run() async -> RetryOutcome<Value> {
         while true {
             switch advance(now: time.elapsed()) {
@@ -108,7 +107,6 @@ final class RunDriver<Value: Sendable> {
 
     /// Runs the action of the user's step `id` in this task, keeps what it produced for the attempts
     /// after it, and makes the next input the exit it ended in, `step failed`, or `cancelled`.
-    @inline(never)
     private func runStep(_ id: RetryStep.ID) async {
         guard let step = policy.steps.first(where: { $0.id == id }) else {
             // validate() gives every step state an action; a table changed since cannot reach here.
@@ -125,7 +123,7 @@ final class RunDriver<Value: Sendable> {
                 values.merge(output.values, from: id)
                 exit = output.exit
                 error = output.error
-                pending = .stepExit(output.exit, detail: output.error.map(engine.describeError))
+                pending = .stepExit(output.exit, detail: output.error.map(describeError))
             } else {
                 // An exit no row routes: the step failed, and what it produced is not kept.
                 let wrong = UnknownStepExit(step: id, exit: output.exit, exits: step.exits)
@@ -135,9 +133,9 @@ final class RunDriver<Value: Sendable> {
         } catch let thrown {
             error = thrown
             if RetryClassifier.isCancellation(thrown) || Task.isCancelled {
-                pending = .cancelled(detail: engine.describeError(thrown))
+                pending = .cancelled(detail: describeError(thrown))
             } else {
-                pending = .stepFailed(detail: engine.describeError(thrown))
+                pending = .stepFailed(detail: describeError(thrown))
             }
         }
         steps.append(
@@ -145,8 +143,6 @@ final class RunDriver<Value: Sendable> {
     }
 
     /// The attempt begun, in this task: untimed, or ended by its timer through ``AttemptInterrupt``.
-    /// Not inlined: its locals live only while the attempt does.
-    @inline(never)
     private func inlineAttempt() async {
         let end: AttemptEnd<Value>
         if let timer = attempt.timer {
@@ -162,7 +158,6 @@ final class RunDriver<Value: Sendable> {
     }
 
     /// The attempt begun, in a task of its own, raced against its timer and the run's cancellation.
-    @inline(never)
     private func racedAttempt() async {
         let race = AttemptRace.start(
             timerAt: attempt.timer?.at, time: time, attempt: attemptInfo(), operation: operation)
@@ -249,14 +244,6 @@ final class RunDriver<Value: Sendable> {
     private func deliver(at now: Duration) -> RetryActions? {
         do {
             let step = try machine.handle(pending, at: now)
-            // Room for the whole step at once, doubling as `append` would, and 4 steps at first: a run
-            // that succeeds at once takes 3 (growing from nothing took 3 allocations for them; this
-            // takes 1), and a run parked at its first wait holds 6 (the breaker's `admitted` row is
-            // one), a buffer of 8 either way.
-            let needed = trace.steps.count + step.rows.count
-            if trace.steps.capacity < needed {
-                trace.steps.reserveCapacity(max(needed, 2 * trace.steps.capacity, 4))
-            }
             for index in step.rows.indices {
                 record(step.traceStep(index, detail: index == 0 ? pending.detail : nil))
             }
@@ -269,7 +256,7 @@ final class RunDriver<Value: Sendable> {
 
     private func record(_ step: RetryTrace.Step) {
         trace.steps.append(step)
-        engine.onTransition?(step)
+        onTransition?(step)
         transitions?.yield(step)
     }
 
@@ -297,9 +284,6 @@ final class RunDriver<Value: Sendable> {
 
     /// Begins attempt `number` at `now` (time since the run started); whether it runs in the run's
     /// own task (inline: untimed, or interrupted by its timer) rather than in a task of its own.
-    /// Synchronous, so the policy it reads for the timer is copied on the thread's stack, never into
-    /// an async frame.
-    @inline(never)
     func beginAttempt(_ number: Int, at now: Duration) -> Bool {
         let timer = policy.attemptTimer(startingAt: now)
         state = .attempting(
@@ -318,7 +302,6 @@ final class RunDriver<Value: Sendable> {
         let error: (any Error)?
         var decision = RetryDecision.fail
         var returned = false
-        let describe = engine.describeError
         switch end {
         case .returned(let value):
             lastValue = value
@@ -327,7 +310,7 @@ final class RunDriver<Value: Sendable> {
                 let rejected = RejectedResult(verdict.description)
                 error = rejected
                 decision = verdict.decision
-                pending = .failed(decision, detail: describe(rejected), throttled: verdict.throttled)
+                pending = .failed(decision, detail: describeError(rejected), throttled: verdict.throttled)
             } else {
                 error = nil
                 pending = .succeeded
@@ -335,26 +318,26 @@ final class RunDriver<Value: Sendable> {
         case .threw(let thrown):
             error = thrown
             if RetryClassifier.isCancellation(thrown) && cancelled {
-                pending = .cancelled(detail: describe(thrown))
+                pending = .cancelled(detail: describeError(thrown))
             } else {
                 decision = policy.retryIf.decision(for: thrown)
                 pending =
                     madeProgress?(thrown) == true
-                    ? .failedAfterProgress(decision, detail: describe(thrown))
-                    : .failed(decision, detail: describe(thrown))
+                    ? .failedAfterProgress(decision, detail: describeError(thrown))
+                    : .failed(decision, detail: describeError(thrown))
             }
         case .timerFired where timer?.kind == .deadline:
             let passed = DeadlineExceeded(deadline: policy.deadline ?? .zero)
             error = passed
-            pending = .deadlineExceeded(detail: describe(passed))
+            pending = .deadlineExceeded(detail: describeError(passed))
         case .timerFired:
             let timeout = AttemptTimeout(timeout: policy.perAttemptTimeout ?? .zero)
             error = timeout
             decision = policy.retryIf.decision(for: timeout)
-            pending = .attemptTimedOut(decision, detail: describe(timeout))
+            pending = .attemptTimedOut(decision, detail: describeError(timeout))
         case .cancelled:
             error = CancellationError()
-            pending = .cancelled(detail: describe(CancellationError()))
+            pending = .cancelled(detail: describeError(CancellationError()))
         }
         lastError = error
         attempts.append(
@@ -462,7 +445,7 @@ final class RunDriver<Value: Sendable> {
     }
 
     func notifyRetry(attempt: Int, delay: Duration) {
-        if let onRetry = engine.onRetry, let lastError {
+        if let onRetry = onRetry, let lastError {
             onRetry(
                 RetryNotice(
                     attempt: attempt, error: lastError, delay: delay,
@@ -481,11 +464,4 @@ final class RunDriver<Value: Sendable> {
             finalState: state, reason: reason, value: lastValue, attempts: attempts, steps: steps, trace: trace,
             duration: now)
     }
-}
-
-/// The engine's hooks, without its clock type.
-struct EngineHooks {
-    let onRetry: (@Sendable (RetryNotice) -> Void)?
-    let onTransition: (@Sendable (RetryTrace.Step) -> Void)?
-    let describeError: @Sendable (any Error) -> String
 }

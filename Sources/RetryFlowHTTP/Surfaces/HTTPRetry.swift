@@ -26,49 +26,6 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
     /// Each attempt a hedged race (``HTTPRetryOptions/hedging``); `nil`: one copy at a time.
     var hedging: HedgingPolicy? = nil
 
-    func outcome(
-        transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
-    ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-        try await prepared().outcome(transitions: transitions)
-    }
-
-    /// The engine configured with the HTTP rules, its result classifier and the attempt, on the
-    /// heap. A parked retry's task keeps the largest its async frames ever were (the task allocator
-    /// keeps its slabs until the task ends), so callers build this synchronously and await it
-    /// through one reference, keeping the engine, rules and closures out of their async frames
-    /// (this type's `outcome` had a 1,888-byte frame before: docs/benchmarks.md).
-    final class Prepared: Sendable {
-        let engine: Retry<C>
-        let classify: @Sendable (HTTPResponse) -> RetryVerdict?
-        let operation: @Sendable (RetryAttempt) async throws -> HTTPResponse
-        /// The hedged attempts' races, when the run hedges.
-        let hedged: HedgedRaces?
-        /// Why this run cannot start though hedging is asked for (invalid settings, a body stream), if so.
-        let refusal: RetryPolicyError?
-
-        init(
-            engine: Retry<C>, classify: @escaping @Sendable (HTTPResponse) -> RetryVerdict?,
-            hedged: HedgedRaces? = nil, refusal: RetryPolicyError? = nil,
-            operation: @escaping @Sendable (RetryAttempt) async throws -> HTTPResponse
-        ) {
-            self.engine = engine
-            self.classify = classify
-            self.hedged = hedged
-            self.refusal = refusal
-            self.operation = operation
-        }
-
-        /// Runs the request to its end.
-        func outcome(
-            transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
-        ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-            if let refusal { throw refusal }
-            var outcome = try await engine.outcome(classifyResult: classify, transitions: transitions, operation)
-            if let hedged { outcome.hedging = await hedged.records() }
-            return outcome
-        }
-    }
-
     /// Throws what no attempt could get past: an invalid policy, invalid hedging, or hedging a
     /// request whose body is a stream. The completion-handler and synchronous surfaces call it when
     /// the call is made, so their run cannot fail to start (and leave a completion unrun); an async
@@ -103,16 +60,11 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         )
     }
 
-    /// The run `build` makes, prepared: what an async caller awaits, `try await HTTPRetry.prepared
-    /// { … }.outcome()`, so that the run's settings live in this synchronous call, not in the
-    /// caller's async frame (``Prepared``).
-    @inline(never)
-    static func prepared(_ build: () -> HTTPRetry) -> Prepared { build().prepared() }
-
-    /// This run, built for ``Prepared/outcome(transitions:)``. Synchronous and not inlined, so
-    /// what it takes stays off the caller's async frame.
-    @inline(never)
-    func prepared() -> Prepared {
+    /// Runs the request to its end: the engine configured with the HTTP rules, its result classifier
+    /// and the attempt (a hedged race when the options hedge the request).
+    func outcome(
+        transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
+    ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
         var policy = self.policy
         let rules = self.rules
         let request = self.request
@@ -151,22 +103,14 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         let classify: @Sendable (HTTPResponse) -> RetryVerdict? = {
             rules.verdict(for: $0, request: request, now: Date())
         }
-        if let refusal = stepsRefusal {
-            return Prepared(engine: engine, classify: classify, refusal: refusal, operation: send)
-        }
+        if let refusal = stepsRefusal { throw refusal }
         // Hedging's settings are checked as the policy is, before anything is sent, even for a
         // request that will not be hedged: the policy first, so its errors come out as unhedged.
-        if hedging != nil {
-            do throws(RetryPolicyError) {
-                try validate()
-            } catch {
-                return Prepared(engine: engine, classify: classify, refusal: error, operation: send)
-            }
-        }
+        if hedging != nil { try validate() }
         // Only a request safe to repeat is hedged (a POST without an idempotency key never is),
         // and only one whose body can be sent again (`validate` refused a stream).
         guard let hedging, hedging.maxAttempts > 1, rules.isSafeToRepeat(request) else {
-            return Prepared(engine: engine, classify: classify, operation: send)
+            return try await engine.outcome(classifyResult: classify, transitions: transitions, send)
         }
         // Each attempt of the retry machine becomes a hedged race; its copies run as child tasks,
         // so the engine's per-attempt timer ends them by cancelling, not by interrupting inline.
@@ -176,7 +120,7 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
         let race = HedgedRun(hedging, clock: clock, budget: guards.budget, deadline: nil)
         let retryIf = policy.retryIf // the rules narrowed by the user's classifier, as the engine decides
         let maxRetryAfter = policy.maxRetryAfter
-        return Prepared(engine: engine, classify: classify, hedged: hedged) { attempt in
+        var outcome = try await engine.outcome(classifyResult: classify, transitions: transitions) { attempt in
             hedged.begin()
             let outcome = await race.outcome(
                 classify: {
@@ -193,6 +137,8 @@ struct HTTPRetry<C: Clock<Duration>>: Sendable {
             guard let result = outcome.result else { throw CancellationError() }
             return try result.get()
         }
+        outcome.hedging = await hedged.records()
+        return outcome
     }
 
     /// How a hedged copy's result is judged, by the same classifiers the engine uses: what the retry
@@ -258,10 +204,8 @@ public enum HTTPRetryRun {
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         transport: @escaping @Sendable (URLRequest) async throws -> HTTPResponse
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-        try await HTTPRetry.prepared {
-            var run = HTTPRetry(transport: transport, request: request, options: options, clock: clock)
-            run.random = random
-            return run
-        }.outcome()
+        var run = HTTPRetry(transport: transport, request: request, options: options, clock: clock)
+        run.random = random
+        return try await run.outcome()
     }
 }

@@ -35,8 +35,7 @@ extension URLSession {
         for request: URLRequest, retry options: HTTPRetryOptions = .default, clock: C = ContinuousClock(),
         transitions: AsyncStream<RetryTrace.Step>.Continuation? = nil
     ) async throws(RetryPolicyError) -> RetryOutcome<HTTPResponse> {
-        try await HTTPRetry.prepared {
-            HTTPRetry(session: self, request: request, options: options, clock: clock)
-        }.outcome(transitions: transitions)
+        try await HTTPRetry(session: self, request: request, options: options, clock: clock)
+            .outcome(transitions: transitions)
     }
 }
