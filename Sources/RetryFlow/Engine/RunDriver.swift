@@ -92,7 +92,7 @@ final class RunDriver<C: Clock<Duration>, Value: Sendable> {
                 // Anchored at the decision, not started after the hooks: a wait the machine
                 // planned to end before the deadline ends before it, whatever the hooks cost.
                 do {
-                    try await time.sleep(until: until)
+                    try await sleep(until: until)
                     pending = .delayElapsed
                 } catch {
                     pending = .cancelled(detail: nil)
@@ -102,6 +102,18 @@ final class RunDriver<C: Clock<Duration>, Value: Sendable> {
             case .finished(let state, let reason, let at):
                 return outcome(state: state, reason: reason, at: at)
             }
+        }
+    }
+
+    /// Sleeps until `until`; the wait for a reserved token (`token wait`) ends sooner when the
+    /// limiter's rate grew enough meanwhile (``AdaptiveRateLimiter/nextWake(for:now:until:)``).
+    private func sleep(until: Duration) async throws {
+        guard case .paced(let next, let refusal, let reservation?) = state, let limiter = guards.limiter else {
+            return try await time.sleep(until: until)
+        }
+        state = .paced(next, refusal, nil)
+        while let wake = limiter.nextWake(for: reservation, now: time.elapsed(), until: until) {
+            try await time.sleep(until: wake)
         }
     }
 
@@ -378,19 +390,19 @@ final class RunDriver<C: Clock<Duration>, Value: Sendable> {
     /// Performs `ask limiter`: `token granted` at once without a limiter; else the limiter's answer,
     /// a token now or one reserved for later (`rate limited`, with the wait until it is due).
     func askLimiter() {
-        // A try is asked for anew: the refusal of an earlier one is not kept.
-        if case .paced(let next, _) = state { state = .between(next) }
+        // A try is asked for anew: the refusal of an earlier one, and its reservation, are not kept.
+        if case .paced(let next, _, _) = state { state = .between(next) }
         guard let limiter = guards.limiter else {
             pending = .tokenGranted
             return
         }
-        switch limiter.ask() {
-        case .granted:
+        switch limiter.reserve() {
+        case (.granted, _):
             pending = .tokenGranted
-        case .wait(let wait):
+        case (.wait(let wait), let reserved):
             let refusal = RateLimitRefusal(wait: wait, fillRate: limiter.fillRate)
             giveBackTicket()
-            state = .paced(state.next, refusal)
+            state = .paced(state.next, refusal, reserved)
             pending = .rateLimited(wait: wait, detail: refusal.description)
         }
     }
@@ -398,7 +410,7 @@ final class RunDriver<C: Clock<Duration>, Value: Sendable> {
     /// Performs `return token`: the try the limiter paced will not be sent. Its token goes back,
     /// and the refusal is kept with the attempts (under the number the attempt would have had).
     func returnToken(now: Duration) {
-        guard case .paced(let next, let refusal) = state else { return }
+        guard case .paced(let next, let refusal, _) = state else { return }
         state = .between(next)
         guards.limiter?.withdraw()
         lastError = refusal

@@ -6,8 +6,9 @@ enum RunState<Value: Sendable> {
     /// No try under way: before the first, after an attempt's report, through a wait or a step.
     case between(NextTry)
     /// The limiter reserved a token for a later try (`rate limited`): its refusal, the try's error if
-    /// the token goes back (`return token`) rather than being waited for in `token wait`.
-    case paced(NextTry, RateLimitRefusal)
+    /// the token goes back (`return token`) rather than being waited for in `token wait`, and the
+    /// reservation, until that wait begins (it may end sooner if the limiter's rate grows).
+    case paced(NextTry, RateLimitRefusal, TokenReservation?)
     /// The breaker admitted the try (`admitted`): its ticket (`nil` without a breaker), reported with
     /// the attempt's health or given back.
     case admitted(NextTry, CircuitTicket?)
@@ -18,14 +19,14 @@ enum RunState<Value: Sendable> {
     var next: NextTry {
         get {
             switch self {
-            case .between(let next), .paced(let next, _), .admitted(let next, _): next
+            case .between(let next), .paced(let next, _, _), .admitted(let next, _): next
             case .attempting(let attempt): attempt.next
             }
         }
         set {
             switch self {
             case .between: self = .between(newValue)
-            case .paced(_, let refusal): self = .paced(newValue, refusal)
+            case .paced(_, let refusal, let reservation): self = .paced(newValue, refusal, reservation)
             case .admitted(_, let ticket): self = .admitted(newValue, ticket)
             case .attempting(var attempt):
                 attempt.next = newValue
