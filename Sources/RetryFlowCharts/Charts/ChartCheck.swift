@@ -181,6 +181,20 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
         if let last = lines.last, last.hasSuffix("?") {
             read.question = String(last.dropLast()).trimmingSpaces
             stateLines.removeLast()
+            // A state's name and its first question on one line (`retry final answer?`: Mermaid
+            // flowcharts have no line breaks in a label): split where the rest is a guard.
+            if stateLines.isEmpty, let question = read.question, guardMatch(question) == nil {
+                let words = question.split(separator: " ")
+                for count in 1..<max(words.count, 1) {
+                    let head = words[..<count].joined(separator: " ")
+                    let tail = words[count...].joined(separator: " ")
+                    if state(named: head) != nil, guardMatch(tail) != nil {
+                        stateLines = [head]
+                        read.question = tail
+                        break
+                    }
+                }
+            }
         }
         if let mapped = mapping[node.id] {
             read.state = mapped
@@ -246,9 +260,16 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
         }
         let label = Self.parse(edge.label)
         var event: E?
+        var effects = label.effects
         if label.words.isEmpty, label.guardText == nil, let only = onlyEvent(of: state) {
             // An arrow drawn without a label, out of a state the table leaves on one event only.
             event = only
+        } else if label.guardText == nil, label.effects == nil, let only = onlyEvent(of: state),
+            Self.symbol(in: events, named: label.words) == nil
+        {
+            // Out of a state left on one event only, a label naming no event says what the arrow does.
+            event = only
+            effects = label.words
         } else if !label.words.isEmpty {
             guard let named = Self.symbol(in: events, named: label.words) else {
                 findings.append(
@@ -265,7 +286,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
         }
         add(
             GroupKey(state: state, event: event),
-            Entry(condition: condition, target: target, effects: label.effects, edge: edge))
+            Entry(condition: condition, target: target, effects: effects, edge: edge))
     }
 
     /// The one event the table leaves `state` on, when it has no other way out (no completion rows).
@@ -621,7 +642,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
                         message: "\(Self.describe(edge)): goes to '\(entry.target.label)', the table's row goes to "
                             + "'\(match.target.label)': \(describe(row))"))
             } else if let effects = entry.effects, !effects.isEmpty,
-                Self.normalized(effects) != Self.normalized(match.effects ?? "")
+                !Self.effects(effects, areSomeOf: match.effects ?? "")
             {
                 found.append(
                     ChartFinding(
@@ -640,6 +661,20 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
             if !drawnIt, let row = entry.row { missing.append(row) }
         }
         return found
+    }
+
+    /// Whether the effects drawn (`a, b`) are the row's, or some of them in its order: a drawing may
+    /// name only the effect that matters to its reader (`retryDataTask(times - 1)`).
+    static func effects(_ drawn: String, areSomeOf row: String) -> Bool {
+        let rowEffects = row.split(separator: ",").map { normalized(String($0)) }
+        var rest = rowEffects[...]
+        for effect in drawn.split(separator: ",").map({ normalized(String($0)) }) {
+            guard let at = rest.firstIndex(of: effect) else {
+                return normalized(drawn) == normalized(row)
+            }
+            rest = rest[(at + 1)...]
+        }
+        return true
     }
 
     /// A row as the charts label it: `retry --[else] / sleep--> wait`.

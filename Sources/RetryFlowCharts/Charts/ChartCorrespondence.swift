@@ -82,6 +82,9 @@ package enum ChartCheckOutcome: Hashable, Sendable {
 package struct ChartMapError: Error, Hashable, Sendable {
     /// What is wrong, naming it.
     package let message: String
+
+    /// An error saying `message`.
+    package init(message: String) { self.message = message }
 }
 
 extension ChartCheck {

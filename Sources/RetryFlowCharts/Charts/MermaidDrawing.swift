@@ -78,7 +78,7 @@ package enum MermaidDrawing {
             var quoted = false
             for character in line {
                 if character == "\"" { quoted.toggle() }
-                if character == ";" && !quoted {
+                if character == ";" && !quoted && !Self.endsInEntity(current) {
                     if !current.trimmed.isEmpty { out.append((current.trimmed, index + 1)) }
                     current = ""
                 } else {
@@ -88,6 +88,14 @@ package enum MermaidDrawing {
             if !current.trimmed.isEmpty { out.append((current.trimmed, index + 1)) }
         }
         return out
+    }
+
+    /// Whether `text` ends in the start of an entity (`#62`, `&amp`), whose `;` ends it, not the statement.
+    static func endsInEntity(_ text: String) -> Bool {
+        let tail = text.reversed().prefix { $0.isLetter || $0.isNumber }
+        guard !tail.isEmpty, tail.count < text.count else { return false }
+        let mark = text[text.index(text.endIndex, offsetBy: -tail.count - 1)]
+        return (mark == "#" && tail.allSatisfy(\.isNumber)) || (mark == "&" && tail.allSatisfy(\.isLetter))
     }
 
     /// Mermaid label text as read: quotes and Markdown backticks dropped, `<br>` a line break,
