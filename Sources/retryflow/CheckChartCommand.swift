@@ -9,7 +9,8 @@ import RetryFlowGraphviz
 /// one per line.
 enum CheckChartCommand {
     static let specs = [
-        OptionSpec("--machine"), OptionSpec("--map"), OptionSpec("--suggest", value: false), OptionSpec("-h", "--help", value: false),
+        OptionSpec("--machine"), OptionSpec("--map"), OptionSpec("--suggest", value: false),
+        OptionSpec("-h", "--help", value: false),
     ]
 
     static var help: String {

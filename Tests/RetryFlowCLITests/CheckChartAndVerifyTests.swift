@@ -74,7 +74,8 @@ import Testing
 
     @Test func somethingElseDrawnSaysSoInOneLineAndBadMapsExitTwo() async throws {
         let other = try Self.temporary(
-            "login.mmd", "flowchart TD\n  form[login] -- submit --> check{ok?}\n  check -- yes --> home\n"
+            "login.mmd",
+            "flowchart TD\n  form[login] -- submit --> check{ok?}\n  check -- yes --> home\n"
                 + "  check -- no --> tries{three tries?}\n  tries -- yes --> locked\n  tries -- no --> form\n"
                 + "  home -- logout --> form\n")
         defer { try? FileManager.default.removeItem(at: other) }

@@ -113,7 +113,8 @@ import Testing
 
     @Test func theSwiftSnippetDrawnInItsOwnWordsAgrees() throws {
         for (text, mermaid) in [(Self.swiftDOT, false), (Self.swiftMermaid, true)] {
-            let checked = try #require(Self.checked(try Self.check(text, mermaid: mermaid, TransitionTable.swiftSnippet)))
+            let checked = try #require(
+                Self.checked(try Self.check(text, mermaid: mermaid, TransitionTable.swiftSnippet)))
             #expect(checked.findings == [], "mermaid: \(mermaid)")
             #expect(
                 checked.mapping.sorted() == [
@@ -163,7 +164,8 @@ import Testing
         let swiftMermaid = Self.swiftMermaid.replacingOccurrences(
             of: "sleep --> resume", with: "sleep --> wait[wait 1 s] --> resume")
         let retry = Self.retryDOT.replacingOccurrences(
-            of: "\"attempt\" -> \"retry?1\" [id=\"row_14\"", with: "\"pause100\" [label=\"wait 100 ms\"];\n  "
+            of: "\"attempt\" -> \"retry?1\" [id=\"row_14\"",
+            with: "\"pause100\" [label=\"wait 100 ms\"];\n  "
                 + "\"pause100\" -> \"retry?1\";\n  \"attempt\" -> \"pause100\" [id=\"row_14\"")
         let retryMermaid = Self.retryMermaid.replacingOccurrences(
             of: "n6 -->|\"failed / report health, plan delay\"| n7",
@@ -239,12 +241,18 @@ import Testing
         let swapped = try ChartCheck.check(
             drawing, with: TransitionTable.objcSnippet, map: "start=idle,send=success,completion=request")
         #expect((Self.checked(swapped)?.findings.count ?? 0) > 0)
-        #expect(throws: ChartMapError(message: "--map: the drawing has no node \"nowhere\" (its nodes: start, send, "
-            + "isError, hasRetries, completion, failure)")) {
+        #expect(
+            throws: ChartMapError(
+                message: "--map: the drawing has no node \"nowhere\" (its nodes: start, send, "
+                    + "isError, hasRetries, completion, failure)")
+        ) {
             try ChartCheck.check(drawing, with: TransitionTable.objcSnippet, map: "nowhere=idle")
         }
-        #expect(throws: ChartMapError(message: "--map: \"sleeping\" is not a state of the table (its states: idle, "
-            + "request, retry, success, failure)")) {
+        #expect(
+            throws: ChartMapError(
+                message: "--map: \"sleeping\" is not a state of the table (its states: idle, "
+                    + "request, retry, success, failure)")
+        ) {
             try ChartCheck.check(drawing, with: TransitionTable.objcSnippet, map: "send=sleeping")
         }
         #expect(throws: ChartMapError(message: "--map: \"send\" is not NODE=STATE")) {
@@ -285,7 +293,9 @@ import Testing
                 "request:in flight:", "idle:not started:", "decide:decide:diamond",
             ])
         #expect(state.edges.map { "\($0.from)>\($0.to):\($0.label)" } == ["idle>request:start", "request>decide:"])
-        #expect(MermaidDrawing.firstBlock(inMarkdown: "# t\n\n```mermaid\nflowchart TD\n a --> b\n```\n")?.contains("a --> b") == true)
+        #expect(
+            MermaidDrawing.firstBlock(inMarkdown: "# t\n\n```mermaid\nflowchart TD\n a --> b\n```\n")?.contains(
+                "a --> b") == true)
         for bad in ["sequenceDiagram\n A->>B: hi", "flowchart TD\n a[unclosed --> b", "flowchart TD\n a --> ", ""] {
             #expect(throws: MermaidDrawing.Unreadable.self, "\(bad)") { try MermaidDrawing.drawing(of: bad) }
         }

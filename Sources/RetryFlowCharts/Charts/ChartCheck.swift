@@ -309,9 +309,10 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
     /// label (`connection error`).
     static func asks(_ question: String, about event: E) -> Bool {
         let asked = Set(words(of: question))
-        return words(of: event.label).contains { asked.contains($0) } || words(of: event.rawValue).contains {
-            asked.contains($0)
-        }
+        return words(of: event.label).contains { asked.contains($0) }
+            || words(of: event.rawValue).contains {
+                asked.contains($0)
+            }
     }
 
     /// Lowercased words of two letters or more.
@@ -449,7 +450,6 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
         steppedThrough[node.node.id] = (from, to)
         return to
     }
-
 
     /// The decision state a question node without a state's name stands for (the one whose first
     /// guard it asks), its chain read once; `nil`, reported once, when there is none.

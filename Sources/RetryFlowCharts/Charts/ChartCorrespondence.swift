@@ -190,7 +190,8 @@ private struct CorrespondenceSearch<
             var state = read.state
             if state == nil, let question = read.question, let asked = reader.guardMatch(question)?.guard {
                 let decisions = states.filter { candidate in
-                    table.isDecision(candidate) && table.rows.first { $0.from == candidate }?.condition.guardSymbol == asked
+                    table.isDecision(candidate)
+                        && table.rows.first { $0.from == candidate }?.condition.guardSymbol == asked
                 }
                 if decisions.count == 1 { state = decisions.first }
             }

@@ -115,7 +115,8 @@ package struct ChartGraph: Hashable, Sendable {
             if let exitEffects, !exitEffects.isEmpty {
                 label += (label.contains("/") ? ", " : (label.isEmpty ? "/ " : " / ")) + exitEffects
             }
-            return Edge(from: edge.from, to: exit.to, label: label, rows: edge.rows + exit.rows, enteredBy: edge.enteredBy)
+            return Edge(
+                from: edge.from, to: exit.to, label: label, rows: edge.rows + exit.rows, enteredBy: edge.enteredBy)
         }
         nodes.removeAll { $0.id == node.id }
     }

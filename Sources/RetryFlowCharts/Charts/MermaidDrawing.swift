@@ -177,7 +177,9 @@ package enum MermaidDrawing {
                 return
             default: break
             }
-            if isState { try readState(statement, words: words, line: line) } else {
+            if isState {
+                try readState(statement, words: words, line: line)
+            } else {
                 try readFlow(statement, line: line)
             }
         }
@@ -261,7 +263,9 @@ package enum MermaidDrawing {
                 guard !id.isEmpty, !id.contains(" ") else {
                     throw Unreadable(message: "line \(line): cannot read \"\(statement)\"")
                 }
-                node(id, label: MermaidDrawing.labelText(String(statement[statement.index(after: colon)...])), shape: nil,
+                node(
+                    id, label: MermaidDrawing.labelText(String(statement[statement.index(after: colon)...])),
+                    shape: nil,
                     line: line)
                 return
             }
@@ -294,7 +298,8 @@ package enum MermaidDrawing {
                     scanner.skipSpaces()
                     guard let id = try readNode(&scanner, line: line) else {
                         throw Unreadable(
-                            message: "line \(line): expected a node at column \(scanner.position + 1) of \"\(statement)\"")
+                            message:
+                                "line \(line): expected a node at column \(scanner.position + 1) of \"\(statement)\"")
                     }
                     group.append(id)
                     scanner.skipSpaces()
@@ -309,7 +314,8 @@ package enum MermaidDrawing {
                 if scanner.atEnd { return }
                 guard let link = try readLink(&scanner, line: line, statement: statement) else {
                     throw Unreadable(
-                        message: "line \(line): expected an arrow at column \(scanner.position + 1) of \"\(statement)\"")
+                        message: "line \(line): expected an arrow at column \(scanner.position + 1) of \"\(statement)\""
+                    )
                 }
                 pendingLabel = link
             }
