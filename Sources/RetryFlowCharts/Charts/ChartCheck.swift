@@ -14,8 +14,14 @@ import RetryFlow
 ///   the next question, and the last question's two branches end it. A question node whose first
 ///   line names a state (`retry\nretryable?`) is that decision state; one reached without a name is
 ///   the decision whose first guard it asks.
+/// - A question that asks no guard, right after a state, asks about that state's two events
+///   (`error?` after `request`): yes is the event whose label shares a word with it, no the other.
 /// - Any other edge label reads `event [guard] / effects`: the event (none for a decision's rows),
-///   the guard, `[else]` or nothing for an unguarded row, and the effects (checked when drawn).
+///   the guard, `[else]` or nothing for an unguarded row, and the effects (checked when drawn; some
+///   of the row's, in its order, will do). Out of a state the table leaves on one event only, an
+///   unlabelled edge is that event, and a label naming no event is what the edge does.
+/// - A node that is no state, with one way out, drawn between two states a row joins (a wait the
+///   code does not have) is one finding; the edge through it is read as that row.
 /// - A decision's last guarded row and its `else` may be drawn either way round (`[not g] → A,
 ///   else → B` is `[g] → B, else → A`); the order of the other guards matters, as the first that
 ///   holds wins.

@@ -68,45 +68,7 @@ package struct ChartCorrespondence: Hashable, Sendable {
     }
 }
 
-/// What `check-chart` makes of a drawing: its disagreements under a correspondence (given with
-/// `--map`, or proposed, then also returned to be shown), or that no correspondence is plausible.
-package enum ChartCheckOutcome: Hashable, Sendable {
-    /// Checked under `--map` (`correspondence` is `nil`) or under the proposed correspondence.
-    case checked(ChartCheckResult, correspondence: ChartCorrespondence?)
-    /// No mapping of the drawing's nodes to states makes sense of it: the best one, and how many
-    /// disagreements remain under it.
-    case implausible(ChartCorrespondence, disagreements: Int)
-}
-
-/// Why a `--map` cannot be used: it names a node the drawing lacks or a state the table lacks.
-package struct ChartMapError: Error, Hashable, Sendable {
-    /// What is wrong, naming it.
-    package let message: String
-
-    /// An error saying `message`.
-    package init(message: String) { self.message = message }
-}
-
 extension ChartCheck {
-    /// `drawing` checked against `table` under `map` (`--map`'s text) or, without one, under the
-    /// correspondence found from its structure. When nodes had to be matched by structure and that
-    /// matching is implausible (fewer than half the drawn links agree, or the table's rows are fewer
-    /// than the disagreements), the outcome says so instead of listing every state.
-    package static func check<S, E, G, F, R>(
-        _ drawing: DrawnChart, with table: TransitionTable<S, E, G, F, R>, map: String?
-    ) throws(ChartMapError) -> ChartCheckOutcome {
-        if let map {
-            let mapping = try mapping(map, drawing: drawing, table: table)
-            return .checked(compare(drawing, with: table, mapping: mapping), correspondence: nil)
-        }
-        let (correspondence, mapping) = propose(drawing, for: table)
-        let result = compare(drawing, with: table, mapping: mapping)
-        if correspondence.guessed && (!correspondence.plausible || result.findings.count >= table.rows.count) {
-            return .implausible(correspondence, disagreements: result.findings.count)
-        }
-        return .checked(result, correspondence: correspondence)
-    }
-
     /// The correspondence proposed for `drawing` from its structure, and the mapping to check it under.
     package static func propose<S, E, G, F, R>(
         _ drawing: DrawnChart, for table: TransitionTable<S, E, G, F, R>, searchLimit: Int = 2_000_000
@@ -115,42 +77,6 @@ extension ChartCheck {
         return search.run()
     }
 
-    /// `--map drawn=state,…` read against the drawing and the table: a node by its id (or, failing
-    /// that, its label), a state by its label or raw value, ignoring case, spaces and punctuation.
-    package static func mapping<S, E, G, F, R>(
-        _ text: String, drawing: DrawnChart, table: TransitionTable<S, E, G, F, R>
-    ) throws(ChartMapError) -> [String: S] {
-        var mapping: [String: S] = [:]
-        for item in text.split(separator: ",") {
-            let parts = item.split(separator: "=", maxSplits: 1).map {
-                String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-            }
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw ChartMapError(message: "--map: \"\(item)\" is not NODE=STATE")
-            }
-            let node =
-                drawing.nodes.first { $0.id == parts[0] }
-                ?? {
-                    let labelled = drawing.nodes.filter { $0.label == parts[0] }
-                    return labelled.count == 1 ? labelled.first : nil
-                }()
-            guard let node else {
-                throw ChartMapError(
-                    message: "--map: the drawing has no node \"\(parts[0])\" (its nodes: "
-                        + "\(drawing.nodes.map(\.id).joined(separator: ", ")))")
-            }
-            guard let state = DrawingReader<S, E, G, F, R>.symbol(in: table.states, named: parts[1]) else {
-                throw ChartMapError(
-                    message: "--map: \"\(parts[1])\" is not a state of the table (its states: "
-                        + "\(table.states.map(\.label).joined(separator: ", ")))")
-            }
-            guard mapping[node.id] == nil else {
-                throw ChartMapError(message: "--map: node \"\(node.id)\" is mapped twice")
-            }
-            mapping[node.id] = state
-        }
-        return mapping
-    }
 }
 
 /// The branch-and-bound search behind ``ChartCheck/propose(_:for:searchLimit:)``.
