@@ -138,6 +138,20 @@ import Testing
         }
     }
 
+    /// Every state of the retry table renamed (`状態0` …, ids `s0` …): the structure alone finds each.
+    @Test func theRetryTableWithEveryStateRenamedIsFoundByItsStructure() throws {
+        var dot = DOTChart.render(RetryTable.retry, style: .flowchart)
+        let renamed = RetryTable.retry.states.filter { state in dot.contains("label=\"\(state.rawValue)\"") }
+        for (index, state) in renamed.enumerated() {
+            dot = dot.replacingOccurrences(of: "label=\"\(state.rawValue)\"", with: "label=\"状態\(index)\"")
+                .replacingOccurrences(of: "\"\(state.rawValue)\"", with: "\"s\(index)\"")
+        }
+        #expect(renamed.count == 11)
+        let checked = try #require(Self.checked(try Self.check(dot, mermaid: false, RetryTable.retry)))
+        #expect(checked.findings == [])
+        #expect(checked.mapping == renamed.enumerated().map { "s\($0.offset)=\($0.element.rawValue)" })
+    }
+
     @Test func ourOwnMermaidChartsCheckCleanInBothStyles() throws {
         func clean<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) throws {
             for style in ChartStyle.allCases {

@@ -9,8 +9,8 @@ import RetryFlow
 /// not drawn by name, or none. Of all such mappings, the proposal is the one under which the most
 /// drawn links (an edge, or a path through questions) join two states a row of the table joins;
 /// ties go to the mapping whose nodes share more words with their states' names, then to the one
-/// found first (nodes in the drawing's order, "no state" before the table's states in its order), so
-/// the same drawing always gets the same proposal.
+/// found first (nodes linked to what is decided first, else in the drawing's order; "no state" before
+/// the table's states in the table's order), so the same drawing always gets the same proposal.
 package struct ChartCorrespondence: Hashable, Sendable {
     /// One node and the state it draws.
     package struct Pair: Hashable, Sendable {
@@ -70,6 +70,8 @@ package struct ChartCorrespondence: Hashable, Sendable {
 
 extension ChartCheck {
     /// The correspondence proposed for `drawing` from its structure, and the mapping to check it under.
+    /// The search stops after `searchLimit` steps with the best mapping found by then (the retry
+    /// table drawn with every state renamed takes far fewer).
     package static func propose<S, E, G, F, R>(
         _ drawing: DrawnChart, for table: TransitionTable<S, E, G, F, R>, searchLimit: Int = 2_000_000
     ) -> (correspondence: ChartCorrespondence, mapping: [String: S]) {
@@ -89,7 +91,7 @@ private struct CorrespondenceSearch<
 
     /// A node's index → the state's index, fixed by name or a decision's question; `nil` for the rest.
     var fixed: [Int?] = []
-    /// Nodes whose state is searched for, in the drawing's order.
+    /// Nodes whose state is searched for, in the order they are searched.
     var variables: [Int] = []
     /// Links between nodes that are no questions (through questions that draw no state).
     var links: [(from: Int, to: Int)] = []
@@ -184,24 +186,56 @@ private struct CorrespondenceSearch<
         }
 
         // The search: each variable takes no state or a state no node draws by name, each state once.
+        // Variables linked to what is already decided come first (ties in the drawing's order): their
+        // links are settled early, so the bound prunes early.
+        var ordered: [Int] = []
+        var decided = Set(drawing.nodes.indices.filter { fixed[$0] != nil })
+        var pending = variables
+        while !pending.isEmpty {
+            let scores = pending.map { node in
+                links.filter {
+                    ($0.from == node && decided.contains($0.to)) || ($0.to == node && decided.contains($0.from))
+                }
+                .count
+            }
+            let pick = scores.indices.max { scores[$0] < scores[$1] || (scores[$0] == scores[$1] && $0 > $1) }!
+            ordered.append(pending[pick])
+            decided.insert(pending[pick])
+            pending.remove(at: pick)
+        }
+        variables = ordered
         var assignment = fixed
-        var used = Set(fixed.compactMap { $0 })
+        let used = Set(fixed.compactMap { $0 })
         var best: (score: Int, assignment: [Int?]) = (-1, fixed)
         var steps = 0
         let variableSet = Set(variables)
+        // Flat arrays for the inner loop: a node's place among the variables (-1: fixed or passing),
+        // the node a variable leads through to (-1: none), the states in use.
+        var rank = Array(repeating: -1, count: drawing.nodes.count)
+        for (index, variable) in variables.enumerated() { rank[variable] = index }
+        var next = Array(repeating: -1, count: drawing.nodes.count)
+        for (variable, to) in through { next[variable] = to }
+        var taken = Array(repeating: false, count: states.count)
+        for state in used { taken[state] = true }
         func visit(_ depth: Int, similarity: Int) {
             steps += 1
             guard steps <= limit else { return }
-            // Links with an end not yet assigned (or leading through one) could all still agree.
-            let unassigned = Set(variables[depth...])
+            // Links with an end not yet assigned (or leading through one) could all still agree; the
+            // others agree or not already.
             var open = 0
-            for link in links
-            where unassigned.contains(link.from) || unassigned.contains(link.to)
-                || through[link.to].map(unassigned.contains) == true
-            {
-                open += 1
+            var known = 0
+            for link in links {
+                let via = assignment[link.to] == nil ? next[link.to] : -1
+                if rank[link.from] >= depth || rank[link.to] >= depth || (via >= 0 && rank[via] >= depth) {
+                    open += 1
+                } else if let a = assignment[link.from] {
+                    if let b = assignment[link.to] {
+                        if joins[a][b] { known += 1 }
+                    } else if via >= 0, let c = assignment[via], joins[a][c] {
+                        known += 1
+                    }
+                }
             }
-            let known = agreeing(assignment) // an upper bound on the decided links too: a later choice adds none
             let bound = (known + open) * 1000 + similarity + 2 * (variables.count - depth)
             guard bound > best.score else { return }
             guard depth < variables.count else {
@@ -210,11 +244,11 @@ private struct CorrespondenceSearch<
             }
             let node = variables[depth]
             visit(depth + 1, similarity: similarity)
-            for state in states.indices where !used.contains(state) {
+            for state in states.indices where !taken[state] {
                 assignment[node] = state
-                used.insert(state)
+                taken[state] = true
                 visit(depth + 1, similarity: similarity + similar[node][state])
-                used.remove(state)
+                taken[state] = false
                 assignment[node] = nil
             }
         }
