@@ -142,7 +142,8 @@ import Testing
         let policy = RetryPolicy(jitter: .none)
         let outcome = try await Simulation.run(
             outcomes: try ScriptedOutcome.parseList("reset,503,200"), retry: .policy(policy))
-        let coverage = RetryExploration.explore(policy: policy, world: RetryWorld())
+        // Seconds of a debug build's CPU: on a thread of its own, not the tests' shared pool.
+        let coverage = await runOnOwnThread { RetryExploration.explore(policy: policy, world: RetryWorld()) }
         let page = try RunReport(table: .retry, trace: outcome.trace, title: "t", coverage: coverage).html
         let figures = page.components(separatedBy: "<figure class=\"chart\" data-chart=\"").dropFirst()
             .map { String($0.prefix { $0 != "\"" }) }
