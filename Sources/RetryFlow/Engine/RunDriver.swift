@@ -105,14 +105,15 @@ final class RunDriver<C: Clock<Duration>, Value: Sendable> {
         }
     }
 
-    /// Sleeps until `until`; the wait for a reserved token (`token wait`) ends sooner when the
-    /// limiter's rate grew enough meanwhile (``AdaptiveRateLimiter/nextWake(for:now:until:)``).
+    /// Sleeps until `until`; the wait for a reserved token (`token wait`) instead follows the
+    /// limiter's bucket, sooner or later than planned as the rate changes, never past the deadline
+    /// (``AdaptiveRateLimiter/nextWake(for:now:latest:)``).
     private func sleep(until: Duration) async throws {
         guard case .paced(let next, let refusal, let reservation?) = state, let limiter = guards.limiter else {
             return try await time.sleep(until: until)
         }
         state = .paced(next, refusal, nil)
-        while let wake = limiter.nextWake(for: reservation, now: time.elapsed(), until: until) {
+        while let wake = limiter.nextWake(for: reservation, now: time.elapsed(), latest: policy.deadline) {
             try await time.sleep(until: wake)
         }
     }
