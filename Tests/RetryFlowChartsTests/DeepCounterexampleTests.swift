@@ -42,7 +42,11 @@ import Testing
         case .delayElapsed: .delayElapsed
         case .stepExit(let exit): .stepExit(exit, detail: nil)
         case .cancelled: .cancelled(detail: nil)
-        default: nil
+        // The worlds replayed here never take these rows (and `failed`/`circuitOpen` only with the
+        // details above): no input to rebuild.
+        case .failed, .circuitOpen, .failedAfterProgress, .attemptTimedOut, .rateLimited, .deadlineExceeded,
+            .stepFailed, nil:
+            nil
         }
     }
 

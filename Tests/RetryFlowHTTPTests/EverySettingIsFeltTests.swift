@@ -774,7 +774,8 @@ enum SettingRun {
                 // An attempt that takes no time finishes by itself: never move the clock under it.
                 guard !attempt.isEmpty else { return nil }
                 return (attempt + (timing.attemptTimer(startingAt: step.at).map { [$0.at] } ?? [])).sorted()
-            default:
+            case .idle, .limiter, .pacing, .breaker, .retry, .budget, .admission, .success, .answered, .failure,
+                .cancelled, .step:
                 return nil
             }
         }
