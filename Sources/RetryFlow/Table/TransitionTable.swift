@@ -12,7 +12,11 @@
 /// enum Nothing: String, TableSymbol { case nothing }   // no guards, effects or ends
 /// let table = TransitionTable<Light, Tick, Nothing, Nothing, Nothing>(
 ///     name: "light", initial: .red, terminals: [],
-///     rows: [.init(from: .red, event: .tick, to: .green), .init(from: .green, event: .tick, to: .red)])
+///     rows: [
+///         // event     from           to
+///         .on(.tick,   from: .red,    to: .green),
+///         .on(.tick,   from: .green,  to: .red),
+///     ])
 /// ```
 public struct TransitionTable<
     State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Effect: TableSymbol, Reason: TableSymbol
