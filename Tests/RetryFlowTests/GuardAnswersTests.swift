@@ -1,7 +1,7 @@
 import RetryFlow
 import Testing
 
-/// The budget and the breaker answer with the actions of the step, not through a field read after
+/// The budget, the breaker and the adaptive limiter answer with the actions of the step, not through a field read after
 /// it: the step that asks carries exactly one answer, every other step none.
 @Suite struct GuardAnswersTests {
     @Test func budgetAnswersEachAskInItsStep() throws {
@@ -33,5 +33,22 @@ import Testing
         #expect(Array(try machine.handle(.callAsked, at: .seconds(5)).actions) == [.reject])
         #expect(try machine.handle(.probeSucceeded, at: .seconds(6)).actions.isEmpty)
         #expect(Array(try machine.handle(.callAsked, at: .seconds(6)).actions) == [.admit])
+    }
+
+    @Test func limiterAnswersEachSendInItsStep() throws {
+        var machine = AdaptiveMachine(table: .adaptive, rules: AdaptiveRules(options: .init()))
+        // Disabled: every send goes, and keeps no bucket.
+        #expect(Array(try machine.handle(.sendAsked, at: .zero).actions) == [.grant])
+        #expect(try machine.handle(.throttled, at: .zero).actions.isEmpty)
+        #expect(machine.state == .enabled)
+        // Enabled with an empty bucket: the send reserves the next token and is told to wait for it.
+        let step = try machine.handle(.sendAsked, at: .zero)
+        guard case .wait(let seconds, _) = step.actions.last, step.actions.count == 1 else {
+            Issue.record("expected one wait, got \(step.actions)")
+            return
+        }
+        #expect(seconds > 0)
+        #expect(try machine.handle(.answered, at: .seconds(1)).actions.isEmpty)
+        #expect(try machine.handle(.sendWithdrawn, at: .seconds(1)).actions.isEmpty)
     }
 }
