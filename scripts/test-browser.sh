@@ -22,9 +22,16 @@ reports="$out/flaky.html:$out/gives-up.html:$out/deadline.html:$out/rendered.htm
 # Its progress is not wanted here, but its error is when it fails (set -e would end the run silently).
 "$tool" demo -o "$out/demo" >/dev/null 2>"$out/demo.log" || { cat "$out/demo.log" >&2; exit 1; }
 for page in "$out"/demo/*.html; do reports="$reports:$page"; done
+# Runs made with a policy open on its chart; render --trace and the teaching pages draw the whole table.
+policy_reports="$out/flaky.html:$out/gives-up.html:$out/deadline.html"
+for page in "$out"/demo/*.html; do policy_reports="$policy_reports:$page"; done
 for page in docs/runs/*.html; do
   [ -e "$page" ] && reports="$reports:$page"
 done
+# The teaching pages of the retry machine are simulated runs with a policy too.
+for page in docs/runs/retryflow-*.html; do
+  [ -e "$page" ] && policy_reports="$policy_reports:$page"
+done
 # Bounded: a hung browser or driver ends the run (exit 124) instead of holding CI to its own limit.
-RETRYFLOW_REPORTS="$reports" timeout --kill-after=30 "${RETRYFLOW_BROWSER_TIMEOUT:-900}" \
+RETRYFLOW_REPORTS="$reports" RETRYFLOW_POLICY_REPORTS="$policy_reports" timeout --kill-after=30 "${RETRYFLOW_BROWSER_TIMEOUT:-900}" \
   python3 Tests/Browser/test_report.py

@@ -15,7 +15,8 @@ enum CommandCatalog {
             specs: RenderCommand.specs, help: RenderCommand.help),
         Command(
             name: "check-chart",
-            summary: "compare a chart drawn by hand (DOT) with a machine's table, disagreement by disagreement",
+            summary: "compare a chart drawn by hand (DOT or Mermaid) with a machine's table, disagreement by "
+                + "disagreement",
             specs: CheckChartCommand.specs, help: CheckChartCommand.help),
         Command(
             name: "verify", summary: "explore a machine exhaustively: invariants, reachable rows, counterexamples",

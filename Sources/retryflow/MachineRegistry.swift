@@ -16,8 +16,11 @@ struct MachineEntry {
     let render: (CommandLineArguments) throws -> Int32
     /// Its chart in a style, as DOT (what `render` writes).
     let chart: (ChartStyle) -> String
-    /// A drawing compared with its table.
-    let check: (DrawnChart) -> ChartCheckResult
+    /// A drawing compared with its table under `--map` (when given, else a correspondence found from
+    /// the structure).
+    let check: (DrawnChart, String?) throws(ChartMapError) -> ChartCheckOutcome
+    /// The table's name, as findings name it.
+    let tableName: String
     /// `verify --machine NAME`: the report, whether every invariant held, and the first
     /// counterexample as a trace file's JSON.
     let verify: (CommandLineArguments) throws -> (text: String, holds: Bool, counterexample: Data?)
@@ -104,7 +107,8 @@ enum MachineRegistry {
                 return try RenderCommand.render(table, machine: name, args: args, coverage: coverage, summary: caption)
             },
             chart: { DOTChart.render(table, style: $0) },
-            check: { ChartCheck.compare($0, with: table) },
+            check: { drawing, map throws(ChartMapError) in try ChartCheck.check(drawing, with: table, map: map) },
+            tableName: table.name,
             verify: { args in
                 if name != "retry" { try ExplorationOptions.refuseRetryFlags(args, machine: name) }
                 let result = try ExplorerChoice.run { try verify(args) }

@@ -46,20 +46,24 @@ enum TraceFiles {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let policyText = policy.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
         // Over the policy's own table: a run with the credential steps (fetch --auth-refresh) is drawn on their rows.
+        // The page opens on the policy's chart, as `render --policy` draws it (its world, the default one).
+        let ran = policy ?? .default
         try writeReport(
-            trace, of: policy?.table ?? RetryTable.retry, title: title,
+            trace, of: ran.table, title: title,
             facts: reason.map { [RunReport.Fact("stop reason", $0.rawValue)] } ?? [], policy: policyText, races: races,
-            to: path)
+            coverage: RetryExploration.explore(policy: ran, world: RetryWorld()), to: path)
     }
 
     /// Writes a report of any machine's trace over its table (`render --machine budget --trace T -o X.html`).
     static func writeReport<S, E, G, F, R>(
         _ trace: TransitionTrace<S, E, G>, of table: TransitionTable<S, E, G, F, R>, title: String,
-        facts: [RunReport.Fact] = [], policy: String? = nil, races: [HedgingRecord] = [], to path: String
+        facts: [RunReport.Fact] = [], policy: String? = nil, races: [HedgingRecord] = [],
+        coverage: ExplorationResult<S, E, G>? = nil, to path: String
     ) throws(OperationFailed) {
         do {
             let report = try RunReport(
-                table: table, trace: trace, title: title, facts: facts, policy: policy, races: races)
+                table: table, trace: trace, title: title, facts: facts, policy: policy, races: races,
+                coverage: coverage)
             try AtomicFile.write(Data(report.html.utf8), to: path)
         } catch let error as GraphvizError {
             throw OperationFailed("cannot draw \(path): \(error)")

@@ -7,7 +7,7 @@ let usage = """
 
     commands:
       render     draw the retry machine (DOT, Mermaid, SVG, PNG, PDF …), optionally with a run over it
-      check-chart compare a chart drawn by hand (DOT) with a machine's table, disagreement by disagreement
+      check-chart compare a chart drawn by hand (DOT or Mermaid) with a machine's table, disagreement by disagreement
       verify     explore a machine exhaustively: invariants, reachable rows, counterexamples
       fetch      fetch a URL with retries: a better curl --retry
       simulate   run a policy against scripted outcomes on a virtual clock, instantly

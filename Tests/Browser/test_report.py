@@ -19,6 +19,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 REPORTS = [os.path.abspath(p) for p in os.environ.get("RETRYFLOW_REPORTS", "").split(os.pathsep) if p]
+# The reports of runs made with a policy (simulate --report, the demo): they open on the policy's chart.
+POLICY_REPORTS = {os.path.abspath(p) for p in os.environ.get("RETRYFLOW_POLICY_REPORTS", "").split(os.pathsep) if p}
 
 
 def make_driver(width=1300, height=1000):
@@ -75,6 +77,8 @@ def png_pixels(png):
 
 class ReportInBrowser(unittest.TestCase):
     path = None
+    # Whether the page is a run's report with its policy (simulate, fetch, the demo): it opens on the policy's chart.
+    policy = False
 
     @classmethod
     def setUpClass(cls):
@@ -126,9 +130,10 @@ class ReportInBrowser(unittest.TestCase):
             self.assertEqual(fired, [f"tablerow_{row}"], f"step {n}")
             edges = self.visible_current_edges()
             self.assertTrue(edges, f"step {n}: no edge highlighted")
+            prefix = "policy_flowchart_" if self.policy else "flowchart_"
             for edge in edges:
-                self.assertTrue(edge.startswith("flowchart_row"), edge)
-                self.assertIn(str(row), edge.split("_")[2:], f"step {n}: edge {edge} is not row {row}'s")
+                self.assertTrue(edge.startswith(prefix + "row"), edge)
+                self.assertIn(str(row), edge[len(prefix):].split("_")[1:], f"step {n}: edge {edge} is not row {row}'s")
             self.assertEqual(self.driver.find_element(By.ID, "slider").get_attribute("value"), str(n))
         body.send_keys(Keys.ARROW_RIGHT)  # past the end: stays at the end
         self.assertIn("current", self.driver.find_element(By.ID, f"step_{len(steps)}").get_attribute("class"))
@@ -142,7 +147,13 @@ class ReportInBrowser(unittest.TestCase):
         row, _ = self.steps()[0]
         self.driver.find_element(By.ID, "style-state").click()
         body.send_keys(Keys.ARROW_RIGHT)
-        self.assertEqual(self.visible_current_edges(), [f"state_row_{row}"])
+        if self.policy:
+            # A state the policy passes in no time is drawn as part of an edge: that edge stands for this row too.
+            edges = self.visible_current_edges()
+            self.assertEqual(len(edges), 1)
+            self.assertIn(str(row), edges[0][len("policy_state_"):].split("_")[1:])
+        else:
+            self.assertEqual(self.visible_current_edges(), [f"state_row_{row}"])
         self.assertTrue(self.driver.find_element(By.CSS_SELECTOR, "figure[data-style=state]").is_displayed())
         self.assertFalse(self.driver.find_element(By.CSS_SELECTOR, "figure[data-style=flowchart]").is_displayed())
 
@@ -251,6 +262,35 @@ class ReportInBrowser(unittest.TestCase):
         else:
             self.assertLess(share, 0.7, "a chart that is not wide shares the row with the table")
 
+    def test_opens_on_the_policys_chart_and_the_full_table_is_one_click_away(self):
+        body = self.open()
+        shown = "return [...document.querySelectorAll('#charts figure:not([hidden])')].map(f => f.dataset.chart);"
+        if not self.policy:
+            # A trace rendered without its policy (render --trace, the teaching pages): the table's chart only.
+            self.assertEqual(self.js(shown), ["flowchart"])
+            self.assertEqual(self.driver.find_elements(By.ID, "scope-table"), [])
+            return
+        self.assertEqual(self.js(shown), ["policy_flowchart"], "the page opens on the policy's chart")
+        self.assertEqual(self.driver.find_element(By.ID, "scope-policy").get_attribute("aria-pressed"), "true")
+        count = "return document.querySelectorAll('figure[data-chart=' + arguments[0] + '] .edge').length;"
+        self.assertLess(self.js(count, "policy_flowchart"), self.js(count, "flowchart"),
+                        "the policy's chart draws fewer rows than the whole table")
+        # One click: the whole table's chart, with the run still stepped over it.
+        self.driver.find_element(By.ID, "scope-table").click()
+        self.assertEqual(self.js(shown), ["flowchart"])
+        self.assertTrue(self.driver.find_element(By.CSS_SELECTOR, "figure[data-chart=flowchart]").is_displayed())
+        self.assertEqual(self.driver.find_element(By.ID, "scope-table").get_attribute("aria-pressed"), "true")
+        body.send_keys(Keys.END)
+        self.final_state_reached()
+        row, _ = self.steps()[-1]
+        edges = self.visible_current_edges()
+        self.assertTrue(edges and all(e.startswith("flowchart_row") for e in edges), edges)
+        self.assertTrue(all(str(row) in e.split("_")[2:] for e in edges), f"{edges} are not row {row}'s")
+        self.driver.find_element(By.ID, "style-state").click()
+        self.assertEqual(self.js(shown), ["state"])
+        self.driver.find_element(By.ID, "scope-policy").click()
+        self.assertEqual(self.js(shown), ["policy_state"])
+
     def test_dark_mode_is_dark(self):
         self.open()
         self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
@@ -270,7 +310,7 @@ class ReportInBrowser(unittest.TestCase):
             self.open()
             self.assertFalse(self.driver.find_element(By.ID, "controls").is_displayed())
             charts = self.driver.find_elements(By.CSS_SELECTOR, "figure.chart svg")
-            self.assertEqual(len(charts), 2)
+            self.assertEqual(len(charts), 4 if self.policy else 2, "with the policy's chart, both scopes are shown")
             self.assertTrue(all(c.is_displayed() for c in charts))
             self.assertEqual(len(self.driver.find_elements(By.CSS_SELECTOR, "#steps tbody tr")), steps)
             # The run is drawn over both charts (the taken edges in the overlay's colour), not only stepped by script.
@@ -287,7 +327,7 @@ def main():
     suite = unittest.TestSuite()
     for path in REPORTS:
         case = type(f"Report_{os.path.basename(path).replace('.', '_').replace('-', '_')}", (ReportInBrowser,),
-                    {"path": path})
+                    {"path": path, "policy": path in POLICY_REPORTS})
         suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(case))
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     sys.exit(0 if result.wasSuccessful() else 1)

@@ -43,6 +43,59 @@ import Testing
                 """)
     }
 
+    /// The Objective-C snippet redrawn in its own words (docs/drawn): the correspondence is printed
+    /// with a ready --map line, which checks the same drawing without guessing.
+    @Test func aDrawingInItsOwnWordsPrintsTheCorrespondenceAndAgrees() async throws {
+        let drawn = DocsDriftTests.root.appendingPathComponent("docs/drawn")
+        let map = "--map 'start=idle,send=request,completion=success,failure=failure'"
+        for file in ["objc-redrawn.dot", "objc-redrawn.mmd"] {
+            let path = drawn.appendingPathComponent(file).path
+            let result = try await Tool.run(["check-chart", path, "--machine", "objc-snippet"])
+            #expect(result.status == 0, "\(file): \(result.stdout)\(result.stderr)")
+            #expect(result.stdout.hasPrefix("correspondence found from the structure (5 of 5 drawn links agree"))
+            #expect(result.stdout.contains("\n  start → idle\n  send → request\n  completion → success\n"))
+            #expect(result.stdout.hasSuffix("\n\(map)\nthe drawing agrees with the table\n"), "\(result.stdout)")
+            let confirmed = try await Tool.run([
+                "check-chart", path, "--machine", "objc-snippet", "--map",
+                "start=idle,send=request,completion=success,failure=failure",
+            ])
+            #expect(confirmed.status == 0 && confirmed.stdout == "the drawing agrees with the table\n")
+        }
+        // The first mermaid block of a Markdown page.
+        let page = try Self.temporary(
+            "page.md",
+            "# downloadAndRetry\n\n```mermaid\n"
+                + (try String(contentsOf: drawn.appendingPathComponent("objc-redrawn.mmd"), encoding: .utf8))
+                + "```\n")
+        defer { try? FileManager.default.removeItem(at: page) }
+        let fromMarkdown = try await Tool.run(["check-chart", page.path, "--machine", "objc-snippet"])
+        #expect(fromMarkdown.status == 0 && fromMarkdown.stdout.hasSuffix("the drawing agrees with the table\n"))
+    }
+
+    @Test func somethingElseDrawnSaysSoInOneLineAndBadMapsExitTwo() async throws {
+        let other = try Self.temporary(
+            "login.mmd",
+            "flowchart TD\n  form[login] -- submit --> check{ok?}\n  check -- yes --> home\n"
+                + "  check -- no --> tries{three tries?}\n  tries -- yes --> locked\n  tries -- no --> form\n"
+                + "  home -- logout --> form\n")
+        defer { try? FileManager.default.removeItem(at: other) }
+        for machine in ["objc-snippet", "swift-snippet", "retry"] {
+            let result = try await Tool.run(["check-chart", other.path, "--machine", machine])
+            #expect(result.status == 1)
+            #expect(result.stdout.hasPrefix("no plausible correspondence between the drawing and "), "\(result.stdout)")
+            #expect(result.stdout.filter { $0 == "\n" }.count == 1)
+        }
+        let unknownNode = try await Tool.run(["check-chart", other.path, "--map", "nowhere=idle"])
+        #expect(unknownNode.status == 2 && unknownNode.stderr.contains("the drawing has no node \"nowhere\""))
+        let unknownState = try await Tool.run(["check-chart", other.path, "--map", "form=sleeping"])
+        #expect(unknownState.status == 2 && unknownState.stderr.contains("\"sleeping\" is not a state of the table"))
+        let badMermaid = try Self.temporary("bad.mmd", "flowchart TD\n  a[never closed --> b\n")
+        defer { try? FileManager.default.removeItem(at: badMermaid) }
+        let unreadable = try await Tool.run(["check-chart", badMermaid.path])
+        #expect(unreadable.status == 2)
+        #expect(unreadable.stderr.contains("not a Mermaid chart check-chart can read (line 2: node a's label"))
+    }
+
     @Test func anUnreadableFileExitsTwo() async throws {
         let garbage = try Self.temporary("garbage.dot", "digraph { a -> ")
         defer { try? FileManager.default.removeItem(at: garbage) }

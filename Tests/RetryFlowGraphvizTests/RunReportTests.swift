@@ -135,6 +135,38 @@ import Testing
         }
     }
 
+    /// A run's report with its policy's exploration opens on the policy's chart (the rows it can
+    /// take, states passed in no time drawn as part of their edges, as `render --policy` draws them),
+    /// with the whole table's chart behind the "full table" button; each pass counts once.
+    @Test func aRunsReportOpensOnItsPolicysChart() async throws {
+        let policy = RetryPolicy(jitter: .none)
+        let outcome = try await Simulation.run(
+            outcomes: try ScriptedOutcome.parseList("reset,503,200"), retry: .policy(policy))
+        // Seconds of a debug build's CPU: on a thread of its own, not the tests' shared pool.
+        let coverage = await runOnOwnThread { RetryExploration.explore(policy: policy, world: RetryWorld()) }
+        let page = try RunReport(table: .retry, trace: outcome.trace, title: "t", coverage: coverage).html
+        let figures = page.components(separatedBy: "<figure class=\"chart\" data-chart=\"").dropFirst()
+            .map { String($0.prefix { $0 != "\"" }) }
+        #expect(figures == ["policy_flowchart", "policy_state", "flowchart", "state"], "the policy's come first")
+        #expect(page.contains("<button id=\"scope-policy\" aria-pressed=\"true\""))
+        #expect(page.contains("<button id=\"scope-table\" aria-pressed=\"false\""))
+        #expect(page.contains("\"scopes\":[\"policy\",\"table\"]"))
+        // Its edges are the policy graph's, which draws fewer rows than the table has.
+        let policyGraph = ChartGraph(RetryTable.retry, coverage: coverage, style: .flowchart)
+        let tableGraph = ChartGraph(RetryTable.retry, style: .flowchart)
+        #expect(policyGraph.edges.count < tableGraph.edges.count)
+        for edge in policyGraph.edges {
+            #expect(page.contains("<g id=\"policy_flowchart_\(edge.elementID)\" class=\"edge\">"), "\(edge.label)")
+        }
+        // Started once: the edge from idle through limiter and breaker to the request counts 1, not 1 + 3 + 3.
+        let start = try #require(policyGraph.edges.first { $0.from == "idle" && $0.to == "request" })
+        #expect(start.rows.count == 3 && start.enteredBy == [0])
+        #expect(page.contains(">start / ask limiter, ask breaker, start attempt ×1</text>"))
+        // Without an exploration (the public initializer), the table's chart only, and no scope buttons.
+        let plain = try RunReport(table: .retry, trace: outcome.trace, title: "t").html
+        #expect(!plain.contains("<button id=\"scope-policy\"") && !plain.contains("data-chart=\"policy_"))
+    }
+
     /// A wait's reason comes from the run: Retry-After when the attempt's detail names it; a wait
     /// cut short by cancellation ends where the run did.
     @Test func waitsSayWhy() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowCharts
 import RetryFlowGraphviz
 import RetryFlowSnippets
 import RetryFlowTesting
@@ -104,9 +105,13 @@ enum TeachingPages {
             outcomes: try ScriptedOutcome.parseList(outcomes), retry: .policy(policy))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        // Opens on the policy's chart, as the reports of `simulate --report` do. The exploration is seconds
+        // of a debug build's CPU: on a thread of its own, not the tests' shared pool.
+        let coverage = await runOnOwnThread { RetryExploration.explore(policy: policy, world: RetryWorld()) }
         return try RunReport(
             table: .retry, trace: outcome.trace, title: title, facts: [.init("stop reason", outcome.reason.rawValue)],
-            policy: String(decoding: try encoder.encode(policy), as: UTF8.self)
+            policy: String(decoding: try encoder.encode(policy), as: UTF8.self),
+            coverage: coverage
         ).html
     }
 

@@ -787,10 +787,8 @@ enum SettingRun {
             await clock.waitUntil { deadlines in
                 guard !ended(), let step = last.withLock({ $0 }) else { return ended() }
                 // A token wait looks at the limiter again each measurement bucket: parked in its
-                // one sleep, which ends no later than planned.
-                if step.to == .tokenWait {
-                    return deadlines.count == 1 && deadlines[0].offset <= step.at + (step.delay ?? .zero)
-                }
+                // one sleep, whenever that ends.
+                if step.to == .tokenWait { return deadlines.count == 1 }
                 return parked(step) == deadlines.map(\.offset)
             }
             if ended() { break }

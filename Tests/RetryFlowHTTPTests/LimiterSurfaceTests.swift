@@ -134,9 +134,11 @@ import Testing
 
     /// A token reserved while the rate was low is sent as soon as the grown rate has earned it, not
     /// when the low rate would have (issue 36: at a cold start 32 clients reserved tokens at 0.5/s
-    /// and slept their whole waits while the rate climbed, and almost nothing was sent for 12 s).
-    @Test func aTokenWaitEndsAsSoonAsTheGrownRateHasEarnedTheToken() async throws {
-        func run(growing: Bool) async throws -> (planned: Duration, sent: Duration) {
+    /// and slept their whole waits while the rate climbed, and almost nothing was sent for 12 s);
+    /// one reserved before a throttle waits for the lower rate.
+    @Test func aTokenWaitEndsWhenTheBucketAtItsPresentRateHasEarnedTheToken() async throws {
+        enum Change { case none, growing, throttled }
+        func run(_ change: Change) async throws -> (planned: Duration, sent: Duration) {
             let clock = ManualClock()
             let limiter = try AdaptiveRateLimiter(.aws, clock: clock)
             // 20 answers a second for 10 s, then a throttle: the fill rate drops by β.
@@ -159,8 +161,13 @@ import Testing
                 await clock.waitUntil { deadlines in left() || deadlines.count == 1 }
                 if left() { break }
                 let next = try #require(clock.nextDeadline)
+                switch change {
+                case .none: break
                 // Meanwhile the fleet's answers come back at 40 a second: the CUBIC curve climbs back.
-                if growing { for _ in 0..<20 { limiter.record(throttled: false) } }
+                case .growing: for _ in 0..<20 { limiter.record(throttled: false) }
+                // Or the server throttles again: the rate drops by β each time.
+                case .throttled: limiter.record(throttled: true)
+                }
                 wakes.append(next.offset - start.offset)
                 clock.advance(to: next)
             }
@@ -170,13 +177,17 @@ import Testing
             let step = try #require(outcome.trace.steps.first { $0.to == .tokenWait })
             return (step.delay ?? planned, try #require(outcome.attempts.first).start)
         }
-        let steady = try await run(growing: false)
+        let steady = try await run(.none)
         #expect(steady.planned > .milliseconds(1500) && steady.planned <= .seconds(4), "\(steady)")
         #expect(
             steady.sent <= steady.planned && steady.sent > steady.planned - .milliseconds(1),
             "at an unchanged rate, the token is due when planned: \(steady)")
-        let grown = try await run(growing: true)
+        let grown = try await run(.growing)
         #expect(grown.planned == steady.planned)
-        #expect(grown.sent < steady.sent - .milliseconds(150), "sent at \(grown.sent), \(steady.sent) without growth")
+        #expect(grown.sent < steady.sent - .milliseconds(150), "sent at \(grown.sent), \(steady.sent) unchanged")
+        let throttled = try await run(.throttled)
+        #expect(throttled.planned == steady.planned)
+        #expect(
+            throttled.sent > steady.sent + .milliseconds(150), "sent at \(throttled.sent), \(steady.sent) unchanged")
     }
 }

@@ -335,12 +335,13 @@ private final class RunDriver<Value: Sendable> {
         }
     }
 
-    /// Sleeps until `until`; the wait for a reserved token (`token wait`) ends sooner when the
-    /// limiter's rate grew enough meanwhile (``AdaptiveRateLimiter/nextWake(for:now:until:)``).
+    /// Sleeps until `until`; the wait for a reserved token (`token wait`) instead follows the
+    /// limiter's bucket, sooner or later than planned as the rate changes, never past the deadline
+    /// (``AdaptiveRateLimiter/nextWake(for:now:latest:)``).
     private func sleep(until: Duration) async throws {
         guard let reservation, let limiter = guards.limiter else { return try await time.sleep(until: until) }
         self.reservation = nil
-        while let wake = limiter.nextWake(for: reservation, now: time.elapsed(), until: until) {
+        while let wake = limiter.nextWake(for: reservation, now: time.elapsed(), latest: policy.deadline) {
             try await time.sleep(until: wake)
         }
     }

@@ -87,10 +87,10 @@ public final class AdaptiveRateLimiter: Sendable {
     /// Asks to send one request: granted now (a token was taken, or the limiter is disabled), or
     /// after a wait: the next token is reserved for this send (sends are served in the order they
     /// asked). Send when the wait is over, or give the token back with ``withdraw()``. The wait is
-    /// worked out at the present fill rate; ``acquire(maxWait:)`` ends it sooner when the rate grows.
+    /// worked out at the present fill rate; ``acquire(maxWait:)`` follows the rate as it changes.
     public func ask() -> RateLimitPermit { reserve().permit }
 
-    /// ``ask()``, and the reservation behind a wait (for ``nextWake(for:now:until:)``).
+    /// ``ask()``, and the reservation behind a wait (for ``nextWake(for:now:latest:)``).
     package func reserve() -> (permit: RateLimitPermit, reservation: TokenReservation?) {
         let now = elapsed()
         return traced.withLock { traced in
@@ -104,26 +104,26 @@ public final class AdaptiveRateLimiter: Sendable {
         }
     }
 
-    /// When a wait for `reservation` that was planned to end at `until` should next wake, `now`
-    /// being on the same clock as `until`; `nil` when it is over (the token is due, or `until` came).
+    /// When a wait for `reservation` should next wake, `now` on the waiter's clock; `nil` when it is
+    /// over: the token is due, or `latest` (the waiter's deadline, if it has one) has come.
     ///
-    /// A token reserved while the rate was low (at a cold start, 0.5 tokens/s) would otherwise be
-    /// waited for at that rate long after the rate grew, and the sends the growth needs would not be
-    /// made (botocore wakes its waiters when the fill rate changes, for the same reason). So the wait
-    /// looks again at least once a measurement bucket (the rate changes at most that often), and
-    /// ends as soon as the bucket has been credited the reserved token. It never ends later than
-    /// planned: the deadline's check at the ask stays true, and a rate that fell since pays the
-    /// difference out of the bucket, which later asks then wait for.
-    package func nextWake(for reservation: TokenReservation, now: Duration, until: Duration) -> Duration? {
-        guard now < until else { return nil }
+    /// The wait told at the ask was worked out at the fill rate of that moment. A token reserved
+    /// while the rate was low (at a cold start, 0.5 tokens/s) would otherwise be waited for at that
+    /// rate long after the rate grew, and the sends the growth needs would not be made; one reserved
+    /// just before a throttle would go out at the old rate and draw more throttles. So the wait
+    /// follows the bucket: it looks again at least once a measurement bucket (the rate changes at
+    /// most that often) and ends when the bucket has been credited the reserved token, sooner or
+    /// later than told (botocore wakes its waiters when the fill rate changes, for the same reason).
+    /// It is bounded: the bucket is credited at least the minimum fill rate.
+    package func nextWake(for reservation: TokenReservation, now: Duration, latest: Duration?) -> Duration? {
+        if let latest, now >= latest { return nil }
         let remaining = traced.withLock { traced in
             traced.machine.rules.secondsUntil(credit: reservation.credit, at: elapsed().inSeconds)
         }
         // Under a millisecond: due (the clock's and the bucket's arithmetic differ by less).
         guard remaining >= 0.001 else { return nil }
         let due = now + (Duration.checkedSeconds(remaining, rounding: .up) ?? .inputLimit)
-        // Due by the plan (to the millisecond): the planned end, as the deadline's check assumed.
-        return min(due < until - .milliseconds(1) ? due : until, now + options.bucketWidth)
+        return min(due, now + options.bucketWidth, latest ?? .inputLimit)
     }
 
     /// Reports a response (`throttled`: the server said slow down), or an attempt that ended in a
@@ -139,8 +139,8 @@ public final class AdaptiveRateLimiter: Sendable {
         traced.withLock { _ = $0.deliver(.sendWithdrawn, at: now) }
     }
 
-    /// Waits on the limiter's clock until the token it reserves is due (sooner than first told when
-    /// the rate grows meanwhile), or throws
+    /// Waits on the limiter's clock until the token it reserves is due (sooner or later than first
+    /// told when the rate changes meanwhile, but never past `maxWait`), or throws
     /// ``RateLimitRefusal`` at once (giving the token back) when that is further away than `maxWait`
     /// (`nil`: no limit; `.zero`: fail fast). A cancelled wait gives the token back too.
     public func acquire(maxWait: Duration? = nil) async throws {
@@ -151,7 +151,7 @@ public final class AdaptiveRateLimiter: Sendable {
         }
         let start = elapsed()
         do {
-            while let wake = nextWake(for: reservation, now: elapsed() - start, until: delay) {
+            while let wake = nextWake(for: reservation, now: elapsed() - start, latest: maxWait) {
                 try await sleep(wake - (elapsed() - start))
             }
         } catch {

@@ -14,8 +14,14 @@ import RetryFlow
 ///   the next question, and the last question's two branches end it. A question node whose first
 ///   line names a state (`retry\nretryable?`) is that decision state; one reached without a name is
 ///   the decision whose first guard it asks.
+/// - A question that asks no guard, right after a state, asks about that state's two events
+///   (`error?` after `request`): yes is the event whose label shares a word with it, no the other.
 /// - Any other edge label reads `event [guard] / effects`: the event (none for a decision's rows),
-///   the guard, `[else]` or nothing for an unguarded row, and the effects (checked when drawn).
+///   the guard, `[else]` or nothing for an unguarded row, and the effects (checked when drawn; some
+///   of the row's, in its order, will do). Out of a state the table leaves on one event only, an
+///   unlabelled edge is that event, and a label naming no event is what the edge does.
+/// - A node that is no state, with one way out, drawn between two states a row joins (a wait the
+///   code does not have) is one finding; the edge through it is read as that row.
 /// - A decision's last guarded row and its `else` may be drawn either way round (`[not g] → A,
 ///   else → B` is `[g] → B, else → A`); the order of the other guards matters, as the first that
 ///   holds wins.
@@ -24,7 +30,15 @@ public enum ChartCheck {
     public static func compare<S, E, G, F, R>(
         _ drawing: DrawnChart, with table: TransitionTable<S, E, G, F, R>
     ) -> ChartCheckResult {
-        var reader = DrawingReader(drawing: drawing, table: table)
+        compare(drawing, with: table, mapping: [:])
+    }
+
+    /// Every disagreement between `drawing` and `table` when the nodes in `mapping` draw the states it
+    /// names (the others are read by their names, as ``compare(_:with:)`` reads them).
+    package static func compare<S, E, G, F, R>(
+        _ drawing: DrawnChart, with table: TransitionTable<S, E, G, F, R>, mapping: [String: S]
+    ) -> ChartCheckResult {
+        var reader = DrawingReader(drawing: drawing, table: table, mapping: mapping)
         reader.read()
         return reader.result()
     }
@@ -66,7 +80,7 @@ public struct ChartFinding: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The reading of one drawing against one table.
-private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSymbol, R: TableSymbol> {
+struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSymbol, R: TableSymbol> {
     typealias Table = TransitionTable<S, E, G, F, R>
 
     /// A drawn node, read.
@@ -98,6 +112,8 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
 
     let drawing: DrawnChart
     let table: Table
+    /// The states nodes draw by the user's word (`--map`) or a proposed correspondence, not by name.
+    let mapping: [String: S]
     /// The table's own vocabulary: its states (`TransitionTable.states`, a user's steps included),
     /// and the events and guards of its symbols' cases and its rows.
     let states: [S]
@@ -108,10 +124,16 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
     var drawn: [GroupKey: [Entry]] = [:]
     var drawnOrder: [GroupKey] = []
     var chainsRead: Set<String> = []
+    /// Nodes that are no state, drawn on an edge between two states the table joins directly (a wait
+    /// the code does not have): the edge is read as going through, the node reported once.
+    var steppedThrough: [String: (from: S, to: S)] = [:]
+    /// Nodes that are no state and ask no question, reported once the edges are read.
+    var unknownNodes: [DrawnChart.Node] = []
 
-    init(drawing: DrawnChart, table: Table) {
+    init(drawing: DrawnChart, table: Table, mapping: [String: S] = [:]) {
         self.drawing = drawing
         self.table = table
+        self.mapping = mapping
         states = table.states
         var events = Array(E.allCases)
         for event in table.rows.compactMap(\.event) where !events.contains(event) { events.append(event) }
@@ -127,11 +149,34 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
 
     mutating func read() {
         for node in drawing.nodes { nodes[node.id] = readNode(node) }
-        checkStates()
         for edge in drawing.edges { readEdge(edge) }
         // Questions no edge from a state led to (after a question the table answers by an event).
         for node in drawing.nodes where nodes[node.id]?.isQuestion == true && nodes[node.id]?.state == nil {
             _ = decision(asking: node.id)
+        }
+        // After the edges: a question drawn without a state's name is the decision it was read as.
+        checkStates()
+        reportUnknownNodes()
+    }
+
+    /// Each node that is no state, once: a step drawn between two states is named as the drift it is.
+    mutating func reportUnknownNodes() {
+        for node in unknownNodes {
+            if let (from, to) = steppedThrough[node.id] {
+                findings.append(
+                    ChartFinding(
+                        line: node.line,
+                        message: "node \(node.id) \(Self.quoted(node.label)) is a step the table does not have: the "
+                            + "drawing goes from '\(from.label)' through it to '\(to.label)', the table goes straight"))
+                continue
+            }
+            let edges = drawing.edges.filter { $0.from == node.id || $0.to == node.id }.count
+            findings.append(
+                ChartFinding(
+                    line: node.line,
+                    message: "node \(node.id) \(Self.quoted(node.label)) is not a state of the table "
+                        + "(its states: \(states.map(\.label).joined(separator: ", ")))"
+                        + (edges > 0 ? "; its \(edges) edge\(edges == 1 ? " is" : "s are") not checked" : "")))
         }
     }
 
@@ -142,6 +187,24 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
         if let last = lines.last, last.hasSuffix("?") {
             read.question = String(last.dropLast()).trimmingSpaces
             stateLines.removeLast()
+            // A state's name and its first question on one line (`retry final answer?`: Mermaid
+            // flowcharts have no line breaks in a label): split where the rest is a guard.
+            if stateLines.isEmpty, let question = read.question, guardMatch(question) == nil {
+                let words = question.split(separator: " ")
+                for count in 1..<max(words.count, 1) {
+                    let head = words[..<count].joined(separator: " ")
+                    let tail = words[count...].joined(separator: " ")
+                    if state(named: head) != nil, guardMatch(tail) != nil {
+                        stateLines = [head]
+                        read.question = tail
+                        break
+                    }
+                }
+            }
+        }
+        if let mapped = mapping[node.id] {
+            read.state = mapped
+            return read
         }
         read.state =
             stateLines.first.flatMap(state(named:)) ?? (stateLines.count > 1 ? state(named: stateLines.joined()) : nil)
@@ -165,13 +228,7 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
             if let state = read.state {
                 drawnStates[state, default: []].append(node)
             } else if !read.isQuestion {
-                let edges = drawing.edges.filter { $0.from == node.id || $0.to == node.id }.count
-                findings.append(
-                    ChartFinding(
-                        line: node.line,
-                        message: "node \(node.id) \(Self.quoted(node.label)) is not a state of the table "
-                            + "(its states: \(states.map(\.label).joined(separator: ", ")))"
-                            + (edges > 0 ? "; its \(edges) edge\(edges == 1 ? " is" : "s are") not checked" : "")))
+                unknownNodes.append(node)
             }
         }
         for (state, drawnNodes) in drawnStates.sorted(by: { order($0.key) < order($1.key) })
@@ -201,9 +258,25 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
             readChain(from: tail, state: state)
             return
         }
+        if head.isQuestion, head.state == nil, let question = head.question, guardMatch(question) == nil,
+            edge.label.isEmpty
+        {
+            readEventQuestion(head, question: question, from: state)
+            return
+        }
         let label = Self.parse(edge.label)
         var event: E?
-        if !label.words.isEmpty {
+        var effects = label.effects
+        if label.words.isEmpty, label.guardText == nil, let only = onlyEvent(of: state) {
+            // An arrow drawn without a label, out of a state the table leaves on one event only.
+            event = only
+        } else if label.guardText == nil, label.effects == nil, let only = onlyEvent(of: state),
+            Self.symbol(in: events, named: label.words) == nil
+        {
+            // Out of a state left on one event only, a label naming no event says what the arrow does.
+            event = only
+            effects = label.words
+        } else if !label.words.isEmpty {
             guard let named = Self.symbol(in: events, named: label.words) else {
                 findings.append(
                     ChartFinding(
@@ -219,7 +292,75 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
         }
         add(
             GroupKey(state: state, event: event),
-            Entry(condition: condition, target: target, effects: label.effects, edge: edge))
+            Entry(condition: condition, target: target, effects: effects, edge: edge))
+    }
+
+    /// The one event the table leaves `state` on, when it has no other way out (no completion rows).
+    func onlyEvent(of state: S) -> E? {
+        let rows = table.rows.filter { $0.from == state }
+        guard let event = rows.first?.event, rows.allSatisfy({ $0.event == event }) else { return nil }
+        return event
+    }
+
+    /// The events the table leaves `state` on, in the table's order.
+    func events(of state: S) -> [E] {
+        var out: [E] = []
+        for row in table.rows where row.from == state {
+            if let event = row.event, !out.contains(event) { out.append(event) }
+        }
+        return out
+    }
+
+    /// Whether `question` names `event`: a word of the question (`error?`) is a word of the event's
+    /// label (`connection error`).
+    static func asks(_ question: String, about event: E) -> Bool {
+        let asked = Set(words(of: question))
+        return words(of: event.label).contains { asked.contains($0) }
+            || words(of: event.rawValue).contains {
+                asked.contains($0)
+            }
+    }
+
+    /// Lowercased words of two letters or more.
+    static func words(of text: String) -> [String] {
+        text.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { $0.count > 1 }
+    }
+
+    /// A question that names no guard, asked right after `state`: its branches are the state's events
+    /// (`error?` after `request`: yes is `connection error`, no the other event, `any response`).
+    mutating func readEventQuestion(_ node: ReadNode, question: String, from state: S) {
+        guard chainsRead.insert(node.node.id).inserted else { return }
+        let stateEvents = events(of: state)
+        let named = stateEvents.filter { Self.asks(question, about: $0) }
+        var yes: DrawnChart.Edge?
+        var no: DrawnChart.Edge?
+        for edge in drawing.edges where edge.from == node.node.id {
+            switch Self.parse(edge.label).branch {
+            case true?: if yes == nil { yes = edge } else { return unreadable(node, "two yes branches") }
+            case false?: if no == nil { no = edge } else { return unreadable(node, "two no branches") }
+            case nil: return unreadable(node, "a branch labelled \(Self.quoted(edge.label)), not yes or no")
+            }
+        }
+        guard let yes, let no else { return unreadable(node, "no \(yes == nil ? "yes" : "no") branch") }
+        // The question names one of two events: yes is that one, no the other.
+        guard stateEvents.count == 2, named.count == 1, let asked = named.first,
+            let other = stateEvents.first(where: { $0 != asked })
+        else {
+            findings.append(
+                ChartFinding(
+                    line: node.node.line,
+                    message: "decision node \(node.node.id) asks '\(question)?', which is not a guard of the table "
+                        + "(its guards: \(guards.map(\.label).joined(separator: ", "))) nor one of the two events "
+                        + "'\(state.label)' is left on (its events there: "
+                        + "\(stateEvents.map(\.label).joined(separator: ", ")))"))
+            return
+        }
+        for (edge, event) in [(yes, asked), (no, other)] {
+            guard let head = nodes[edge.to], let target = target(of: head, edge: edge, from: state) else { continue }
+            add(
+                GroupKey(state: state, event: event),
+                Entry(condition: .always, target: target, effects: Self.parse(edge.label).effects, edge: edge))
+        }
     }
 
     /// A decision drawn as questions with yes and no branches, as a decision list.
@@ -257,18 +398,18 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
             case (true, true):
                 return unreadable(node, "both branches ask another question (a decision of the table is one chain)")
             case (false, true):
-                guard let target = target(of: yesNode, edge: yes) else { return }
+                guard let target = target(of: yesNode, edge: yes, from: state) else { return }
                 add(key, Entry(condition: whenYes, target: target, effects: Self.parse(yes.label).effects, edge: yes))
                 node = noNode
             case (true, false):
-                guard let target = target(of: noNode, edge: no) else { return }
+                guard let target = target(of: noNode, edge: no, from: state) else { return }
                 add(key, Entry(condition: whenNo, target: target, effects: Self.parse(no.label).effects, edge: no))
                 node = yesNode
             case (false, false):
                 // The last question: yes leaves on the guard, no is the rest (or, when yes leads nowhere
                 // the table knows, no leaves on the guard's negation).
-                let yesTarget = target(of: yesNode, edge: yes)
-                let noTarget = target(of: noNode, edge: no)
+                let yesTarget = target(of: yesNode, edge: yes, from: state)
+                let noTarget = target(of: noNode, edge: no, from: state)
                 if let yesTarget {
                     add(
                         key,
@@ -298,10 +439,22 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
 
     /// The state an edge enters: its head's, or for a question drawn without a state's name, the
     /// decision whose first guard it asks.
-    mutating func target(of head: ReadNode, edge: DrawnChart.Edge) -> S? {
+    mutating func target(of head: ReadNode, edge: DrawnChart.Edge, from: S? = nil) -> S? {
         if let state = head.state { return state }
-        guard head.isQuestion else { return nil } // an unknown node (reported)
+        guard head.isQuestion else { return steppingThrough(head, from: from ?? nodes[edge.from]?.state) }
         return decision(asking: head.node.id)
+    }
+
+    /// The state after a node that is no state (reported), when it has one way out, to a state, and
+    /// the table goes from the edge's tail straight there: the drawing adds a step (a wait the code
+    /// does not have), and the edge is read as the row it draws.
+    mutating func steppingThrough(_ node: ReadNode, from: S?) -> S? {
+        let outs = drawing.edges.filter { $0.from == node.node.id }
+        guard let from, outs.count == 1, let out = outs.first, let next = nodes[out.to], next.node.id != node.node.id,
+            let to = next.state, table.rows.contains(where: { $0.from == from && $0.to == to })
+        else { return nil }
+        steppedThrough[node.node.id] = (from, to)
+        return to
     }
 
     /// The decision state a question node without a state's name stands for (the one whose first
@@ -495,7 +648,7 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
                         message: "\(Self.describe(edge)): goes to '\(entry.target.label)', the table's row goes to "
                             + "'\(match.target.label)': \(describe(row))"))
             } else if let effects = entry.effects, !effects.isEmpty,
-                Self.normalized(effects) != Self.normalized(match.effects ?? "")
+                !Self.effects(effects, areSomeOf: match.effects ?? "")
             {
                 found.append(
                     ChartFinding(
@@ -514,6 +667,20 @@ private struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: 
             if !drawnIt, let row = entry.row { missing.append(row) }
         }
         return found
+    }
+
+    /// Whether the effects drawn (`a, b`) are the row's, or some of them in its order: a drawing may
+    /// name only the effect that matters to its reader (`retryDataTask(times - 1)`).
+    static func effects(_ drawn: String, areSomeOf row: String) -> Bool {
+        let rowEffects = row.split(separator: ",").map { normalized(String($0)) }
+        var rest = rowEffects[...]
+        for effect in drawn.split(separator: ",").map({ normalized(String($0)) }) {
+            guard let at = rest.firstIndex(of: effect) else {
+                return normalized(drawn) == normalized(row)
+            }
+            rest = rest[(at + 1)...]
+        }
+        return true
     }
 
     /// A row as the charts label it: `retry --[else] / sleep--> wait`.

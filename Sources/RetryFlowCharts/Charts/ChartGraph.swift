@@ -41,10 +41,22 @@ package struct ChartGraph: Hashable, Sendable {
         package let label: String
         /// Indices of the table rows whose path uses this edge.
         package let rows: [Int]
+        /// The rows a run takes this edge by (all of `rows`, but for an edge drawn through a state
+        /// passed in no time: only the rows into it, as the row out follows each of them).
+        package var enteredBy: [Int]
         /// Whether the edge closes a cycle (found by depth-first search from the initial node, in
         /// edge order). Drawn with `constraint=false`: the layout ranks the forward flow top to
         /// bottom, and Graphviz 2.42's dot leaks memory on every layout that must reverse an edge.
         package var isBackEdge = false
+
+        /// An edge standing for `rows`, entered by `enteredBy` (by default, any of them).
+        package init(from: String, to: String, label: String, rows: [Int], enteredBy: [Int]? = nil) {
+            self.from = from
+            self.to = to
+            self.label = label
+            self.rows = rows
+            self.enteredBy = enteredBy ?? rows
+        }
 
         /// The id of its drawing in SVG and HTML, from the rows it stands for (`row_3`,
         /// `rows_8_9_10`): the same table gives the same ids in every run.
@@ -103,17 +115,20 @@ package struct ChartGraph: Hashable, Sendable {
             if let exitEffects, !exitEffects.isEmpty {
                 label += (label.contains("/") ? ", " : (label.isEmpty ? "/ " : " / ")) + exitEffects
             }
-            return Edge(from: edge.from, to: exit.to, label: label, rows: edge.rows + exit.rows)
+            return Edge(
+                from: edge.from, to: exit.to, label: label, rows: edge.rows + exit.rows, enteredBy: edge.enteredBy)
         }
         nodes.removeAll { $0.id == node.id }
     }
 
-    /// The drawing of the rows `coverage` reached, with the states passed through in no time by
-    /// their one reachable way out drawn as part of the edges through them.
+    /// The drawing of the rows `coverage` reached (and the rows in `including`, e.g. those a run took),
+    /// with the states passed through in no time by their one reachable way out drawn as part of the
+    /// edges through them.
     package init<S, E, G, F, R>(
-        _ table: TransitionTable<S, E, G, F, R>, coverage: ExplorationResult<S, E, G>, style: ChartStyle
+        _ table: TransitionTable<S, E, G, F, R>, coverage: ExplorationResult<S, E, G>, style: ChartStyle,
+        including: Set<Int> = []
     ) {
-        let reachable = coverage.reachableRows
+        let reachable = coverage.reachableRows.union(including)
         func exits(_ state: S) -> [Int] { reachable.filter { table.rows[$0].from == state } }
         // A state waited in for nothing (left at once, one way) is part of its edges, unless a decision
         // after it branches on what it brought (the budget's answer, when a budget can refuse).

@@ -44,8 +44,9 @@ public struct TraceOverlay: Hashable, Sendable {
         caption = parts.joined(separator: " · ")
     }
 
-    /// How many times the run used `edge` (the sum over the rows it stands for).
+    /// How many times the run used `edge` (the sum over the rows it is entered by: a policy's edge
+    /// through a state passed in no time counts once per pass, not once per row on it).
     package func count(of edge: ChartGraph.Edge) -> Int {
-        edge.rows.reduce(0) { $0 + ($1 < rowCounts.count ? rowCounts[$1] : 0) }
+        edge.enteredBy.reduce(0) { $0 + ($1 < rowCounts.count ? rowCounts[$1] : 0) }
     }
 }

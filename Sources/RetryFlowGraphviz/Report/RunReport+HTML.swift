@@ -47,7 +47,7 @@ extension RunReport {
             <option value="500">2×</option><option value="250">4×</option></select></label>
             <span class="styles" role="group" aria-label="chart style">
             <button id="style-flowchart" aria-pressed="true">flowchart</button>
-            <button id="style-state" aria-pressed="false">state diagram</button></span>
+            <button id="style-state" aria-pressed="false">state diagram</button></span>\(scopeButtons)
             </div>
             <input id="slider" type="range" min="0" max="\(steps.count)" value="0" aria-label="step">
             <p id="status" aria-live="polite"></p>
@@ -57,8 +57,14 @@ extension RunReport {
         out.append("<section id=\"charts\" aria-label=\"chart\">")
         for chart in charts {
             let name = chart.style == .flowchart ? "flowchart" : "state diagram"
-            out.append("<figure class=\"chart\" data-style=\"\(chart.style.rawValue)\">\(chart.svg)")
-            out.append("<figcaption>\(name) of \(h(tableName)), the run drawn over it</figcaption></figure>")
+            out.append(
+                "<figure class=\"chart\" data-chart=\"\(chart.key)\" data-style=\"\(chart.style.rawValue)\" "
+                    + "data-scope=\"\(chart.isPolicy ? "policy" : "table")\">\(chart.svg)")
+            out.append(
+                chart.isPolicy
+                    ? "<figcaption>\(name) of the policy that ran: the rows of \(h(tableName)) it can take, as "
+                        + "<code>retryflow render --policy</code> draws them, the run drawn over it</figcaption></figure>"
+                    : "<figcaption>\(name) of \(h(tableName)), every row, the run drawn over it</figcaption></figure>")
         }
         out.append("</section>")
         out.append("<section id=\"table\" aria-label=\"transition table\"><h2>The table</h2>")
@@ -95,6 +101,17 @@ extension RunReport {
         return out.joined(separator: "\n")
     }
 
+    /// With a policy's chart, the buttons choosing it or the whole table's (the page opens on the policy's).
+    private var scopeButtons: String {
+        guard charts.contains(where: \.isPolicy) else { return "" }
+        return """
+
+            <span class="scopes" role="group" aria-label="chart shown">
+            <button id="scope-policy" aria-pressed="true" title="the rows the policy that ran can take">policy's chart</button>
+            <button id="scope-table" aria-pressed="false" title="every row of the table">full table</button></span>
+            """
+    }
+
     /// What the script needs, as JSON safe inside `<script>` (every `<` escaped).
     private var runJSON: String {
         struct Run: Encodable {
@@ -107,6 +124,8 @@ extension RunReport {
             }
             let steps: [Frame]
             let initial: String?
+            /// `policy` first when the page has the policy's chart: the one it opens on.
+            let scopes: [String]
             let rowEdges: [String: [[String]]]
             let stateNodes: [String: [String: String]]
         }
@@ -118,8 +137,9 @@ extension RunReport {
                         + (step.attempt > 0 ? ", attempt \(step.attempt)" : ""), at: step.at.inSeconds)
             },
             initial: steps.first?.from,
-            rowEdges: Dictionary(uniqueKeysWithValues: charts.map { ($0.style.rawValue, $0.rowEdges) }),
-            stateNodes: Dictionary(uniqueKeysWithValues: charts.map { ($0.style.rawValue, $0.stateNodes) }))
+            scopes: charts.contains(where: \.isPolicy) ? ["policy", "table"] : ["table"],
+            rowEdges: Dictionary(uniqueKeysWithValues: charts.map { ($0.key, $0.rowEdges) }),
+            stateNodes: Dictionary(uniqueKeysWithValues: charts.map { ($0.key, $0.stateNodes) }))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = (try? encoder.encode(run)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"

@@ -48,15 +48,20 @@ public struct RunReport: Sendable {
         let detail: String?
     }
 
-    /// One chart style, drawn at the process's cached layout.
+    /// One chart: the whole table's (drawn at the process's cached layout) or the policy's, in one style.
     struct Chart: Hashable, Sendable {
         let style: ChartStyle
+        /// Whether it draws only the rows the policy that ran can take (`render --policy`'s chart).
+        let isPolicy: Bool
         /// The SVG with every id prefixed by the style (two charts share one page).
         let svg: String
         /// For each row, the ids of the edges on its path.
         let rowEdges: [[String]]
         /// The node id drawing each state.
         let stateNodes: [String: String]
+
+        /// How the page names it: `flowchart`, `state`, `policy_flowchart`, `policy_state`.
+        var key: String { (isPolicy ? "policy_" : "") + style.rawValue }
     }
 
     /// The page's title (a redacted URL, a scenario's name).
@@ -76,6 +81,17 @@ public struct RunReport: Sendable {
     public init<S, E, G, F, R>(
         table: TransitionTable<S, E, G, F, R>, trace: TransitionTrace<S, E, G>, title: String, facts: [Fact] = [],
         policy: String? = nil, races: [HedgingRecord] = []
+    ) throws(GraphvizError) {
+        try self.init(
+            table: table, trace: trace, title: title, facts: facts, policy: policy, races: races, coverage: nil)
+    }
+
+    /// The page, opening on the chart of the policy that ran when `coverage` is its exploration
+    /// (``RetryExploration``: the rows it can take, as `retryflow render --policy` draws them, and
+    /// the rows this run took), with the whole table's chart one click away.
+    package init<S, E, G, F, R>(
+        table: TransitionTable<S, E, G, F, R>, trace: TransitionTrace<S, E, G>, title: String, facts: [Fact] = [],
+        policy: String? = nil, races: [HedgingRecord] = [], coverage: ExplorationResult<S, E, G>?
     ) throws(GraphvizError) {
         self.title = title
         tableName = table.name
@@ -97,20 +113,33 @@ public struct RunReport: Sendable {
         }
         let overlay = TraceOverlay(trace: trace, table: table)
         var charts: [Chart] = []
-        for style in [ChartStyle.flowchart, .state] {
-            let graph = ChartGraph(table, style: style)
-            let dot = DOTChart.render(graph, style: style, overlay: overlay)
-            let svg = try ChartLayout.cached(table, style: style).render(dot: dot)
-            let prefix = style.rawValue + "_"
-            var stateNodes: [String: String] = [:]
-            for node in graph.nodes { if let state = node.state { stateNodes[state] = prefix + node.elementID } }
-            charts.append(
-                Chart(
-                    style: style, svg: Self.inlined(svg, prefix: prefix),
-                    rowEdges: table.rows.indices.map { row in
-                        graph.edges.filter { $0.rows.contains(row) }.map { prefix + $0.elementID }
-                    },
-                    stateNodes: stateNodes))
+        let taken = Set(steps.compactMap(\.row))
+        for isPolicy in coverage == nil ? [false] : [true, false] {
+            for style in [ChartStyle.flowchart, .state] {
+                let graph: ChartGraph
+                if isPolicy, let coverage {
+                    graph = ChartGraph(table, coverage: coverage, style: style, including: taken)
+                } else {
+                    graph = ChartGraph(table, style: style)
+                }
+                let dot = DOTChart.render(graph, style: style, overlay: overlay)
+                // The table's layout is the process's; a policy's chart is laid out for this page.
+                let layout =
+                    isPolicy
+                    ? try ChartLayout(dot: DOTChart.render(graph, style: style))
+                    : try ChartLayout.cached(table, style: style)
+                let svg = try layout.render(dot: dot)
+                let prefix = (isPolicy ? "policy_" : "") + style.rawValue + "_"
+                var stateNodes: [String: String] = [:]
+                for node in graph.nodes { if let state = node.state { stateNodes[state] = prefix + node.elementID } }
+                charts.append(
+                    Chart(
+                        style: style, isPolicy: isPolicy, svg: Self.inlined(svg, prefix: prefix),
+                        rowEdges: table.rows.indices.map { row in
+                            graph.edges.filter { $0.rows.contains(row) }.map { prefix + $0.elementID }
+                        },
+                        stateNodes: stateNodes))
+            }
         }
         self.charts = charts
         let attempts = trace.steps.map(\.attempt).max() ?? 0

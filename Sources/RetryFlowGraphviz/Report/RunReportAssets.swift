@@ -77,7 +77,9 @@ enum RunReportAssets {
     static let script = """
         (function () {
           "use strict";
-          var steps = RUN.steps, n = steps.length, i = 0, style = "flowchart", timer = null;
+          var steps = RUN.steps, n = steps.length, i = 0, style = "flowchart", timer = null, scope = RUN.scopes[0];
+          var keys = Object.keys(RUN.rowEdges);
+          function key() { return (scope === "policy" ? "policy_" : "") + style; }
           var $ = function (id) { return document.getElementById(id); };
           document.documentElement.classList.add("js");
           $("controls").hidden = false;
@@ -85,7 +87,7 @@ enum RunReportAssets {
           function setStyle(name) {
             style = name;
             figures().forEach(function (f) {
-              f.hidden = f.getAttribute("data-style") !== name;
+              f.hidden = f.getAttribute("data-chart") !== key();
               // A chart much wider than tall gets the whole row (its text would be tiny beside the table).
               var box = f.hidden ? null : f.querySelector("svg").viewBox.baseVal;
               if (box) { document.querySelector("main").classList.toggle("wide", box.width > 2 * box.height); }
@@ -93,8 +95,12 @@ enum RunReportAssets {
             ["flowchart", "state"].forEach(function (s) {
               $("style-" + s).setAttribute("aria-pressed", String(s === name));
             });
+            RUN.scopes.forEach(function (s) {
+              if ($("scope-" + s)) { $("scope-" + s).setAttribute("aria-pressed", String(s === scope)); }
+            });
             show(i);
           }
+          function setScope(name) { scope = name; setStyle(style); }
           function clear(cls) {
             document.querySelectorAll("." + cls).forEach(function (e) { e.classList.remove(cls); });
           }
@@ -103,7 +109,7 @@ enum RunReportAssets {
           function show(k) {
             i = Math.max(0, Math.min(n, k));
             ["now", "path", "here", "fired", "current", "done", "future"].forEach(clear);
-            ["flowchart", "state"].forEach(function (s) {
+            keys.forEach(function (s) {
               for (var j = 0; j < i; j++) {
                 edgesOf(steps[j], s).forEach(function (id) { mark(id, j === i - 1 ? "now" : "path"); });
               }
@@ -131,7 +137,7 @@ enum RunReportAssets {
           }
           // A chart wider than its frame (on a phone) scrolls so that the current state stays in view.
           function follow() {
-            var figure = document.querySelector('figure.chart[data-style="' + style + '"]');
+            var figure = document.querySelector('figure.chart[data-chart="' + key() + '"]');
             var here = figure && figure.querySelector(".node.here");
             if (!here || figure.scrollWidth <= figure.clientWidth) { return; }
             var node = here.getBoundingClientRect(), frame = figure.getBoundingClientRect();
@@ -157,6 +163,10 @@ enum RunReportAssets {
           $("slider").oninput = function () { stop(); show(parseInt($("slider").value, 10)); };
           $("style-flowchart").onclick = function () { setStyle("flowchart"); };
           $("style-state").onclick = function () { setStyle("state"); };
+          if ($("scope-policy")) {
+            $("scope-policy").onclick = function () { setScope("policy"); };
+            $("scope-table").onclick = function () { setScope("table"); };
+          }
           document.addEventListener("keydown", function (e) {
             var t = e.target && e.target.tagName;
             if (t === "INPUT" || t === "SELECT" || t === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) { return; }

@@ -7,7 +7,7 @@ import RetryFlow
 ///
 /// Discrete events, one at a time: each client offers a request as soon as its last one is done,
 /// asks the limiter (when there is one) and, when told to wait, sends when its reserved token is due
-/// (waking as a run's `token wait` does, so sooner than first told when the rate grows); a throttled
+/// (waking as a run's `token wait` does, so sooner or later than first told as the rate changes); a throttled
 /// request is sent again the same way. The server is nginx's `limit_req` (rate R, burst B,
 /// no delay): a request is refused 429 when its excess, which drains at R per second and grows by
 /// one per accepted request, would pass B. Deterministic: no randomness, no threads.
@@ -148,17 +148,16 @@ public enum AdaptiveSimulation {
                 count(event.at) { $0.offered += 1 }
                 events.push(Event(at: event.at, client: event.client, kind: .ask))
             case .ask:
-                if let limiter, case (.wait(let wait), let reservation?) = limiter.reserve() {
+                if let limiter, case (.wait, let reservation?) = limiter.reserve() {
                     count(event.at) { $0.delayed += 1 }
-                    let until = event.at + wait
-                    let wake = limiter.nextWake(for: reservation, now: event.at, until: until)
-                    events.push(Event(at: wake ?? event.at, client: event.client, kind: .tokenWait(reservation, until)))
+                    let wake = limiter.nextWake(for: reservation, now: event.at, latest: nil)
+                    events.push(Event(at: wake ?? event.at, client: event.client, kind: .tokenWait(reservation)))
                     continue
                 }
                 events.push(Event(at: event.at, client: event.client, kind: .send))
-            case .tokenWait(let reservation, let until):
-                if let wake = limiter?.nextWake(for: reservation, now: event.at, until: until) {
-                    events.push(Event(at: wake, client: event.client, kind: .tokenWait(reservation, until)))
+            case .tokenWait(let reservation):
+                if let wake = limiter?.nextWake(for: reservation, now: event.at, latest: nil) {
+                    events.push(Event(at: wake, client: event.client, kind: .tokenWait(reservation)))
                 } else {
                     events.push(Event(at: event.at, client: event.client, kind: .send))
                 }
@@ -222,8 +221,8 @@ public enum AdaptiveSimulation {
             case offer
             /// Ask the limiter for a token (at once without one).
             case ask
-            /// Waiting for a reserved token, planned to be due at the `Duration` at the latest.
-            case tokenWait(TokenReservation, Duration)
+            /// Waiting for a reserved token.
+            case tokenWait(TokenReservation)
             case send
             case answered(Bool)
         }
