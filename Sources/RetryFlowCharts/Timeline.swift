@@ -10,14 +10,13 @@ import RetryFlow
 ///   0 ms      1        failed                       request → retry      HTTP 503 …
 /// ```
 public enum Timeline {
-    /// The trace's steps, one per line, then the total time and the final state.
-    public static func render(_ trace: RetryTrace, reason: StopReason? = nil) -> String {
+    /// The trace's steps, one per line, then the total time and the final state. Each step reads as
+    /// `table` labels the row it took (``TransitionTable/label(of:)``): pass the policy's table when it
+    /// has rows of its own.
+    public static func render(_ trace: RetryTrace, of table: RetryTable = .retry, reason: StopReason? = nil) -> String {
         var rows: [[String]] = [["time", "attempt", "event", "move", "delay / detail"]]
         for step in trace.steps {
-            // An unguarded completion row is a decision's last way out: UML's [else].
-            let isElse = step.event == nil && step.condition == .always
-            let what = RowLabel.text(
-                event: step.event, guardText: isElse ? "[else]" : step.condition.bracketed, effects: [RetryEffect]())
+            let what = table.label(of: step)
             var note = ""
             if let delay = step.delay {
                 note = step.to == .wait ? "wait \(delay.shortDescription)" : "retry after \(delay.shortDescription)"

@@ -123,7 +123,7 @@ enum FetchCommand {
             outcome.trace, title: "\(request.httpMethod ?? "GET") \(Redaction.redact(request.url!))",
             reason: outcome.reason, policy: options.policy, races: outcome.hedging, args: args)
         if args.has("--verbose") {
-            Console.error(Timeline.render(outcome.trace, reason: outcome.reason))
+            Console.error(Timeline.render(outcome.trace, of: options.policy.table, reason: outcome.reason))
             HedgeOptions.lines(outcome).forEach(Console.error)
         }
 

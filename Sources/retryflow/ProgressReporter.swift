@@ -31,21 +31,24 @@ final class ProgressReporter: Sendable {
             FileHandle.standardError.write(Data("\r\u{1B}[K\(running.line)\n".utf8))
         }
         let prefix = Console.paint(label, .strong)
-        switch (step.from, step.to) {
-        case (_, .request):
+        // What a person watching wants to hear: where an attempt starts, how it ended, a wait, and why a
+        // run stops without another attempt. Every other step passes silently.
+        switch step.to {
+        case .request:
             state.attemptStarted = step.at
             Console.error("\(prefix) attempt \(step.attempt) of \(maxAttempts) at \(step.at.shortDescription)")
-        case (.request, .success):
+        case .success where step.from == .request:
             Console.error(
                 "\(prefix)   " + Console.paint("done in \((step.at - state.attemptStarted).shortDescription)", .good))
-        case (.request, .retry), (.request, .failure), (.request, .cancelled):
+        case .retry where step.from == .request, .failure where step.from == .request,
+            .cancelled where step.from == .request:
             let what = step.detail ?? step.event?.label ?? ""
             Console.error(
                 "\(prefix)   "
                     + Console.paint(
                         "\(step.event?.label ?? "") after \((step.at - state.attemptStarted).shortDescription): \(what)",
                         .bad))
-        case (.admission, .wait):
+        case .wait where step.from == .admission:
             let delay = step.delay ?? .zero
             let line =
                 "\(prefix)   " + Console.paint("waiting \(delay.shortDescription) before the next attempt", .quiet)
@@ -54,9 +57,10 @@ final class ProgressReporter: Sendable {
             } else {
                 Console.error(line)
             }
-        case (.retry, .failure), (.admission, .failure), (.breaker, .failure):
+        case .failure where [.retry, .admission, .breaker].contains(step.from):
             Console.error("\(prefix)   " + Console.paint("not retried: \(step.condition.label)", .bad))
-        default:
+        case .idle, .limiter, .pacing, .tokenWait, .breaker, .retry, .budget, .admission, .wait, .success, .answered,
+            .failure, .cancelled, .step:
             break
         }
     }

@@ -107,7 +107,7 @@ enum SimulateCommand {
         } catch let error as ScriptedOutcomeError {
             throw Self.usageError(error)
         }
-        Console.output(Timeline.render(outcome.trace, reason: outcome.reason))
+        Console.output(Timeline.render(outcome.trace, of: options.policy.table, reason: outcome.reason))
         if let path = args.value("--trace") { try TraceFiles.writeTrace(outcome.trace, to: path) }
         if let path = args.value("--trace-chart"), let chartFormat {
             try TraceFiles.writeChart(outcome.trace, to: path, format: chartFormat)

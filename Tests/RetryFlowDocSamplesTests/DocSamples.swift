@@ -82,9 +82,10 @@ private func sample5() async throws {
     let door = TransitionTable<Door, DoorEvent, DoorGuard, DoorEffect, DoorEnd>(
         name: "door", initial: .closed, terminals: [.locked],
         rows: [
-            .init(from: .closed, event: .push, to: .open, effects: [.ring]),
-            .init(from: .open, event: .push, to: .closed),
-            .init(from: .closed, event: .lock, condition: .when(.rang), to: .locked, reason: .locked),
+            // event     from            guard          to            do (effects), ends (reason)
+            .on(.push,   from: .closed,                 to: .open,    do: .ring),
+            .on(.push,   from: .open,                   to: .closed),
+            .on(.lock,   from: .closed,  .when(.rang),  to: .locked,  ends: .locked),
         ])
     struct DoorRules: MachineRules {
         typealias State = Door

@@ -773,7 +773,9 @@ enum SettingRun {
                 // An attempt that takes no time finishes by itself: never move the clock under it.
                 guard !attempt.isEmpty else { return nil }
                 return (attempt + (timing.attemptTimer(startingAt: step.at).map { [$0.at] } ?? [])).sorted()
-            default:
+            // A token wait is parked in one sleep that may end early (the caller looks at it below).
+            case .idle, .limiter, .pacing, .tokenWait, .breaker, .retry, .budget, .admission, .success, .answered,
+                .failure, .cancelled, .step:
                 return nil
             }
         }

@@ -93,7 +93,7 @@ import Testing
                     }
                 }
             }
-        default:
+        case .async, .originalShape:
             return try await session.retryOutcome(for: request, retry: HTTPRetryOptions(resilience))
         }
     }

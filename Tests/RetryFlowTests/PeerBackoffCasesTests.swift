@@ -208,7 +208,7 @@ struct ScriptedBits: RandomNumberGenerator {
                     waits.append(delay.inSeconds)
                     now += delay
                     inputs.append(.delayElapsed)
-                default: break
+                case .cancelAttempt, .notifyRetry, .reportHealth, .returnToken, .runStep, .finish: break
                 }
             }
         }

@@ -26,20 +26,25 @@ public final class AdaptiveRateLimiter: Sendable {
         var machine: AdaptiveMachine
         var trace: AdaptiveTrace?
 
-        /// Delivers `event`; the trace (when kept) gets its rows, the last noting the bucket.
-        mutating func deliver(_ event: AdaptiveEvent, at time: Duration) {
+        /// Delivers `event` and returns the step's answer (`send asked` only); the trace (when kept)
+        /// gets its rows, the last noting the bucket.
+        @discardableResult
+        mutating func deliver(_ event: AdaptiveEvent, at time: Duration) -> AdaptiveAction? {
             // Every state has a row for every event: a rejection cannot happen.
-            guard let step = try? machine.handle(event, at: time), trace != nil else { return }
-            let taken = step.taken
-            let rules = machine.rules
-            for (index, var traced) in taken.enumerated() {
-                if index == taken.count - 1 {
-                    traced.detail =
-                        "fill \(Self.rate(rules.fillRate))/s, measured \(Self.rate(rules.meter.rate))/s, "
-                        + "tokens \(Self.rate(rules.tokens)) of \(Self.rate(rules.capacity))"
+            guard let step = try? machine.handle(event, at: time) else { return nil }
+            if trace != nil {
+                let taken = step.taken
+                let rules = machine.rules
+                for (index, var traced) in taken.enumerated() {
+                    if index == taken.count - 1 {
+                        traced.detail =
+                            "fill \(Self.rate(rules.fillRate))/s, measured \(Self.rate(rules.meter.rate))/s, "
+                            + "tokens \(Self.rate(rules.tokens)) of \(Self.rate(rules.capacity))"
+                    }
+                    trace!.steps.append(traced)
                 }
-                trace!.steps.append(traced)
             }
+            return step.actions.last
         }
 
         static func rate(_ value: Double) -> String { String(format: "%.3g", value) }
@@ -89,9 +94,9 @@ public final class AdaptiveRateLimiter: Sendable {
     package func reserve() -> (permit: RateLimitPermit, reservation: TokenReservation?) {
         let now = elapsed()
         return traced.withLock { traced in
-            traced.deliver(.sendAsked, at: now)
-            switch traced.machine.rules.answer {
-            case .granted: return (.granted, nil)
+            switch traced.deliver(.sendAsked, at: now) {
+            // Every `send asked` step grants or plans a wait (GuardAnswersTests).
+            case .grant, nil: return (.granted, nil)
             case .wait(let seconds, let credit):
                 let wait = Duration.checkedSeconds(seconds, rounding: .up) ?? .inputLimit
                 return (.wait(wait), TokenReservation(credit: credit))
@@ -125,13 +130,13 @@ public final class AdaptiveRateLimiter: Sendable {
     /// transport error (not throttled): every one moves the measured rate and the curve.
     public func record(throttled: Bool) {
         let now = elapsed()
-        traced.withLock { $0.deliver(throttled ? .throttled : .answered, at: now) }
+        traced.withLock { _ = $0.deliver(throttled ? .throttled : .answered, at: now) }
     }
 
     /// Gives back the token an ``ask()`` reserved for a send that will not be made.
     public func withdraw() {
         let now = elapsed()
-        traced.withLock { $0.deliver(.sendWithdrawn, at: now) }
+        traced.withLock { _ = $0.deliver(.sendWithdrawn, at: now) }
     }
 
     /// Waits on the limiter's clock until the token it reserves is due (sooner or later than first

@@ -14,15 +14,7 @@ package struct AdaptiveRules: MachineRules {
     package typealias Effect = AdaptiveEffect
     package typealias Reason = PerpetualReason
     package typealias Input = AdaptiveEvent
-    package typealias Action = Never
-
-    /// What the last `send asked` was answered.
-    package enum Answer: Hashable, Sendable {
-        case granted
-        /// Send after this many seconds at the present fill rate: the token is reserved, and due
-        /// when the bucket has been credited `dueAtCredit` tokens in all (``credited``).
-        case wait(Double, dueAtCredit: Double)
-    }
+    package typealias Action = AdaptiveAction
 
     package let options: AdaptiveRateLimiterOptions
     /// Tokens in the bucket (as of ``lastRefill``).
@@ -35,7 +27,6 @@ package struct AdaptiveRules: MachineRules {
     package private(set) var calculatedRate: Double = 0
     package private(set) var meter: SendRateMeter
     package private(set) var cubic: CubicCurve
-    package private(set) var answer: Answer = .granted
     /// Every token ever put in the bucket (refills and returns, before the capacity's cap): a
     /// reserved token is due once this reaches the credit it was reserved at, however fast the
     /// bucket filled meanwhile. Capped refills only happen once every reservation is paid.
@@ -58,7 +49,6 @@ package struct AdaptiveRules: MachineRules {
 
     package mutating func receive(_ input: AdaptiveEvent, at time: Duration) {
         now = time.inSeconds
-        answer = .granted
     }
 
     package func holds(_ guardSymbol: AdaptiveGuard) -> Bool {
@@ -71,13 +61,13 @@ package struct AdaptiveRules: MachineRules {
         }
     }
 
-    package mutating func perform(_ effect: AdaptiveEffect, of row: Row, notes: inout StepNotes) -> Never? {
+    package mutating func perform(_ effect: AdaptiveEffect, of row: Row, notes: inout StepNotes) -> AdaptiveAction? {
         switch effect {
-        case .grant: answer = .granted
+        case .grant: return .grant
         case .planWait:
             let missing = options.requestCost - tokens
-            answer = .wait(missing / fillRate, dueAtCredit: credited + missing)
             notes.delay = Duration.checkedSeconds(missing / fillRate, rounding: .up)
+            return .wait(missing / fillRate, dueAtCredit: credited + missing)
         case .refill:
             let earned = max(0, now - lastRefill) * fillRate
             tokens = min(capacity, tokens + earned)

@@ -77,6 +77,8 @@ where
     State == AdaptiveState, Event == AdaptiveEvent, Guard == AdaptiveGuard, Effect == AdaptiveEffect,
     Reason == PerpetualReason
 {
+    // The rows line up in columns like the chart; the formatter would close them up.
+    // swift-format-ignore
     /// AWS's adaptive client-side rate limiting, as data: what ``AdaptiveRateLimiter`` executes and
     /// `retryflow render --machine adaptive` draws.
     ///
@@ -90,33 +92,25 @@ where
         initial: .disabled,
         terminals: [],
         rows: [
-            // from       event          guard                 to           effects
-            .init(from: .disabled, event: .sendAsked, to: .disabled, effects: [.grant]),
-            .init(
-                from: .disabled, event: .answered, to: .disabled,
-                effects: [.measureRate, .cubicGrowth, .refill, .setFillRate]),
-            .init(
-                from: .disabled, event: .throttled, to: .enabled,
-                effects: [.measureRate, .cubicDrop, .refill, .setFillRate]),
+            // event            from              guard                      to              do (effects), ends (reason)
+            .on(.sendAsked,     from: .disabled,                             to: .disabled,  do: .grant),
+            .on(.answered,      from: .disabled,                             to: .disabled,  do: .measureRate, .cubicGrowth, .refill, .setFillRate),
+            .on(.throttled,     from: .disabled,                             to: .enabled,   do: .measureRate, .cubicDrop, .refill, .setFillRate),
 
-            .init(from: .enabled, event: .sendAsked, to: .acquiring, effects: [.refill]),
-            .init(
-                from: .acquiring, event: nil, condition: .when(.tokenAvailable), to: .enabled,
-                effects: [.takeToken, .grant]),
+            .on(.sendAsked,     from: .enabled,                              to: .acquiring, do: .refill),
+            .completion(        from: .acquiring, .when(.tokenAvailable),    to: .enabled,   do: .takeToken, .grant),
             // No token yet: the send reserves the next one and is told when it is due (one wait a send,
             // first come first served, rather than a crowd asking again at the same instant).
-            .init(from: .acquiring, event: nil, to: .enabled, effects: [.planWait, .takeToken]),
-            .init(
-                from: .enabled, event: .answered, to: .enabled,
-                effects: [.measureRate, .cubicGrowth, .refill, .setFillRate]),
-            .init(from: .enabled, event: .throttled, to: .dropping, effects: [.measureRate]),
-            .init(from: .enabled, event: .sendWithdrawn, to: .enabled, effects: [.refill, .returnToken]),
+            .completion(        from: .acquiring,                            to: .enabled,   do: .planWait, .takeToken),
+            .on(.answered,      from: .enabled,                              to: .enabled,   do: .measureRate, .cubicGrowth, .refill, .setFillRate),
+            .on(.throttled,     from: .enabled,                              to: .dropping,  do: .measureRate),
+            .on(.sendWithdrawn, from: .enabled,                              to: .enabled,   do: .refill, .returnToken),
             // Nothing was taken while disabled.
-            .init(from: .disabled, event: .sendWithdrawn, to: .disabled),
+            .on(.sendWithdrawn, from: .disabled,                             to: .disabled),
             // The other answers to sends made before the drop: one congestion event, as in TCP, not
             // one drop each (AWS drops on every throttle: 32 in flight take the rate to 0.7³²).
-            .init(from: .dropping, event: nil, condition: .when(.droppedThisBucket), to: .enabled),
-            .init(from: .dropping, event: nil, to: .enabled, effects: [.cubicDrop, .refill, .setFillRate]),
+            .completion(        from: .dropping,  .when(.droppedThisBucket), to: .enabled),
+            .completion(        from: .dropping,                             to: .enabled,   do: .cubicDrop, .refill, .setFillRate),
         ]
     )
 }

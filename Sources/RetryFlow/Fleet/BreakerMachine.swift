@@ -7,14 +7,7 @@ package struct BreakerRules: MachineRules, Hashable {
     package typealias Effect = BreakerEffect
     package typealias Reason = PerpetualReason
     package typealias Input = BreakerEvent
-    package typealias Action = Never
-
-    /// What the last `call asked` was answered.
-    package enum Answer: Hashable, Sendable {
-        case admitted
-        case admittedProbe(UInt64)
-        case rejected
-    }
+    package typealias Action = BreakerAction
 
     package let options: CircuitBreakerOptions
     /// When the current break ends (meaningful while open).
@@ -23,7 +16,6 @@ package struct BreakerRules: MachineRules, Hashable {
     package private(set) var probe: UInt64?
     /// When the probe in flight was let through: after a break's length it no longer holds half-open.
     package private(set) var probeStartedAt: Duration = .zero
-    package private(set) var answer: Answer = .rejected
     private var probesStarted: UInt64 = 0
     private var window: SamplingWindow
     private var consecutiveFailures = 0
@@ -40,7 +32,6 @@ package struct BreakerRules: MachineRules, Hashable {
 
     package mutating func receive(_ input: BreakerEvent, at time: Duration) {
         now = time
-        answer = .rejected
     }
 
     package func holds(_ guardSymbol: BreakerGuard) -> Bool {
@@ -58,15 +49,15 @@ package struct BreakerRules: MachineRules, Hashable {
         }
     }
 
-    package mutating func perform(_ effect: BreakerEffect, of row: Row, notes: inout StepNotes) -> Never? {
+    package mutating func perform(_ effect: BreakerEffect, of row: Row, notes: inout StepNotes) -> BreakerAction? {
         switch effect {
-        case .admit: answer = .admitted
+        case .admit: return .admit
         case .admitProbe:
             probesStarted += 1
             probe = probesStarted
             probeStartedAt = now
-            answer = .admittedProbe(probesStarted)
-        case .reject: answer = .rejected
+            return .admitProbe(probesStarted)
+        case .reject: return .reject
         case .recordSuccess:
             consecutiveFailures = 0
             window.record(failed: false, at: now)

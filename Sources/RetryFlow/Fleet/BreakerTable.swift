@@ -83,6 +83,8 @@ where
     State == BreakerState, Event == BreakerEvent, Guard == BreakerGuard, Effect == BreakerEffect,
     Reason == PerpetualReason
 {
+    // The rows line up in columns like the chart; the formatter would close them up.
+    // swift-format-ignore
     /// The circuit breaker, as data: what ``CircuitBreaker`` executes and `retryflow render --machine breaker` draws.
     ///
     /// A perpetual machine (no terminal state). Outcomes of calls admitted earlier can arrive in any
@@ -93,40 +95,39 @@ where
         initial: .closed,
         terminals: [],
         rows: [
-            // from       event             guard                  to          effects
-            .init(from: .closed, event: .callAsked, to: .closed, effects: [.admit]),
-            .init(from: .closed, event: .callSucceeded, to: .closed, effects: [.recordSuccess]),
-            .init(from: .closed, event: .callFailed, to: .tripping, effects: [.recordFailure]),
-            .init(from: .closed, event: .isolate, to: .isolated),
-            .init(from: .closed, event: .reset, to: .closed, effects: [.clearWindow]),
+            // event             from             guard                  to             do (effects), ends (reason)
+            .on(.callAsked,      from: .closed,                          to: .closed,   do: .admit),
+            .on(.callSucceeded,  from: .closed,                          to: .closed,   do: .recordSuccess),
+            .on(.callFailed,     from: .closed,                          to: .tripping, do: .recordFailure),
+            .on(.isolate,        from: .closed,                          to: .isolated),
+            .on(.reset,          from: .closed,                          to: .closed,   do: .clearWindow),
 
-            .init(from: .tripping, event: nil, condition: .when(.windowTrips), to: .open, effects: [.startBreak]),
-            .init(from: .tripping, event: nil, to: .closed),
+            .completion(         from: .tripping, .when(.windowTrips),   to: .open,     do: .startBreak),
+            .completion(         from: .tripping,                        to: .closed),
 
-            .init(from: .open, event: .callAsked, to: .open, effects: [.reject]),
-            .init(from: .open, event: .breakElapsed, to: .halfOpen),
+            .on(.callAsked,      from: .open,                            to: .open,     do: .reject),
+            .on(.breakElapsed,   from: .open,                            to: .halfOpen),
             // Late outcomes of calls admitted before the trip: the break already decided.
-            .init(from: .open, event: .callSucceeded, to: .open),
-            .init(from: .open, event: .callFailed, to: .open),
-            .init(from: .open, event: .isolate, to: .isolated),
-            .init(from: .open, event: .reset, to: .closed, effects: [.clearWindow]),
+            .on(.callSucceeded,  from: .open,                            to: .open),
+            .on(.callFailed,     from: .open,                            to: .open),
+            .on(.isolate,        from: .open,                            to: .isolated),
+            .on(.reset,          from: .open,                            to: .closed,   do: .clearWindow),
 
-            .init(
-                from: .halfOpen, event: .callAsked, condition: .when(.probeInFlight), to: .halfOpen, effects: [.reject]),
-            .init(from: .halfOpen, event: .callAsked, to: .halfOpen, effects: [.admitProbe]),
-            .init(from: .halfOpen, event: .probeSucceeded, to: .closed, effects: [.endProbe, .clearWindow]),
-            .init(from: .halfOpen, event: .probeFailed, to: .open, effects: [.endProbe, .startBreak]),
-            .init(from: .halfOpen, event: .probeAbandoned, to: .halfOpen, effects: [.endProbe]),
+            .on(.callAsked,      from: .halfOpen, .when(.probeInFlight), to: .halfOpen, do: .reject),
+            .on(.callAsked,      from: .halfOpen,                        to: .halfOpen, do: .admitProbe),
+            .on(.probeSucceeded, from: .halfOpen,                        to: .closed,   do: .endProbe, .clearWindow),
+            .on(.probeFailed,    from: .halfOpen,                        to: .open,     do: .endProbe, .startBreak),
+            .on(.probeAbandoned, from: .halfOpen,                        to: .halfOpen, do: .endProbe),
             // Late outcomes of calls admitted before the trip: only the probe decides.
-            .init(from: .halfOpen, event: .callSucceeded, to: .halfOpen),
-            .init(from: .halfOpen, event: .callFailed, to: .halfOpen),
-            .init(from: .halfOpen, event: .isolate, to: .isolated, effects: [.endProbe]),
-            .init(from: .halfOpen, event: .reset, to: .closed, effects: [.endProbe, .clearWindow]),
+            .on(.callSucceeded,  from: .halfOpen,                        to: .halfOpen),
+            .on(.callFailed,     from: .halfOpen,                        to: .halfOpen),
+            .on(.isolate,        from: .halfOpen,                        to: .isolated, do: .endProbe),
+            .on(.reset,          from: .halfOpen,                        to: .closed,   do: .endProbe, .clearWindow),
 
-            .init(from: .isolated, event: .callAsked, to: .isolated, effects: [.reject]),
-            .init(from: .isolated, event: .callSucceeded, to: .isolated),
-            .init(from: .isolated, event: .callFailed, to: .isolated),
-            .init(from: .isolated, event: .reset, to: .closed, effects: [.clearWindow]),
+            .on(.callAsked,      from: .isolated,                        to: .isolated, do: .reject),
+            .on(.callSucceeded,  from: .isolated,                        to: .isolated),
+            .on(.callFailed,     from: .isolated,                        to: .isolated),
+            .on(.reset,          from: .isolated,                        to: .closed,   do: .clearWindow),
         ]
     )
 }

@@ -24,7 +24,7 @@ package struct BudgetRules: MachineRules, Hashable {
     package typealias Effect = BudgetEffect
     package typealias Reason = PerpetualReason
     package typealias Input = BudgetInput
-    package typealias Action = Never
+    package typealias Action = BudgetAction
 
     /// The mode's numbers, in thousandths of a token.
     private let capacity: Int
@@ -41,8 +41,6 @@ package struct BudgetRules: MachineRules, Hashable {
     private var asked: Int
     /// What a success gives back (the input's refund, or the mode's increment).
     private var refundDue = 0
-    /// The answer to the last `retry asked`.
-    package private(set) var granted = false
 
     package init(mode: RetryBudgetMode) {
         switch mode {
@@ -69,7 +67,6 @@ package struct BudgetRules: MachineRules, Hashable {
     package func cost(timeout: Bool) -> Int { timeout ? timeoutRetryCost : retryCost }
 
     package mutating func receive(_ input: BudgetInput, at time: Duration) {
-        granted = false
         asked = retryCost
         switch input {
         case .retryAsked(let timeout): asked = cost(timeout: timeout)
@@ -87,17 +84,21 @@ package struct BudgetRules: MachineRules, Hashable {
         }
     }
 
-    package mutating func perform(_ effect: BudgetEffect, of row: Row, notes: inout StepNotes) -> Never? {
+    package mutating func perform(_ effect: BudgetEffect, of row: Row, notes: inout StepNotes) -> BudgetAction? {
         switch effect {
         case .takeTokens:
             milliTokens -= asked
             asked = retryCost // `settling` then asks whether an ordinary retry is still affordable
-        case .grant: granted = true
-        case .deny: granted = false
-        case .chargeFailure: milliTokens = max(0, milliTokens - failureCharge)
-        case .refund: milliTokens = min(capacity, milliTokens + refundDue)
+            return nil
+        case .grant: return .grant
+        case .deny: return .deny
+        case .chargeFailure:
+            milliTokens = max(0, milliTokens - failureCharge)
+            return nil
+        case .refund:
+            milliTokens = min(capacity, milliTokens + refundDue)
+            return nil
         }
-        return nil
     }
 }
 

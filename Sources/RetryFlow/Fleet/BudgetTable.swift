@@ -50,6 +50,8 @@ extension TransitionTable
 where
     State == BudgetState, Event == BudgetEvent, Guard == BudgetGuard, Effect == BudgetEffect, Reason == PerpetualReason
 {
+    // The rows line up in columns like the chart; the formatter would close them up.
+    // swift-format-ignore
     /// The retry budget, as data: what ``RetryBudget`` executes and `retryflow render --machine budget` draws.
     ///
     /// A perpetual machine (no terminal state). A retry asked is weighed in `pricing` (its guard reads
@@ -60,22 +62,20 @@ where
         initial: .available,
         terminals: [],
         rows: [
-            // from        event                guard                    to           effects
-            .init(from: .available, event: .retryAsked, to: .pricing),
-            .init(
-                from: .pricing, event: nil, condition: .when(.retryAffordable), to: .settling,
-                effects: [.takeTokens, .grant]),
+            // event               from              guard                    to              do (effects), ends (reason)
+            .on(.retryAsked,       from: .available,                          to: .pricing),
+            .completion(           from: .pricing,   .when(.retryAffordable), to: .settling,  do: .takeTokens, .grant),
             // A timeout retry (AWS: 10 tokens) can be refused while an ordinary one (5) is still affordable.
-            .init(from: .pricing, event: nil, to: .available, effects: [.deny]),
-            .init(from: .available, event: .attemptFailed, to: .settling, effects: [.chargeFailure]),
-            .init(from: .available, event: .attemptSucceeded, to: .available, effects: [.refund]),
+            .completion(           from: .pricing,                            to: .available, do: .deny),
+            .on(.attemptFailed,    from: .available,                          to: .settling,  do: .chargeFailure),
+            .on(.attemptSucceeded, from: .available,                          to: .available, do: .refund),
 
-            .init(from: .exhausted, event: .retryAsked, to: .exhausted, effects: [.deny]),
-            .init(from: .exhausted, event: .attemptFailed, to: .exhausted, effects: [.chargeFailure]),
-            .init(from: .exhausted, event: .attemptSucceeded, to: .settling, effects: [.refund]),
+            .on(.retryAsked,       from: .exhausted,                          to: .exhausted, do: .deny),
+            .on(.attemptFailed,    from: .exhausted,                          to: .exhausted, do: .chargeFailure),
+            .on(.attemptSucceeded, from: .exhausted,                          to: .settling,  do: .refund),
 
-            .init(from: .settling, event: nil, condition: .when(.retryAffordable), to: .available),
-            .init(from: .settling, event: nil, to: .exhausted),
+            .completion(           from: .settling,  .when(.retryAffordable), to: .available),
+            .completion(           from: .settling,                           to: .exhausted),
         ]
     )
 }

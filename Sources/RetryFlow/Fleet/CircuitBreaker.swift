@@ -36,16 +36,20 @@ public final class CircuitBreaker: Sendable {
             }
         }
 
-        mutating func deliver(_ event: BreakerEvent, at now: Duration) {
+        /// Delivers `event` after catching up, and returns the step's answer (`call asked` only).
+        @discardableResult
+        mutating func deliver(_ event: BreakerEvent, at now: Duration) -> BreakerAction? {
             catchUp(to: now)
-            handle(event, at: now)
+            return handle(event, at: now)
         }
 
         /// Every (state, event) the object delivers has a row, bar a probe's outcome after the probe
         /// ended, which ``CircuitBreaker/record(_:_:)`` turns into an ordinary call's first.
-        mutating func handle(_ event: BreakerEvent, at time: Duration) {
-            guard let step = try? machine.handle(event, at: time) else { return }
+        @discardableResult
+        mutating func handle(_ event: BreakerEvent, at time: Duration) -> BreakerAction? {
+            guard let step = try? machine.handle(event, at: time) else { return nil }
             if trace != nil { trace!.steps.append(contentsOf: step.taken) }
+            return step.actions.last
         }
     }
 
@@ -92,11 +96,11 @@ public final class CircuitBreaker: Sendable {
     public func ask() -> CircuitPermit {
         let now = elapsed()
         return traced.withLock { traced in
-            traced.deliver(.callAsked, at: now)
-            switch traced.machine.rules.answer {
-            case .admitted: return .admitted(CircuitTicket(probe: nil))
-            case .admittedProbe(let number): return .admitted(CircuitTicket(probe: number))
-            case .rejected:
+            switch traced.deliver(.callAsked, at: now) {
+            case .admit: return .admitted(CircuitTicket(probe: nil))
+            case .admitProbe(let number): return .admitted(CircuitTicket(probe: number))
+            // Every `call asked` step admits or rejects (GuardAnswersTests): no answer is no admission.
+            case .reject, nil:
                 let remaining = traced.machine.state == .open ? traced.machine.rules.openUntil - now : nil
                 return .rejected(CircuitRejection(state: traced.machine.state, remainingBreak: remaining))
             }
@@ -126,7 +130,7 @@ public final class CircuitBreaker: Sendable {
 
     private func deliver(_ event: BreakerEvent) {
         let now = elapsed()
-        traced.withLock { $0.deliver(event, at: now) }
+        traced.withLock { _ = $0.deliver(event, at: now) }
     }
 }
 

@@ -22,15 +22,22 @@ public final class RetryBudget: Sendable {
         var machine: BudgetMachine
         var trace: BudgetTrace?
 
-        /// Delivers `input`; the trace (when kept) gets its rows, the last noting the tokens left.
-        mutating func deliver(_ input: BudgetInput, at time: Duration?) {
+        /// Delivers `input` and returns the step's answer (`retry asked` only); the trace (when kept)
+        /// gets its rows, the last noting the tokens left.
+        @discardableResult
+        mutating func deliver(_ input: BudgetInput, at time: Duration?) -> BudgetAction? {
             // Every state has a row for every event: a rejection cannot happen.
-            guard let step = try? machine.handle(input, at: time ?? .zero), time != nil, trace != nil else { return }
-            let taken = step.taken
-            for (index, var traced) in taken.enumerated() {
-                if index == taken.count - 1 { traced.detail = "tokens: \(Double(machine.rules.milliTokens) / 1000)" }
-                trace!.steps.append(traced)
+            guard let step = try? machine.handle(input, at: time ?? .zero) else { return nil }
+            if time != nil, trace != nil {
+                let taken = step.taken
+                for (index, var traced) in taken.enumerated() {
+                    if index == taken.count - 1 {
+                        traced.detail = "tokens: \(Double(machine.rules.milliTokens) / 1000)"
+                    }
+                    trace!.steps.append(traced)
+                }
             }
+            return step.actions.last
         }
     }
 
@@ -72,9 +79,12 @@ public final class RetryBudget: Sendable {
     public func ask(afterTimeout: Bool = false) -> RetryBudgetPermit {
         let time = tracingTime()
         return traced.withLock { traced in
-            traced.deliver(.retryAsked(timeout: afterTimeout), at: time)
-            guard traced.machine.rules.granted else { return .refused }
-            return .granted(RetryBudgetTicket(milliTokens: traced.machine.rules.cost(timeout: afterTimeout)))
+            switch traced.deliver(.retryAsked(timeout: afterTimeout), at: time) {
+            case .grant:
+                return .granted(RetryBudgetTicket(milliTokens: traced.machine.rules.cost(timeout: afterTimeout)))
+            // Every `retry asked` step grants or denies (GuardAnswersTests): no answer is no permit.
+            case .deny, nil: return .refused
+            }
         }
     }
 
@@ -84,8 +94,9 @@ public final class RetryBudget: Sendable {
         let time = tracingTime()
         traced.withLock { traced in
             switch result {
-            case .success(let ticket): traced.deliver(.attemptSucceeded(refund: ticket?.milliTokens), at: time)
-            case .failure: traced.deliver(.attemptFailed, at: time)
+            // Reports answer nothing (GuardAnswersTests).
+            case .success(let ticket): _ = traced.deliver(.attemptSucceeded(refund: ticket?.milliTokens), at: time)
+            case .failure: _ = traced.deliver(.attemptFailed, at: time)
             }
         }
     }

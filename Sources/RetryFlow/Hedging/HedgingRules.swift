@@ -36,7 +36,7 @@ package enum HedgingInput: Hashable, Sendable, MachineInput {
         case .answerFinal(let attempt, let detail): "attempt \(attempt): " + (detail ?? "final answer")
         case .attemptFailed(let attempt, _, let detail): "attempt \(attempt): " + (detail ?? "failed")
         case .budgetAnswered(let granted): granted ? nil : "the retry budget refused the hedge"
-        default: nil
+        case .start, .hedgeDue, .deadlinePassed, .cancelled: nil
         }
     }
 }
@@ -101,7 +101,7 @@ package struct HedgingRules: MachineRules, Hashable {
         switch input {
         case .budgetAnswered(let granted): self.granted = granted
         case .attemptFailed(_, let pushback, _): self.pushback = pushback
-        default: break
+        case .start, .hedgeDue, .answerAccepted, .answerFinal, .deadlinePassed, .cancelled: break
         }
     }
 

@@ -115,6 +115,8 @@ where
     State == HedgingState, Event == HedgingEvent, Guard == HedgingGuard, Effect == HedgingEffect,
     Reason == HedgingStopReason
 {
+    // The rows line up in columns like the chart; the formatter would close them up.
+    // swift-format-ignore
     /// Hedging, as data (gRPC A6's `hedgingPolicy`): what ``HedgedRun`` executes and
     /// `retryflow render --machine hedge` draws.
     ///
@@ -126,41 +128,37 @@ where
         initial: .idle,
         terminals: [.succeeded, .failed, .cancelled],
         rows: [
-            // from          event              guard                    to              effects
-            .init(from: .idle, event: .start, to: .pacing, effects: [.sendAttempt]),
-            .init(from: .pacing, event: nil, condition: .when(.attemptsLeft), to: .racing, effects: [.armHedgeTimer]),
-            .init(from: .pacing, event: nil, to: .awaiting, effects: [.disarmHedgeTimer]),
+            // event             from                 guard                     to                 do (effects), ends (reason)
+            .on(.start,          from: .idle,                                   to: .pacing,       do: .sendAttempt),
+            .completion(         from: .pacing,       .when(.attemptsLeft),     to: .racing,       do: .armHedgeTimer),
+            .completion(         from: .pacing,                                 to: .awaiting,     do: .disarmHedgeTimer),
 
-            .init(from: .racing, event: .hedgeDue, to: .askingBudget, effects: [.askBudget]),
-            .init(from: .racing, event: .attemptFailed, to: .weighing, effects: [.countFailure]),
-            .init(from: .racing, event: .answerAccepted, to: .succeeded, effects: [.cancelTheRest], reason: .accepted),
-            .init(from: .racing, event: .answerFinal, to: .failed, effects: [.cancelTheRest], reason: .finalAnswer),
-            .init(from: .racing, event: .deadlinePassed, to: .failed, effects: [.cancelTheRest], reason: .deadline),
-            .init(from: .racing, event: .cancelled, to: .cancelled, effects: [.cancelTheRest], reason: .cancelled),
+            .on(.hedgeDue,       from: .racing,                                 to: .askingBudget, do: .askBudget),
+            .on(.attemptFailed,  from: .racing,                                 to: .weighing,     do: .countFailure),
+            .on(.answerAccepted, from: .racing,                                 to: .succeeded,    do: .cancelTheRest, ends: .accepted),
+            .on(.answerFinal,    from: .racing,                                 to: .failed,       do: .cancelTheRest, ends: .finalAnswer),
+            .on(.deadlinePassed, from: .racing,                                 to: .failed,       do: .cancelTheRest, ends: .deadline),
+            .on(.cancelled,      from: .racing,                                 to: .cancelled,    do: .cancelTheRest, ends: .cancelled),
 
-            .init(from: .askingBudget, event: .budgetAnswered, to: .admitting),
-            .init(
-                from: .admitting, event: nil, condition: .when(.hedgeAffordable), to: .pacing, effects: [.sendAttempt]),
+            .on(.budgetAnswered, from: .askingBudget,                           to: .admitting),
+            .completion(         from: .admitting,    .when(.hedgeAffordable),  to: .pacing,       do: .sendAttempt),
             // A refused hedge is recorded; the run simply waits for the attempts already in flight.
-            .init(from: .admitting, event: nil, to: .windingDown, effects: [.recordDenial]),
+            .completion(         from: .admitting,                              to: .windingDown,  do: .recordDenial),
 
-            .init(from: .weighing, event: nil, condition: .when(.serverSaidStop), to: .windingDown),
+            .completion(         from: .weighing,     .when(.serverSaidStop),   to: .windingDown),
             // Pushback re-arms the timer with its delay rather than sending at once.
-            .init(from: .weighing, event: nil, condition: .when(.pushedBack), to: .pacing),
+            .completion(         from: .weighing,     .when(.pushedBack),       to: .pacing),
             // A non-fatal failure sends the next hedge at once (A6).
-            .init(from: .weighing, event: nil, to: .askingBudget, effects: [.askBudget]),
+            .completion(         from: .weighing,                               to: .askingBudget, do: .askBudget),
 
-            .init(
-                from: .windingDown, event: nil, condition: .when(.attemptsInFlight), to: .awaiting,
-                effects: [.disarmHedgeTimer]),
-            .init(from: .windingDown, event: nil, to: .failed, reason: .everyAttemptFailed),
+            .completion(         from: .windingDown,  .when(.attemptsInFlight), to: .awaiting,     do: .disarmHedgeTimer),
+            .completion(         from: .windingDown,                            to: .failed,       ends: .everyAttemptFailed),
 
-            .init(from: .awaiting, event: .attemptFailed, to: .windingDown, effects: [.countFailure]),
-            .init(
-                from: .awaiting, event: .answerAccepted, to: .succeeded, effects: [.cancelTheRest], reason: .accepted),
-            .init(from: .awaiting, event: .answerFinal, to: .failed, effects: [.cancelTheRest], reason: .finalAnswer),
-            .init(from: .awaiting, event: .deadlinePassed, to: .failed, effects: [.cancelTheRest], reason: .deadline),
-            .init(from: .awaiting, event: .cancelled, to: .cancelled, effects: [.cancelTheRest], reason: .cancelled),
+            .on(.attemptFailed,  from: .awaiting,                               to: .windingDown,  do: .countFailure),
+            .on(.answerAccepted, from: .awaiting,                               to: .succeeded,    do: .cancelTheRest, ends: .accepted),
+            .on(.answerFinal,    from: .awaiting,                               to: .failed,       do: .cancelTheRest, ends: .finalAnswer),
+            .on(.deadlinePassed, from: .awaiting,                               to: .failed,       do: .cancelTheRest, ends: .deadline),
+            .on(.cancelled,      from: .awaiting,                               to: .cancelled,    do: .cancelTheRest, ends: .cancelled),
         ]
     )
 }

@@ -32,4 +32,5 @@ public enum RetryAction: Hashable, Sendable {
 }
 
 /// The actions of one retry machine step, in order: a fixed-size value, so a step allocates nothing.
-public typealias RetryActions = StepBuffer<RetryAction>
+/// The engine's buffer, not API: a step's ``MachineStep/actions`` is what callers read.
+package typealias RetryActions = StepBuffer<RetryAction>

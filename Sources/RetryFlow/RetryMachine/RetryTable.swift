@@ -3,6 +3,8 @@ public typealias RetryTable = TransitionTable<RetryState, RetryEvent, RetryGuard
 
 extension TransitionTable
 where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == RetryEffect, Reason == StopReason {
+    // The rows line up in columns like the chart; the formatter would close them up.
+    // swift-format-ignore
     /// The retry flowchart, as data. Read top to bottom: this is what runs, and what `diagrams/` draws.
     ///
     /// Rows for one state and event are tried in order; the first whose guard holds wins. Rows with
@@ -17,86 +19,55 @@ where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == R
         initial: .idle,
         terminals: [.success, .answered, .failure, .cancelled],
         rows: [
-            // from, event (nil: a completion row), guard, to, effects, reason (rows that end the run)
-            .init(from: .idle, event: .start, to: .limiter, effects: [.askLimiter]),
-            .init(from: .idle, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+            // event                  from              guard                          to              do (effects), ends (reason)
+            .on(.start,               from: .idle,                                     to: .limiter,   do: .askLimiter),
+            .on(.cancelled,           from: .idle,                                     to: .cancelled, do: .finish, ends: .cancelled),
 
             // Every try takes a token from the adaptive rate limiter first (granted at once without one,
             // or before its first throttle). A token due later is waited for in `token wait`, unless
             // the run fails fast or the wait would cross the deadline: then the token goes back.
-            .init(from: .limiter, event: .tokenGranted, to: .breaker, effects: [.askBreaker]),
-            .init(from: .limiter, event: .rateLimited, to: .pacing),
-            .init(
-                from: .pacing, event: nil, condition: .unless(.waitsForToken), to: .failure,
-                effects: [.returnToken, .finish], reason: .rateLimited),
-            .init(
-                from: .pacing, event: nil, condition: .unless(.withinDeadline), to: .failure,
-                effects: [.returnToken, .finish], reason: .deadlineExceeded),
-            .init(from: .pacing, event: nil, to: .tokenWait, effects: [.sleep]),
-            .init(from: .tokenWait, event: .delayElapsed, to: .breaker, effects: [.askBreaker]),
-            .init(from: .tokenWait, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+            .on(.tokenGranted,        from: .limiter,                                  to: .breaker,   do: .askBreaker),
+            .on(.rateLimited,         from: .limiter,                                  to: .pacing),
+            .completion(              from: .pacing,    .unless(.waitsForToken),       to: .failure,   do: .returnToken, .finish, ends: .rateLimited),
+            .completion(              from: .pacing,    .unless(.withinDeadline),      to: .failure,   do: .returnToken, .finish, ends: .deadlineExceeded),
+            .completion(              from: .pacing,                                   to: .tokenWait, do: .sleep),
+            .on(.delayElapsed,        from: .tokenWait,                                to: .breaker,   do: .askBreaker),
+            .on(.cancelled,           from: .tokenWait,                                to: .cancelled, do: .finish, ends: .cancelled),
 
             // Every try asks the breaker first (answered at once without one). A refused try is not sent
             // and uses up no attempt: it fails fast, or waits out the break like a Retry-After, at most
             // `maxAttempts` times a run (`refusals left`, counted by `count refusal`).
-            .init(from: .breaker, event: .admitted, to: .request, effects: [.startAttempt]),
-            .init(
-                from: .breaker, event: .circuitOpen, condition: .unless(.waitsOutBreak), to: .failure,
-                effects: [.finish], reason: .circuitOpen),
-            .init(
-                from: .breaker, event: .circuitOpen, condition: .unless(.refusalsLeft), to: .failure,
-                effects: [.finish], reason: .circuitOpen),
-            .init(from: .breaker, event: .circuitOpen, to: .retry, effects: [.countRefusal, .planDelay]),
+            .on(.admitted,            from: .breaker,                                  to: .request,   do: .startAttempt),
+            .on(.circuitOpen,         from: .breaker,   .unless(.waitsOutBreak),       to: .failure,   do: .finish, ends: .circuitOpen),
+            .on(.circuitOpen,         from: .breaker,   .unless(.refusalsLeft),        to: .failure,   do: .finish, ends: .circuitOpen),
+            .on(.circuitOpen,         from: .breaker,                                  to: .retry,     do: .countRefusal, .planDelay),
 
             // Every attempt that was sent is reported to the fleet's guards (the breaker, the budget).
-            .init(
-                from: .request, event: .succeeded, to: .success, effects: [.reportHealth, .finish], reason: .succeeded),
-            .init(from: .request, event: .failed, to: .retry, effects: [.reportHealth, .planDelay]),
+            .on(.succeeded,           from: .request,                                  to: .success,   do: .reportHealth, .finish, ends: .succeeded),
+            .on(.failed,              from: .request,                                  to: .retry,     do: .reportHealth, .planDelay),
             // A failure after progress (a download's new bytes) starts the count and the backoff over.
-            .init(
-                from: .request, event: .failedAfterProgress, to: .retry,
-                effects: [.reportHealth, .resetBackoff, .planDelay]),
-            .init(
-                from: .request, event: .attemptTimedOut, to: .retry,
-                effects: [.cancelAttempt, .reportHealth, .planDelay]),
-            .init(
-                from: .request, event: .cancelled, to: .cancelled, effects: [.cancelAttempt, .reportHealth, .finish],
-                reason: .cancelled),
-            .init(
-                from: .request, event: .deadlineExceeded, to: .failure,
-                effects: [.cancelAttempt, .reportHealth, .finish], reason: .deadlineExceeded),
+            .on(.failedAfterProgress, from: .request,                                  to: .retry,     do: .reportHealth, .resetBackoff, .planDelay),
+            .on(.attemptTimedOut,     from: .request,                                  to: .retry,     do: .cancelAttempt, .reportHealth, .planDelay),
+            .on(.cancelled,           from: .request,                                  to: .cancelled, do: .cancelAttempt, .reportHealth, .finish, ends: .cancelled),
+            .on(.deadlineExceeded,    from: .request,                                  to: .failure,   do: .cancelAttempt, .reportHealth, .finish, ends: .deadlineExceeded),
 
             // A final answer (a 404, a POST's 503) is not a failure: the caller receives it as a value.
-            .init(
-                from: .retry, event: nil, condition: .when(.finalAnswer), to: .answered, effects: [.finish],
-                reason: .finalAnswer),
-            .init(
-                from: .retry, event: nil, condition: .unless(.retryable), to: .failure, effects: [.finish],
-                reason: .notRetryable),
-            .init(
-                from: .retry, event: nil, condition: .unless(.attemptsLeft), to: .failure, effects: [.finish],
-                reason: .attemptsExhausted),
-            .init(
-                from: .retry, event: nil, condition: .unless(.retryAfterWithinCap), to: .failure, effects: [.finish],
-                reason: .retryAfterBeyondCap),
-            .init(
-                from: .retry, event: nil, condition: .unless(.withinDeadline), to: .failure, effects: [.finish],
-                reason: .deadlineExceeded),
+            .completion(              from: .retry,     .when(.finalAnswer),           to: .answered,  do: .finish, ends: .finalAnswer),
+            .completion(              from: .retry,     .unless(.retryable),           to: .failure,   do: .finish, ends: .notRetryable),
+            .completion(              from: .retry,     .unless(.attemptsLeft),        to: .failure,   do: .finish, ends: .attemptsExhausted),
+            .completion(              from: .retry,     .unless(.retryAfterWithinCap), to: .failure,   do: .finish, ends: .retryAfterBeyondCap),
+            .completion(              from: .retry,     .unless(.withinDeadline),      to: .failure,   do: .finish, ends: .deadlineExceeded),
             // A retry the policy allows still needs a token from the shared budget (granted without one).
-            .init(from: .retry, event: nil, to: .budget, effects: [.askRetryBudget]),
+            .completion(              from: .retry,                                    to: .budget,    do: .askRetryBudget),
 
-            .init(from: .budget, event: .budgetAnswered, to: .admission),
+            .on(.budgetAnswered,      from: .budget,                                   to: .admission),
 
-            .init(
-                from: .admission, event: nil, condition: .unless(.retryBudgetLeft), to: .failure, effects: [.finish],
-                reason: .budgetExhausted),
-            .init(
-                from: .admission, event: nil, condition: .when(.retryImmediately), to: .limiter,
-                effects: [.notifyRetry, .askLimiter]),
-            .init(from: .admission, event: nil, to: .wait, effects: [.notifyRetry, .sleep]),
+            .completion(              from: .admission, .unless(.retryBudgetLeft),     to: .failure,   do: .finish, ends: .budgetExhausted),
+            .completion(              from: .admission, .when(.retryImmediately),      to: .limiter,   do: .notifyRetry, .askLimiter),
+            .completion(              from: .admission,                                to: .wait,      do: .notifyRetry, .sleep),
 
-            .init(from: .wait, event: .delayElapsed, to: .limiter, effects: [.askLimiter]),
-            .init(from: .wait, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+            .on(.delayElapsed,        from: .wait,                                     to: .limiter,   do: .askLimiter),
+            .on(.cancelled,           from: .wait,                                     to: .cancelled, do: .finish, ends: .cancelled),
         ]
     )
 }

@@ -38,6 +38,28 @@ public struct Transition<
     public var label: String { RowLabel.text(event: event, guardText: condition.bracketed, effects: effects) }
 }
 
+// The row builders: a table reads like Boost.SML (`src + event [guard] / action = dst`) and like the
+// chart, one row per line, under a column header comment that lines up with them.
+extension Transition {
+    /// The row `from --event [condition] / effects--> to`, ending the run for `reason` when `to` is
+    /// terminal: `.on(.failed, from: .request, to: .retry, do: .reportHealth, .planDelay)`.
+    public static func on(
+        _ event: Event, from: State, _ condition: GuardCondition<Guard> = .always, to: State, do effects: Effect...,
+        ends reason: Reason? = nil
+    ) -> Self {
+        Self(from: from, event: event, condition: condition, to: to, effects: effects, reason: reason)
+    }
+
+    /// The completion row `from --[condition] / effects--> to`: taken as soon as `from` is entered
+    /// and `condition` holds (no event), `.completion(from: .retry, .unless(.attemptsLeft), to: .failure, …)`.
+    public static func completion(
+        from: State, _ condition: GuardCondition<Guard> = .always, to: State, do effects: Effect...,
+        ends reason: Reason? = nil
+    ) -> Self {
+        Self(from: from, event: nil, condition: condition, to: to, effects: effects, reason: reason)
+    }
+}
+
 extension Transition: CustomStringConvertible {
     /// `from --label--> to`, for messages and test failures.
     public var description: String { "\(from.label) --\(label)--> \(to.label)" }

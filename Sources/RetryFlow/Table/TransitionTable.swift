@@ -12,7 +12,11 @@
 /// enum Nothing: String, TableSymbol { case nothing }   // no guards, effects or ends
 /// let table = TransitionTable<Light, Tick, Nothing, Nothing, Nothing>(
 ///     name: "light", initial: .red, terminals: [],
-///     rows: [.init(from: .red, event: .tick, to: .green), .init(from: .green, event: .tick, to: .red)])
+///     rows: [
+///         // event     from           to
+///         .on(.tick,   from: .red,    to: .green),
+///         .on(.tick,   from: .green,  to: .red),
+///     ])
 /// ```
 public struct TransitionTable<
     State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Effect: TableSymbol, Reason: TableSymbol
@@ -90,9 +94,22 @@ public struct TransitionTable<
     /// that follows guarded rows for the same state and event (UML's convention).
     public func label(ofRow index: Int) -> String {
         let row = rows[index]
+        return RowLabel.text(event: row.event, guardText: guardText(ofRow: index), effects: row.effects)
+    }
+
+    /// The words of a trace step as the chart labels the row it took, without the effects: its
+    /// event, then `[else]` when that row is its decision's last way out, else its bracketed guard.
+    /// The timeline and the run report both write steps with this, so they read like the chart.
+    public func label(of step: TransitionTrace<State, Event, Guard>.Step) -> String {
+        let row = index(from: step.from, event: step.event, condition: step.condition, to: step.to)
         return RowLabel.text(
-            event: row.event, guardText: isElse(row: index) ? "[else]" : row.condition.bracketed,
-            effects: row.effects)
+            event: step.event, guardText: row.map(guardText(ofRow:)) ?? step.condition.bracketed,
+            effects: [Effect]())
+    }
+
+    /// Row `index`'s guard as the charts write it: `[else]` (``isElse(row:)``) or the bracketed guard.
+    package func guardText(ofRow index: Int) -> String {
+        isElse(row: index) ? "[else]" : rows[index].condition.bracketed
     }
 
     /// Whether row `index` is unconditional and follows guarded rows for the same state and event:

@@ -77,7 +77,9 @@ struct AdaptiveModel: ExplorationModel {
         }
         // A send that goes at once must have found its token; one that found none is told to wait
         // (its token reserved). A disabled limiter grants without a bucket.
-        if input == .sendAsked, before.machine.state != .disabled, rules.answer == .granted, rules.tokens < -1e-9 {
+        let table = after.machine.table
+        let toldToWait = rows.contains { table.rows[$0].effects.contains(.planWait) }
+        if input == .sendAsked, before.machine.state != .disabled, !toldToWait, rules.tokens < -1e-9 {
             broken.append(
                 .init(
                     "a send goes at once only on a token the bucket held",

@@ -97,18 +97,14 @@ public struct RunReport: Sendable {
         tableName = table.name
         columns = table.rows.indices.map { index in
             let row = table.rows[index]
-            let condition =
-                row.condition == .always
-                ? (table.label(ofRow: index).contains("[else]") ? "else" : "") : row.condition.label
+            let condition = table.isElse(row: index) ? "else" : row.condition.label
             return [
                 row.from.label, row.event?.label ?? "", condition, row.to.label,
                 row.effects.map(\.label).joined(separator: ", "),
             ]
         }
         steps = trace.steps.map { step in
-            var what = step.event?.label ?? ""
-            if step.condition != .always { what += (what.isEmpty ? "" : " ") + "[\(step.condition.label)]" }
-            if what.isEmpty { what = "[else]" }
+            let what = table.label(of: step)
             return Step(
                 row: table.index(from: step.from, event: step.event, condition: step.condition, to: step.to),
                 from: step.from.rawValue, to: step.to.rawValue, fromLabel: step.from.label, toLabel: step.to.label,

@@ -75,6 +75,8 @@ where
     State == CredentialState, Event == CredentialEvent, Guard == CredentialGuard, Effect == CredentialEffect,
     Reason == PerpetualReason
 {
+    // The rows line up in columns like the chart; the formatter would close them up.
+    // swift-format-ignore
     /// Credential refresh, as data: what ``CredentialStore`` executes, one version at a time, and
     /// `diagrams/credential-table.md` draws. A perpetual machine (no terminal state).
     ///
@@ -86,23 +88,19 @@ where
         initial: .idle,
         terminals: [],
         rows: [
-            // from        event                 guard                        to           effects
-            .init(from: .idle, event: .credentialAsked, to: .weighing),
-            .init(from: .weighing, event: nil, condition: .unless(.refreshNeeded), to: .idle, effects: [.handCurrent]),
-            .init(
-                from: .weighing, event: nil, condition: .when(.refreshWindowFull), to: .idle,
-                effects: [.refuseExcessive]),
-            .init(
-                from: .weighing, event: nil, to: .refreshing, effects: [.recordRefresh, .startRefresh, .awaitRefresh]),
-            .init(from: .refreshing, event: .credentialAsked, to: .refreshing, effects: [.awaitRefresh]),
-            .init(
-                from: .refreshing, event: .refreshSucceeded, to: .idle, effects: [.installCredential, .wakeWaiters]),
-            .init(from: .refreshing, event: .refreshFailed, to: .failed, effects: [.failWaiters]),
+            // event                 from               guard                      to               do (effects), ends (reason)
+            .on(.credentialAsked,    from: .idle,                                  to: .weighing),
+            .completion(             from: .weighing,   .unless(.refreshNeeded),   to: .idle,       do: .handCurrent),
+            .completion(             from: .weighing,   .when(.refreshWindowFull), to: .idle,       do: .refuseExcessive),
+            .completion(             from: .weighing,                              to: .refreshing, do: .recordRefresh, .startRefresh, .awaitRefresh),
+            .on(.credentialAsked,    from: .refreshing,                            to: .refreshing, do: .awaitRefresh),
+            .on(.refreshSucceeded,   from: .refreshing,                            to: .idle,       do: .installCredential, .wakeWaiters),
+            .on(.refreshFailed,      from: .refreshing,                            to: .failed,     do: .failWaiters),
             // A login during a refresh: later asks get it; the runs waiting get the refresh's result.
-            .init(from: .refreshing, event: .credentialReplaced, to: .refreshing, effects: [.installCredential]),
-            .init(from: .failed, event: .credentialAsked, to: .failed, effects: [.answerFailure]),
-            .init(from: .failed, event: .credentialReplaced, to: .idle, effects: [.installCredential]),
-            .init(from: .idle, event: .credentialReplaced, to: .idle, effects: [.installCredential]),
+            .on(.credentialReplaced, from: .refreshing,                            to: .refreshing, do: .installCredential),
+            .on(.credentialAsked,    from: .failed,                                to: .failed,     do: .answerFailure),
+            .on(.credentialReplaced, from: .failed,                                to: .idle,       do: .installCredential),
+            .on(.credentialReplaced, from: .idle,                                  to: .idle,       do: .installCredential),
         ]
     )
 }

@@ -10,6 +10,8 @@ where
     State == TransferState, Event == TransferEvent, Guard == TransferGuard, Effect == TransferEffect,
     Reason == TransferReason
 {
+    // The rows line up in columns like the chart; the formatter would close them up.
+    // swift-format-ignore
     /// A resumable download, as data: this is what the download driver executes, and what
     /// `retryflow render --machine transfer` draws. The retry machine decides *whether* another
     /// attempt comes; this table decides what that attempt asks for and what happens to the file.
@@ -18,60 +20,53 @@ where
         initial: .idle,
         terminals: [.complete, .failed, .cancelled],
         rows: [
-            .init(from: .idle, event: .attempt, condition: .when(.windowed), to: .requesting, effects: [.askWindow]),
-            .init(from: .idle, event: .attempt, condition: .when(.partialOnDisk), to: .requesting, effects: [.askRest]),
-            .init(from: .idle, event: .attempt, to: .requesting, effects: [.askWhole]),
-            .init(from: .idle, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+            // event             from                     guard                       to                    do (effects), ends (reason)
+            .on(.attempt,        from: .idle,             .when(.windowed),           to: .requesting,      do: .askWindow),
+            .on(.attempt,        from: .idle,             .when(.partialOnDisk),      to: .requesting,      do: .askRest),
+            .on(.attempt,        from: .idle,                                         to: .requesting,      do: .askWhole),
+            .on(.cancelled,      from: .idle,                                         to: .cancelled,       do: .finish, ends: .cancelled),
 
-            .init(from: .requesting, event: .whole, to: .streaming, effects: [.truncate]),
-            .init(from: .requesting, event: .partial, to: .checkingRange),
-            .init(from: .requesting, event: .notSatisfiable, to: .checkingLength),
-            .init(from: .requesting, event: .refused, to: .cut),
+            .on(.whole,          from: .requesting,                                   to: .streaming,       do: .truncate),
+            .on(.partial,        from: .requesting,                                   to: .checkingRange),
+            .on(.notSatisfiable, from: .requesting,                                   to: .checkingLength),
+            .on(.refused,        from: .requesting,                                   to: .cut),
             // Even before an answer: an earlier window of the same attempt may have made progress.
-            .init(from: .requesting, event: .interrupted, to: .checkingProgress),
-            .init(from: .requesting, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+            .on(.interrupted,    from: .requesting,                                   to: .checkingProgress),
+            .on(.cancelled,      from: .requesting,                                   to: .cancelled,       do: .finish, ends: .cancelled),
 
-            .init(
-                from: .checkingRange, event: nil, condition: .when(.rangeContinuesFile), to: .appending,
-                effects: [.append]),
-            .init(from: .checkingRange, event: nil, to: .restarting, effects: [.reject, .discard]),
-            .init(from: .checkingLength, event: nil, condition: .when(.fileComplete), to: .verifying),
-            .init(from: .checkingLength, event: nil, to: .restarting, effects: [.reject, .discard]),
+            .completion(         from: .checkingRange,    .when(.rangeContinuesFile), to: .appending,       do: .append),
+            .completion(         from: .checkingRange,                                to: .restarting,      do: .reject, .discard),
+            .completion(         from: .checkingLength,   .when(.fileComplete),       to: .verifying),
+            .completion(         from: .checkingLength,                               to: .restarting,      do: .reject, .discard),
 
-            .init(from: .streaming, event: .bodyEnded, to: .verifying),
-            .init(from: .streaming, event: .interrupted, to: .checkingProgress),
-            .init(from: .streaming, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
-            .init(from: .appending, event: .bodyEnded, to: .verifying),
-            .init(from: .appending, event: .interrupted, to: .checkingProgress),
-            .init(from: .appending, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+            .on(.bodyEnded,      from: .streaming,                                    to: .verifying),
+            .on(.interrupted,    from: .streaming,                                    to: .checkingProgress),
+            .on(.cancelled,      from: .streaming,                                    to: .cancelled,       do: .finish, ends: .cancelled),
+            .on(.bodyEnded,      from: .appending,                                    to: .verifying),
+            .on(.interrupted,    from: .appending,                                    to: .checkingProgress),
+            .on(.cancelled,      from: .appending,                                    to: .cancelled,       do: .finish, ends: .cancelled),
 
             // A window ended short of the total: the same attempt asks for the next one.
-            .init(
-                from: .verifying, event: nil, condition: .when(.windowEnded), to: .requesting,
-                effects: [.askWindow]),
-            .init(from: .verifying, event: nil, condition: .unless(.fileComplete), to: .checkingProgress),
-            .init(
-                from: .verifying, event: nil, condition: .unless(.checksumMatches), to: .failed,
-                effects: [.discard, .finish], reason: .checksumMismatch),
-            .init(from: .verifying, event: nil, to: .complete, effects: [.install, .finish], reason: .complete),
+            .completion(         from: .verifying,        .when(.windowEnded),        to: .requesting,      do: .askWindow),
+            .completion(         from: .verifying,        .unless(.fileComplete),     to: .checkingProgress),
+            .completion(         from: .verifying,        .unless(.checksumMatches),  to: .failed,          do: .discard, .finish, ends: .checksumMismatch),
+            .completion(         from: .verifying,                                    to: .complete,        do: .install, .finish, ends: .complete),
 
             // Cut: enough new bytes, within the bound on resumes, start the retry count and backoff over.
-            .init(from: .checkingProgress, event: nil, condition: .unless(.madeProgress), to: .cut),
-            .init(from: .checkingProgress, event: nil, condition: .unless(.resumesLeft), to: .cut),
-            .init(from: .checkingProgress, event: nil, to: .cut, effects: [.creditProgress]),
+            .completion(         from: .checkingProgress, .unless(.madeProgress),     to: .cut),
+            .completion(         from: .checkingProgress, .unless(.resumesLeft),      to: .cut),
+            .completion(         from: .checkingProgress,                             to: .cut,             do: .creditProgress),
 
-            .init(from: .cut, event: .attempt, condition: .when(.windowed), to: .requesting, effects: [.askWindow]),
-            .init(from: .cut, event: .attempt, condition: .when(.partialOnDisk), to: .requesting, effects: [.askRest]),
-            .init(from: .cut, event: .attempt, to: .requesting, effects: [.askWhole]),
-            .init(from: .cut, event: .gaveUp, to: .failed, effects: [.finish], reason: .gaveUp),
-            .init(from: .cut, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+            .on(.attempt,        from: .cut,              .when(.windowed),           to: .requesting,      do: .askWindow),
+            .on(.attempt,        from: .cut,              .when(.partialOnDisk),      to: .requesting,      do: .askRest),
+            .on(.attempt,        from: .cut,                                          to: .requesting,      do: .askWhole),
+            .on(.gaveUp,         from: .cut,                                          to: .failed,          do: .finish, ends: .gaveUp),
+            .on(.cancelled,      from: .cut,                                          to: .cancelled,       do: .finish, ends: .cancelled),
 
-            .init(
-                from: .restarting, event: .attempt, condition: .when(.windowed), to: .requesting,
-                effects: [.askWindow]),
-            .init(from: .restarting, event: .attempt, to: .requesting, effects: [.askWhole]),
-            .init(from: .restarting, event: .gaveUp, to: .failed, effects: [.finish], reason: .gaveUp),
-            .init(from: .restarting, event: .cancelled, to: .cancelled, effects: [.finish], reason: .cancelled),
+            .on(.attempt,        from: .restarting,       .when(.windowed),           to: .requesting,      do: .askWindow),
+            .on(.attempt,        from: .restarting,                                   to: .requesting,      do: .askWhole),
+            .on(.gaveUp,         from: .restarting,                                   to: .failed,          do: .finish, ends: .gaveUp),
+            .on(.cancelled,      from: .restarting,                                   to: .cancelled,       do: .finish, ends: .cancelled),
         ]
     )
 }

@@ -88,7 +88,8 @@ public enum Simulation {
                 // The engine's own timer decision, so the two cannot disagree on which fires first.
                 if let timer = policy.attemptTimer(startingAt: step.at) { expected.append(timer.at) }
                 return expected.sorted()
-            default:
+            case .idle, .limiter, .pacing, .tokenWait, .breaker, .retry, .budget, .admission, .success, .answered,
+                .failure, .cancelled, .step:
                 return nil
             }
         }
