@@ -185,3 +185,20 @@ import Testing
         #expect(!result.stderr.contains("unexpected"))
     }
 }
+
+/// `retryflow teach`: the figure asked for, as CSV and SVG, in the folder asked for (made if missing).
+@Suite struct TeachCommandTests {
+    @Test func teachWritesTheFigureItWasAskedFor() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("teach-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await Tool.run(["teach", "throttling", "--output", folder.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "wrote \(folder.path)/throttling.csv\nwrote \(folder.path)/throttling.svg\n")
+        let csv = try String(contentsOf: folder.appendingPathComponent("throttling.csv"), encoding: .utf8)
+        #expect(csv.hasPrefix("load,series,client_rejected,server_rejected,accepted\n"))
+        #expect(csv.split(separator: "\n").count == 1 + 16 * 3)
+        let svg = try String(contentsOf: folder.appendingPathComponent("throttling.svg"), encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") && svg.contains("adaptive-limiter"))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("contention.csv").path))
+    }
+}
