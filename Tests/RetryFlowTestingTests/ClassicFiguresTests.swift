@@ -91,7 +91,7 @@ import Testing
         drawn += ClassicFigures.charts(load: load)
         drawn += ClassicFigures.charts(throttling: throttling)
         drawn.append(strip)
-        #expect(drawn.count == 7)
+        #expect(drawn.count == 6)
         for file in drawn {
             #expect(
                 try Self.committed(file.name) == file.contents, "docs/figures/\(file.name) has drifted; \(Self.hint)")
@@ -100,19 +100,27 @@ import Testing
 
     // MARK: The published shapes
 
-    /// AWS 2015: no jitter sends the most calls, full jitter the fewest, decorrelated close to full.
+    /// AWS 2015: no jitter sends the most calls; full jitter the fewest (equal jitter ties it within 1 %,
+    /// a hair under it at 170 to 190 clients; decorrelated a little under it at 10 clients); decorrelated
+    /// sends more than full but stays within 40 %, and finishes sooner up to 100 clients, AWS's "less
+    /// clear" choice between the two; exponential without jitter takes by far the longest.
     @Test func contentionHasAWSsShape() throws {
-        let rows = try Self.rows("contention.csv")
-        for clients in ContentionSimulation.clientCounts where clients >= 30 {
-            var calls: [String: Double] = [:]
-            for row in rows where row["clients"] == String(clients) {
-                calls[row["algorithm"]!] = Self.number(row, "calls")
-            }
-            let jittered = [calls["full"]!, calls["equal"]!, calls["decorrelated"]!]
-            #expect(min(calls["none"]!, calls["exponential"]!) > jittered.max()!, "\(clients) clients: \(calls)")
-            #expect(calls["full"]! <= calls["decorrelated"]!, "\(clients) clients: \(calls)")
-            #expect(calls["full"]! <= calls["equal"]! * 1.01, "\(clients) clients: \(calls)")
-            #expect(calls["decorrelated"]! <= calls["full"]! * 1.25, "\(clients) clients: \(calls)")
+        var calls: [Int: [String: Double]] = [:]
+        var time: [Int: [String: Double]] = [:]
+        for row in try Self.rows("contention.csv") {
+            calls[Int(row["clients"]!)!, default: [:]][row["algorithm"]!] = Self.number(row, "calls")
+            time[Int(row["clients"]!)!, default: [:]][row["algorithm"]!] = Self.number(row, "time")
+        }
+        for clients in ContentionSimulation.clientCounts {
+            let c = calls[clients]!
+            let t = time[clients]!
+            let jittered = [c["full"]!, c["equal"]!, c["decorrelated"]!]
+            #expect(min(c["none"]!, c["exponential"]!) > jittered.max()!, "\(clients) clients: \(c)")
+            #expect(c["full"]! <= c["equal"]! * 1.01, "\(clients) clients: \(c)")
+            if clients >= 20 { #expect(c["full"]! <= c["decorrelated"]! * 1.01, "\(clients) clients: \(c)") }
+            #expect(c["decorrelated"]! <= c["full"]! * 1.4, "\(clients) clients: \(c)")
+            if clients <= 100 { #expect(t["decorrelated"]! < t["full"]!, "\(clients) clients: \(t)") }
+            #expect(t["exponential"]! > 4 * t.values.filter { $0 != t["exponential"]! }.max()!, "\(clients): \(t)")
         }
     }
 
