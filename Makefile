@@ -53,11 +53,13 @@ test-browser: deps-browser
 
 # The DocC sites of RetryFlow and RetryFlowHTTP, built offline with warnings as errors, in .build/docs;
 # the step-through pages of docs/runs/, and the classic figures of docs/figures/ (`retryflow teach all`,
-# docs/figures.md); tests compare both with the committed ones.
+# docs/figures.md; in release, where they take seconds: `make bench BENCH=classic-figures`); tests compare
+# both with the committed ones.
 docs: deps
 	$(SWIFT) build --build-tests
 	RETRYFLOW_REGENERATE_TEACHING_PAGES=1 $(SWIFT) test --skip-build --filter TeachingPagesTests
-	"$$($(SWIFT) build --show-bin-path)/retryflow" teach all --output docs/figures
+	$(SWIFT) build -c release --product retryflow
+	"$$($(SWIFT) build -c release --show-bin-path)/retryflow" teach all --output docs/figures
 	scripts/build-docs.sh
 
 # Regenerates diagrams/ from the transition table (the drift test compares them byte for byte).
