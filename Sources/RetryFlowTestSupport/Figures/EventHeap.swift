@@ -11,33 +11,37 @@ package struct EventHeap<Payload> {
 
     /// Adds `payload`, due at `time`.
     package mutating func push(_ payload: Payload, at time: Double) {
-        heap.append((time, pushed, payload))
+        let entry = (time: time, order: pushed, payload: payload)
         pushed += 1
+        // Sift up with a hole: parents move down into it, the entry is written once.
+        heap.append(entry)
         var child = heap.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
-            guard Self.before(heap[child], heap[parent]) else { break }
-            heap.swapAt(child, parent)
+            guard Self.before(entry, heap[parent]) else { break }
+            heap[child] = heap[parent]
             child = parent
         }
+        heap[child] = entry
     }
 
     /// Removes and returns the earliest event.
     package mutating func pop() -> (time: Double, payload: Payload)? {
-        guard !heap.isEmpty else { return nil }
-        heap.swapAt(0, heap.count - 1)
-        let first = heap.removeLast()
+        guard let last = heap.popLast() else { return nil }
+        guard !heap.isEmpty else { return (last.time, last.payload) }
+        let first = heap[0]
+        // Sift the last entry down from the root with a hole: the smaller child moves up into it.
+        let count = heap.count
         var parent = 0
         while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count, Self.before(heap[left], heap[smallest]) { smallest = left }
-            if right < heap.count, Self.before(heap[right], heap[smallest]) { smallest = right }
-            guard smallest != parent else { break }
-            heap.swapAt(parent, smallest)
-            parent = smallest
+            var child = 2 * parent + 1
+            guard child < count else { break }
+            if child + 1 < count, Self.before(heap[child + 1], heap[child]) { child += 1 }
+            guard Self.before(heap[child], last) else { break }
+            heap[parent] = heap[child]
+            parent = child
         }
+        heap[parent] = last
         return (first.time, first.payload)
     }
 
