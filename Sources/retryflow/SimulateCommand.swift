@@ -10,12 +10,14 @@ enum SimulateCommand {
         PolicyOptions.specs + [
             OptionSpec("--outcomes"), OptionSpec("--seed"), OptionSpec("-X", "--request"),
             OptionSpec("-H", "--header", repeatable: true), OptionSpec("--trace"), OptionSpec("--trace-chart"),
-            TraceFiles.reportSpec, OptionSpec("-h", "--help", value: false),
+            TraceFiles.reportSpec, OptionSpec("--replay"), OptionSpec("--max-attempts"),
+            OptionSpec("-h", "--help", value: false),
         ] + FleetOptions.specs
 
     static let help = """
         usage: retryflow simulate --outcomes LIST [policy options] [--seed N] [--trace FILE.json] [--trace-chart FILE.svg]
                                 [--report FILE.html]
+               retryflow simulate --replay FILE.json [--policy FILE.json] [--max-attempts N] [--when-open ACTION]
 
         Runs the real retry machine, engine and HTTP rules on a virtual clock against scripted
         outcomes and prints the timeline at once: what does this policy do when...
@@ -30,12 +32,46 @@ enum SimulateCommand {
           -H, --header 'N: v'    a request header (e.g. 'Idempotency-Key: 42')
           --trace FILE.json      write the run's trace
           --trace-chart FILE.svg write the flowchart with the run drawn over it
+          --replay FILE.json     replay a counterexample `retryflow verify` wrote on the real retry machine,
+                                 input for input, under the policy verify explored (the same --policy,
+                                 --max-attempts and --when-open); exit 0 when it takes every step the file
+                                 shows, 1 when it departs, 2 when a step's input cannot be read (the step
+                                 is named)
         """ + "\n" + TraceFiles.reportHelp(column: 25) + "\n" + PolicyOptions.help + "\n" + FleetOptions.help
+
+    /// `--replay FILE.json`: a counterexample of `verify`, replayed on the retry machine.
+    static func replay(_ path: String, _ args: CommandLineArguments) throws -> Int32 {
+        if let other = ["--outcomes", "--clients", "--trace", "--trace-chart", "--report"].first(where: args.has) {
+            throw UsageError("--replay replays a file; it does not take \(other)")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("--replay \(path): cannot read the file")
+        }
+        let trace: RetryTrace
+        do { trace = try JSONDecoder().decode(RetryTrace.self, from: data) } catch {
+            throw UsageError(
+                "--replay \(path): not a RetryFlow trace of the retry machine (\(PolicyOptions.describe(error)))")
+        }
+        let (policy, world) = try ExplorationOptions.retry(args)
+        do {
+            let steps = try ExploredRunReplay.replay(trace, policy: policy, waitsOutBreak: world.waitsOutBreak)
+            Console.output(
+                Timeline.render(RetryTrace(steps: steps), reason: nil)
+                    + "the retry machine took all \(steps.count) steps of \(path)\n")
+            return 0
+        } catch  where error.isBadInput {
+            throw UsageError("--replay \(path): \(error)")
+        } catch {
+            Console.error("retryflow: the replay of \(path) departs at \(error)\n")
+            return 1
+        }
+    }
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         guard let args = try CommandLineArguments.forCommand(arguments, specs: specs, command: "simulate", help: help)
         else { return 0 }
         if args.has("--clients") { return try await FleetOptions.run(args) }
+        if let path = args.value("--replay") { return try replay(path, args) }
         guard let list = args.value("--outcomes") else {
             throw UsageError("simulate needs --outcomes, e.g. --outcomes reset,503,200")
         }

@@ -37,8 +37,16 @@ enum VerifyCommand {
         guard let counterexample else { return holds ? 0 : 1 }
         try AtomicFile.checkWritable(path, option: "--counterexample")
         try AtomicFile.write(counterexample, to: path)
-        Console.output(
-            "counterexample written to \(path) (draw it: retryflow render --machine \(machine.name) --trace \(path))\n")
+        var line =
+            "counterexample written to \(path) (draw it: retryflow render --machine \(machine.name) --trace \(path)"
+        if machine.name == "retry" {
+            // The same policy flags, so the replay runs the policy that was explored.
+            let flags = ["--policy", "--max-attempts", "--when-open"].compactMap { option in
+                args.value(option).map { "\(option) \($0)" }
+            }
+            line += "; replay it: " + (["retryflow simulate --replay \(path)"] + flags).joined(separator: " ")
+        }
+        Console.output(line + ")\n")
         return 1
     }
 }

@@ -184,6 +184,47 @@ import Testing
         }
         #expect(!result.stderr.contains("unexpected"))
     }
+
+    /// A run the exploration reports is a concrete run: `simulate --replay` takes it on the real
+    /// machine, input for input (issue 38), and says at which step a changed file departs.
+    @Test func aRunTheExplorationReportsReplaysOnTheRealMachine() async throws {
+        var policy = RetryPolicy.default
+        policy.maxAttempts = 4
+        let world = RetryWorld(budget: true, breaker: true, retryAfter: true, finalAnswers: true)
+        let explored = RetryExploration.explore(policy: policy, world: world)
+        // The longest of the shortest runs to each row that has a failed attempt in it.
+        let witness = try #require(
+            explored.witnesses.values.filter { $0.steps.contains { $0.event == .failed } }
+                .max { $0.steps.count < $1.steps.count })
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("run.json")
+        try JSONEncoder().encode(witness).write(to: file)
+
+        let replayed = try await Tool.run(["simulate", "--replay", file.path, "--max-attempts", "4"])
+        #expect(replayed.status == 0, "\(replayed.stderr)")
+        #expect(replayed.stdout.hasSuffix("the retry machine took all \(witness.steps.count) steps of \(file.path)\n"))
+
+        // The same file under another policy departs, naming the step.
+        let other = try await Tool.run(["simulate", "--replay", file.path, "--max-attempts", "1"])
+        #expect(other.status == 1)
+        #expect(other.stderr.contains("departs at step "), "\(other.stderr)")
+
+        // A verdict the explorer never writes is bad input, named.
+        var changed = witness
+        let index = try #require(changed.steps.firstIndex { $0.event == .failed })
+        changed.steps[index].detail = "sometimes"
+        try JSONEncoder().encode(changed).write(to: file)
+        let bad = try await Tool.run(["simulate", "--replay", file.path, "--max-attempts", "4"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("step \(index + 1): 'failed' needs a verdict"), "\(bad.stderr)")
+
+        let missing = try await Tool.run(["simulate", "--replay", folder.appendingPathComponent("none.json").path])
+        #expect(missing.status == 2 && missing.stderr.contains("cannot read the file"))
+        let mixed = try await Tool.run(["simulate", "--replay", file.path, "--outcomes", "200"])
+        #expect(mixed.status == 2 && mixed.stderr.contains("does not take --outcomes"))
+    }
 }
 
 /// `retryflow teach`: the figure asked for, as CSV and SVG, in the folder asked for (made if missing).

@@ -767,7 +767,7 @@ enum SettingRun {
         /// The sleepers of a parked run, exactly, or `nil` while it is not parked.
         @Sendable func parked(_ step: RetryTrace.Step) -> [Duration]? {
             switch step.to {
-            case .wait, .tokenWait:
+            case .wait:
                 return [step.at + (step.delay ?? .zero)]
             case .request:
                 let attempt = sleeping.withLock { $0 } + alsoSleeping(step)
@@ -784,6 +784,11 @@ enum SettingRun {
         while true {
             await clock.waitUntil { deadlines in
                 guard !ended(), let step = last.withLock({ $0 }) else { return ended() }
+                // A token wait looks at the limiter again each measurement bucket: parked in its
+                // one sleep, which ends no later than planned.
+                if step.to == .tokenWait {
+                    return deadlines.count == 1 && deadlines[0].offset <= step.at + (step.delay ?? .zero)
+                }
                 return parked(step) == deadlines.map(\.offset)
             }
             if ended() { break }

@@ -23,6 +23,32 @@ import Testing
         return limiter
     }
 
+    /// Moves `clock` from wake to wake of a run's `token wait` until `ended` says the wait is over
+    /// (the run's `onTransition` sets it and calls `clock.recheck()`); returns the wakes. A token
+    /// wait looks at the limiter again at least once a measurement bucket.
+    static func driveTokenWait(_ clock: ManualClock, ended: @escaping @Sendable () -> Bool) async -> [Duration] {
+        var wakes: [Duration] = []
+        while true {
+            await clock.waitUntil { deadlines in ended() || deadlines.count == 1 }
+            if ended() { return wakes }
+            guard let next = clock.nextDeadline else { continue }
+            wakes.append(next.offset)
+            clock.advance(to: next)
+        }
+    }
+
+    /// An `onTransition` hook that notes when the run leaves `token wait`, and the flag it sets.
+    static func tokenWaitWatch(_ clock: ManualClock) -> (@Sendable (RetryTrace.Step) -> Void, @Sendable () -> Bool) {
+        let left = Locked(false)
+        return (
+            { step in
+                if step.from == .tokenWait { left.withLock { $0 = true } }
+                clock.recheck()
+            },
+            { left.withLock { $0 } }
+        )
+    }
+
     @Test(arguments: [Surface.async, .completionHandler, .synchronous])
     func aRunThatMayNotWaitForATokenEndsRateLimitedWithNothingSent(surface: Surface) async throws {
         let server = try FlakyServer(scripts: ["/r": [.status(200, body: "ok")]])
@@ -53,16 +79,19 @@ import Testing
         let clock = ManualClock()
         var options = HTTPRetryOptions.policy(Self.policy)
         options.guards.limiter = try Self.drainedLimiter(clock: clock)
+        let (watch, left) = Self.tokenWaitWatch(clock)
+        options.onTransition = watch
         let session = Runner.session()
         let request = URLRequest(url: server.url("/r"))
         let run = Task { try await session.retryOutcome(for: request, retry: options, clock: clock) }
-        await clock.waitForSleepers(1)
-        #expect(server.requests.isEmpty, "paced: nothing is sent before its token is due")
-        let wake = try #require(clock.nextDeadline)
-        #expect(wake.offset > .seconds(1) && wake.offset <= .seconds(2), "the token is about 2 s away")
-        clock.advance(to: wake)
+        let wakes = await Self.driveTokenWait(clock, ended: left)
+        #expect(server.requests.count <= 1)
+        let sent = try #require(wakes.last)
+        #expect(sent > .seconds(1) && sent <= .seconds(2), "the token is about 2 s away: \(wakes)")
+        #expect(zip([.zero] + wakes, wakes).allSatisfy { $1 - $0 <= .milliseconds(500) }, "looked again each bucket")
         let outcome = try await run.value
         #expect(outcome.finalState == .success && server.requests.count == 1)
+        #expect(outcome.attempts.first?.start == sent, "sent when the wait ended, on the run's clock")
         #expect(
             outcome.trace.steps.prefix(4).map(\.to) == [.limiter, .pacing, .tokenWait, .breaker],
             "\(outcome.trace.steps.map(\.to))")
@@ -73,9 +102,11 @@ import Testing
         // A core run reports a throttle through its verdict; the limiter, quiet until then, paces the retry.
         let clock = ManualClock()
         let limiter = try AdaptiveRateLimiter(.aws, clock: clock)
-        let engine = Retry(Self.policy, clock: clock, guards: FleetGuards(limiter: limiter))
+        var engine = Retry(Self.policy, clock: clock, guards: FleetGuards(limiter: limiter))
+        let (watch, left) = Self.tokenWaitWatch(clock)
+        engine.onTransition = watch
         let calls = Locked(0)
-        let run = Task {
+        let run = Task { [engine] in
             try await engine.outcome(classifyResult: { status in
                 status == 429 ? RetryVerdict(.retry, "HTTP 429", throttled: true) : nil
             }) { _ in
@@ -85,7 +116,8 @@ import Testing
         }
         await clock.waitForSleepers(1)
         #expect(calls.withLock { $0 } == 1, "the retry waits for a token")
-        clock.advance(to: try #require(clock.nextDeadline))
+        let wakes = await Self.driveTokenWait(clock, ended: left)
+        #expect(!wakes.isEmpty)
         let outcome = try await run.value
         #expect(outcome.finalState == .success && outcome.attempts.count == 2)
         #expect(outcome.trace.steps.contains { $0.to == .tokenWait })
@@ -98,5 +130,53 @@ import Testing
         ) { attempt in attempt.number == 1 ? 429 : 200 }
         #expect(plain.finalState == .success && plain.attempts.count == 2)
         #expect(!plain.trace.steps.contains { $0.to == .tokenWait })
+    }
+
+    /// A token reserved while the rate was low is sent as soon as the grown rate has earned it, not
+    /// when the low rate would have (issue 36: at a cold start 32 clients reserved tokens at 0.5/s
+    /// and slept their whole waits while the rate climbed, and almost nothing was sent for 12 s).
+    @Test func aTokenWaitEndsAsSoonAsTheGrownRateHasEarnedTheToken() async throws {
+        func run(growing: Bool) async throws -> (planned: Duration, sent: Duration) {
+            let clock = ManualClock()
+            let limiter = try AdaptiveRateLimiter(.aws, clock: clock)
+            // 20 answers a second for 10 s, then a throttle: the fill rate drops by β.
+            for _ in 0..<200 {
+                clock.advance(by: .milliseconds(50))
+                limiter.record(throttled: false)
+            }
+            limiter.record(throttled: true)
+            // 55 sends ahead in the queue: the run's token is seconds away.
+            for _ in 0..<55 { _ = limiter.ask() }
+            var engine = Retry(Self.policy, clock: clock, guards: FleetGuards(limiter: limiter))
+            let (watch, left) = Self.tokenWaitWatch(clock)
+            engine.onTransition = watch
+            let start = clock.now
+            let run = Task { [engine] in try await engine.outcome { _ in 200 } }
+            await clock.waitForSleepers(1)
+            let planned = try #require(clock.nextDeadline).offset - start.offset
+            var wakes: [Duration] = []
+            while true {
+                await clock.waitUntil { deadlines in left() || deadlines.count == 1 }
+                if left() { break }
+                let next = try #require(clock.nextDeadline)
+                // Meanwhile the fleet's answers come back at 40 a second: the CUBIC curve climbs back.
+                if growing { for _ in 0..<20 { limiter.record(throttled: false) } }
+                wakes.append(next.offset - start.offset)
+                clock.advance(to: next)
+            }
+            let outcome = try await run.value
+            #expect(outcome.finalState == .success)
+            expectConsistent(outcome.trace)
+            let step = try #require(outcome.trace.steps.first { $0.to == .tokenWait })
+            return (step.delay ?? planned, try #require(outcome.attempts.first).start)
+        }
+        let steady = try await run(growing: false)
+        #expect(steady.planned > .milliseconds(1500) && steady.planned <= .seconds(4), "\(steady)")
+        #expect(
+            steady.sent <= steady.planned && steady.sent > steady.planned - .milliseconds(1),
+            "at an unchanged rate, the token is due when planned: \(steady)")
+        let grown = try await run(growing: true)
+        #expect(grown.planned == steady.planned)
+        #expect(grown.sent < steady.sent - .milliseconds(150), "sent at \(grown.sent), \(steady.sent) without growth")
     }
 }

@@ -124,12 +124,24 @@ import Testing
         // The next token is 2 s away at 0.5/s (less what has accrued): more than 1 s is refused at once.
         await #expect(throws: RateLimitRefusal.self) { try await limiter.acquire(maxWait: .seconds(1)) }
         #expect(clock.sleeperCount == 0)
-        let waiting = Task { try await limiter.acquire(maxWait: .seconds(3)) }
-        await clock.waitForSleepers(1)
-        let wake = try #require(clock.nextDeadline)
-        #expect(wake.offset <= .seconds(2))
-        clock.advance(to: wake)
+        let done = Locked(false)
+        let waiting = Task {
+            defer {
+                done.withLock { $0 = true }
+                clock.recheck()
+            }
+            try await limiter.acquire(maxWait: .seconds(3))
+        }
+        // It looks again each measurement bucket (0.5 s), and is done when the token is due.
+        var wakes: [Duration] = []
+        while true {
+            await clock.waitUntil { done.withLock { $0 } || $0.count == 1 }
+            guard !done.withLock({ $0 }), let wake = clock.nextDeadline else { break }
+            wakes.append(wake.offset)
+            clock.advance(to: wake)
+        }
         try await waiting.value
+        #expect(wakes.count == 4 && wakes.last! > .milliseconds(1500) && wakes.last! <= .seconds(2), "\(wakes)")
         #expect(limiter.tokens < 1)
     }
 

@@ -275,6 +275,8 @@ private final class RunDriver<Value: Sendable> {
     var lastRetryTicket: RetryBudgetTicket?
     /// The limiter's refusal of the try it is pacing: the attempt's error if the token goes back.
     var pacedBy: RateLimitRefusal?
+    /// The token reserved for the try being paced, until its wait (`token wait`) is over.
+    var reservation: TokenReservation?
 
     init<C: Clock<Duration>>(
         engine: Retry<C>, time: any RunTime, transitions: AsyncStream<RetryTrace.Step>.Continuation?,
@@ -320,7 +322,7 @@ private final class RunDriver<Value: Sendable> {
                 // Anchored at the decision, not started after the hooks: a wait the machine
                 // planned to end before the deadline ends before it, whatever the hooks cost.
                 do {
-                    try await time.sleep(until: until)
+                    try await sleep(until: until)
                     pending = .delayElapsed
                 } catch {
                     pending = .cancelled(detail: nil)
@@ -330,6 +332,16 @@ private final class RunDriver<Value: Sendable> {
             case .finished(let state, let reason, let at):
                 return outcome(state: state, reason: reason, at: at)
             }
+        }
+    }
+
+    /// Sleeps until `until`; the wait for a reserved token (`token wait`) ends sooner when the
+    /// limiter's rate grew enough meanwhile (``AdaptiveRateLimiter/nextWake(for:now:until:)``).
+    private func sleep(until: Duration) async throws {
+        guard let reservation, let limiter = guards.limiter else { return try await time.sleep(until: until) }
+        self.reservation = nil
+        while let wake = limiter.nextWake(for: reservation, now: time.elapsed(), until: until) {
+            try await time.sleep(until: wake)
         }
     }
 
@@ -595,16 +607,18 @@ private final class RunDriver<Value: Sendable> {
     /// a token now or one reserved for later (`rate limited`, with the wait until it is due).
     func askLimiter() {
         pacedBy = nil
+        reservation = nil
         guard let limiter = guards.limiter else {
             pending = .tokenGranted
             return
         }
-        switch limiter.ask() {
-        case .granted:
+        switch limiter.reserve() {
+        case (.granted, _):
             pending = .tokenGranted
-        case .wait(let wait):
+        case (.wait(let wait), let reserved):
             let refusal = RateLimitRefusal(wait: wait, fillRate: limiter.fillRate)
             pacedBy = refusal
+            reservation = reserved
             pending = .rateLimited(wait: wait, detail: refusal.description)
         }
     }
@@ -614,6 +628,7 @@ private final class RunDriver<Value: Sendable> {
     func returnToken(now: Duration) {
         guard let refusal = pacedBy else { return }
         pacedBy = nil
+        reservation = nil
         guards.limiter?.withdraw()
         lastError = refusal
         attempts.append(

@@ -81,16 +81,44 @@ public final class AdaptiveRateLimiter: Sendable {
 
     /// Asks to send one request: granted now (a token was taken, or the limiter is disabled), or
     /// after a wait: the next token is reserved for this send (sends are served in the order they
-    /// asked). Send when the wait is over, or give the token back with ``withdraw()``.
-    public func ask() -> RateLimitPermit {
+    /// asked). Send when the wait is over, or give the token back with ``withdraw()``. The wait is
+    /// worked out at the present fill rate; ``acquire(maxWait:)`` ends it sooner when the rate grows.
+    public func ask() -> RateLimitPermit { reserve().permit }
+
+    /// ``ask()``, and the reservation behind a wait (for ``nextWake(for:now:until:)``).
+    package func reserve() -> (permit: RateLimitPermit, reservation: TokenReservation?) {
         let now = elapsed()
         return traced.withLock { traced in
             traced.deliver(.sendAsked, at: now)
             switch traced.machine.rules.answer {
-            case .granted: return .granted
-            case .wait(let seconds): return .wait(Duration.checkedSeconds(seconds, rounding: .up) ?? .inputLimit)
+            case .granted: return (.granted, nil)
+            case .wait(let seconds, let credit):
+                let wait = Duration.checkedSeconds(seconds, rounding: .up) ?? .inputLimit
+                return (.wait(wait), TokenReservation(credit: credit))
             }
         }
+    }
+
+    /// When a wait for `reservation` that was planned to end at `until` should next wake, `now`
+    /// being on the same clock as `until`; `nil` when it is over (the token is due, or `until` came).
+    ///
+    /// A token reserved while the rate was low (at a cold start, 0.5 tokens/s) would otherwise be
+    /// waited for at that rate long after the rate grew, and the sends the growth needs would not be
+    /// made (botocore wakes its waiters when the fill rate changes, for the same reason). So the wait
+    /// looks again at least once a measurement bucket (the rate changes at most that often), and
+    /// ends as soon as the bucket has been credited the reserved token. It never ends later than
+    /// planned: the deadline's check at the ask stays true, and a rate that fell since pays the
+    /// difference out of the bucket, which later asks then wait for.
+    package func nextWake(for reservation: TokenReservation, now: Duration, until: Duration) -> Duration? {
+        guard now < until else { return nil }
+        let remaining = traced.withLock { traced in
+            traced.machine.rules.secondsUntil(credit: reservation.credit, at: elapsed().inSeconds)
+        }
+        // Under a millisecond: due (the clock's and the bucket's arithmetic differ by less).
+        guard remaining >= 0.001 else { return nil }
+        let due = now + (Duration.checkedSeconds(remaining, rounding: .up) ?? .inputLimit)
+        // Due by the plan (to the millisecond): the planned end, as the deadline's check assumed.
+        return min(due < until - .milliseconds(1) ? due : until, now + options.bucketWidth)
     }
 
     /// Reports a response (`throttled`: the server said slow down), or an attempt that ended in a
@@ -106,22 +134,32 @@ public final class AdaptiveRateLimiter: Sendable {
         traced.withLock { $0.deliver(.sendWithdrawn, at: now) }
     }
 
-    /// Waits on the limiter's clock until the token it reserves is due, or throws
+    /// Waits on the limiter's clock until the token it reserves is due (sooner than first told when
+    /// the rate grows meanwhile), or throws
     /// ``RateLimitRefusal`` at once (giving the token back) when that is further away than `maxWait`
     /// (`nil`: no limit; `.zero`: fail fast). A cancelled wait gives the token back too.
     public func acquire(maxWait: Duration? = nil) async throws {
-        guard case .wait(let delay) = ask() else { return }
+        guard case (.wait(let delay), let reservation?) = reserve() else { return }
         if let maxWait, delay > maxWait {
             withdraw()
             throw RateLimitRefusal(wait: delay, fillRate: fillRate)
         }
+        let start = elapsed()
         do {
-            try await sleep(delay)
+            while let wake = nextWake(for: reservation, now: elapsed() - start, until: delay) {
+                try await sleep(wake - (elapsed() - start))
+            }
         } catch {
             withdraw()
             throw error
         }
     }
+}
+
+/// A token ``AdaptiveRateLimiter`` reserved for a send: due once the bucket has been credited this
+/// many tokens in all.
+package struct TokenReservation: Hashable, Sendable {
+    let credit: Double
 }
 
 /// The limiter's answer to ``AdaptiveRateLimiter/ask()``.

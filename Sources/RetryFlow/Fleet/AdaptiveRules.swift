@@ -19,8 +19,9 @@ package struct AdaptiveRules: MachineRules {
     /// What the last `send asked` was answered.
     package enum Answer: Hashable, Sendable {
         case granted
-        /// Send after this many seconds: the token is reserved.
-        case wait(Double)
+        /// Send after this many seconds at the present fill rate: the token is reserved, and due
+        /// when the bucket has been credited `dueAtCredit` tokens in all (``credited``).
+        case wait(Double, dueAtCredit: Double)
     }
 
     package let options: AdaptiveRateLimiterOptions
@@ -35,6 +36,10 @@ package struct AdaptiveRules: MachineRules {
     package private(set) var meter: SendRateMeter
     package private(set) var cubic: CubicCurve
     package private(set) var answer: Answer = .granted
+    /// Every token ever put in the bucket (refills and returns, before the capacity's cap): a
+    /// reserved token is due once this reaches the credit it was reserved at, however fast the
+    /// bucket filled meanwhile. Capped refills only happen once every reservation is paid.
+    package private(set) var credited: Double = 0
     /// When the rate last dropped (`cubic drop`), in seconds; `nil` before any.
     private var lastDrop: Double?
     /// When the bucket was last refilled, in seconds.
@@ -70,14 +75,18 @@ package struct AdaptiveRules: MachineRules {
         switch effect {
         case .grant: answer = .granted
         case .planWait:
-            let wait = (options.requestCost - tokens) / fillRate
-            answer = .wait(wait)
-            notes.delay = Duration.checkedSeconds(wait, rounding: .up)
+            let missing = options.requestCost - tokens
+            answer = .wait(missing / fillRate, dueAtCredit: credited + missing)
+            notes.delay = Duration.checkedSeconds(missing / fillRate, rounding: .up)
         case .refill:
-            tokens = min(capacity, tokens + max(0, now - lastRefill) * fillRate)
+            let earned = max(0, now - lastRefill) * fillRate
+            tokens = min(capacity, tokens + earned)
+            credited += earned
             lastRefill = max(lastRefill, now)
         case .takeToken: tokens -= options.requestCost
-        case .returnToken: tokens = min(capacity, tokens + options.requestCost)
+        case .returnToken:
+            tokens = min(capacity, tokens + options.requestCost)
+            credited += options.requestCost
         case .measureRate: meter.record(at: now)
         case .cubicGrowth: calculatedRate = cubic.rate(at: now)
         case .cubicDrop:
@@ -92,6 +101,16 @@ package struct AdaptiveRules: MachineRules {
             tokens = min(tokens, capacity)
         }
         return nil
+    }
+}
+
+extension AdaptiveRules {
+    /// Seconds from `time` until the bucket has been credited `credit` tokens at the present fill
+    /// rate (zero when it has): how long a token reserved at that credit still has to wait. A
+    /// question, not an event: nothing changes.
+    package func secondsUntil(credit: Double, at time: Double) -> Double {
+        let projected = credited + max(0, time - lastRefill) * fillRate
+        return max(0, credit - projected) / fillRate
     }
 }
 

@@ -6,8 +6,9 @@ import RetryFlow
 /// --server-rate R [--adaptive]`.
 ///
 /// Discrete events, one at a time: each client offers a request as soon as its last one is done,
-/// asks the limiter (when there is one) and, when told to wait, asks again after the wait; a
-/// throttled request is sent again the same way. The server is nginx's `limit_req` (rate R, burst B,
+/// asks the limiter (when there is one) and, when told to wait, sends when its reserved token is due
+/// (waking as a run's `token wait` does, so sooner than first told when the rate grows); a throttled
+/// request is sent again the same way. The server is nginx's `limit_req` (rate R, burst B,
 /// no delay): a request is refused 429 when its excess, which drains at R per second and grows by
 /// one per accepted request, would pass B. Deterministic: no randomness, no threads.
 ///
@@ -145,13 +146,23 @@ public enum AdaptiveSimulation {
             switch event.kind {
             case .offer:
                 count(event.at) { $0.offered += 1 }
-                events.push(Event(at: event.at, client: event.client, kind: .ask(delayed: false)))
-            case .ask(let delayed):
-                if let limiter, case .wait(let wait) = limiter.ask() {
-                    if !delayed { count(event.at) { $0.delayed += 1 } }
-                    events.push(Event(at: event.at + wait, client: event.client, kind: .ask(delayed: true)))
+                events.push(Event(at: event.at, client: event.client, kind: .ask))
+            case .ask:
+                if let limiter, case (.wait(let wait), let reservation?) = limiter.reserve() {
+                    count(event.at) { $0.delayed += 1 }
+                    let until = event.at + wait
+                    let wake = limiter.nextWake(for: reservation, now: event.at, until: until)
+                    events.push(Event(at: wake ?? event.at, client: event.client, kind: .tokenWait(reservation, until)))
                     continue
                 }
+                events.push(Event(at: event.at, client: event.client, kind: .send))
+            case .tokenWait(let reservation, let until):
+                if let wake = limiter?.nextWake(for: reservation, now: event.at, until: until) {
+                    events.push(Event(at: wake, client: event.client, kind: .tokenWait(reservation, until)))
+                } else {
+                    events.push(Event(at: event.at, client: event.client, kind: .send))
+                }
+            case .send:
                 let accepted = server.accept(at: event.at.inSeconds)
                 count(event.at) { second in
                     second.sent += 1
@@ -161,7 +172,7 @@ public enum AdaptiveSimulation {
             case .answered(let accepted):
                 limiter?.record(throttled: !accepted)
                 // A throttled request is sent again; an answered one makes way for the next.
-                let next: Event.Kind = accepted ? .offer : .ask(delayed: false)
+                let next: Event.Kind = accepted ? .offer : .ask
                 events.push(Event(at: event.at, client: event.client, kind: next))
             }
         }
@@ -209,7 +220,11 @@ public enum AdaptiveSimulation {
     struct Event {
         enum Kind: Hashable {
             case offer
-            case ask(delayed: Bool)
+            /// Ask the limiter for a token (at once without one).
+            case ask
+            /// Waiting for a reserved token, planned to be due at the `Duration` at the latest.
+            case tokenWait(TokenReservation, Duration)
+            case send
             case answered(Bool)
         }
 
