@@ -52,10 +52,14 @@ test-browser: deps-browser
 	scripts/test-browser.sh
 
 # The DocC sites of RetryFlow and RetryFlowHTTP, built offline with warnings as errors, in .build/docs;
-# and the step-through pages of docs/runs/ (a test compares them with the committed ones).
+# the step-through pages of docs/runs/, and the classic figures of docs/figures/ (`retryflow teach all`,
+# docs/figures.md; in release, where they take seconds: `make bench BENCH=classic-figures`); tests compare
+# both with the committed ones.
 docs: deps
 	$(SWIFT) build --build-tests
 	RETRYFLOW_REGENERATE_TEACHING_PAGES=1 $(SWIFT) test --skip-build --filter TeachingPagesTests
+	$(SWIFT) build -c release --product retryflow
+	"$$($(SWIFT) build -c release --show-bin-path)/retryflow" teach all --output docs/figures
 	scripts/build-docs.sh
 
 # Regenerates diagrams/ from the transition table (the drift test compares them byte for byte).
@@ -106,12 +110,12 @@ fuzz: deps
 # The benchmarks, in release mode, from their own package (Benchmarks/, results in docs/benchmarks.md):
 # every one, or `make bench BENCH="adaptive-throttle nginx-concurrency"`; BENCH_ARGS go to retryflow-bench
 # (`--quick`, `--json FILE`, `--size MIB`). cli-startup times the retryflow CLI, an executable of this
-# package that a package depending on it does not build: it is built here when cli-startup or verify-scale runs.
+# package that a package depending on it does not build: it is built here when cli-startup, verify-scale or classic-figures runs.
 BENCH ?=
 BENCH_ARGS ?=
 BENCH_BUILD = $(SWIFT) build -c release --package-path Benchmarks --scratch-path .build/benchmarks
 bench: deps
-	case " $(BENCH) " in "  " | *" cli-startup "* | *" verify-scale "*) $(SWIFT) build -c release --product retryflow ;; esac
+	case " $(BENCH) " in "  " | *" cli-startup "* | *" verify-scale "* | *" classic-figures "*) $(SWIFT) build -c release --product retryflow ;; esac
 	$(BENCH_BUILD)
 	RETRYFLOW_CLI="$$($(SWIFT) build -c release --show-bin-path)/retryflow" \
 		"$$($(BENCH_BUILD) --show-bin-path)/retryflow-bench" $(BENCH_ARGS) $(BENCH)

@@ -28,6 +28,10 @@ enum CommandCatalog {
             name: "simulate", summary: "run a policy against scripted outcomes on a virtual clock, instantly",
             specs: SimulateCommand.specs, help: SimulateCommand.help),
         Command(
+            name: "teach",
+            summary: "regenerate the classic retry figures (AWS 2015, Brooker 2022, SRE book) as CSV and SVG",
+            specs: TeachCommand.specs, help: TeachCommand.help),
+        Command(
             name: "demo", summary: "live retries against an in-process flaky server, with traces and charts",
             specs: DemoCommand.specs, help: DemoCommand.help),
         Command(

@@ -11,6 +11,7 @@ let usage = """
       verify     explore a machine exhaustively: invariants, reachable rows, counterexamples
       fetch      fetch a URL with retries: a better curl --retry
       simulate   run a policy against scripted outcomes on a virtual clock, instantly
+      teach      regenerate the classic retry figures (AWS 2015, Brooker 2022, SRE book) as CSV and SVG
       demo       live retries against an in-process flaky server, with traces and charts
       completion print a shell completion script (bash or zsh)
 
@@ -19,7 +20,7 @@ let usage = """
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-let commands = ["render", "check-chart", "verify", "fetch", "simulate", "demo", "completion"]
+let commands = ["render", "check-chart", "verify", "fetch", "simulate", "teach", "demo", "completion"]
 // `retryflow help fetch` is `retryflow fetch --help`.
 if arguments.count == 2, arguments[0] == "help", commands.contains(arguments[1]) {
     arguments = [arguments[1], "--help"]
@@ -43,10 +44,12 @@ do {
     case "verify": status = try VerifyCommand.run(Array(arguments.dropFirst()))
     case "fetch": status = try await FetchCommand.run(Array(arguments.dropFirst()))
     case "simulate": status = try await SimulateCommand.run(Array(arguments.dropFirst()))
+    case "teach": status = try await TeachCommand.run(Array(arguments.dropFirst()))
     case "demo": status = try await DemoCommand.run(Array(arguments.dropFirst()))
     case let other?:
         throw UsageError(
-            "unknown command \"\(other)\" (use render, check-chart, verify, fetch, simulate, demo or completion)")
+            "unknown command \"\(other)\" (use render, check-chart, verify, fetch, simulate, teach, demo or completion)"
+        )
     }
 } catch let error as UsageError {
     Console.error("retryflow: \(error)")

@@ -68,6 +68,14 @@ import Testing
         (["simulate", "--outcomes", "200,,503"], "empty outcome in the list"),
         (["simulate", "--outcomes", "hang"], "\"hang\" outcome needs --timeout or --deadline"),
         (["simulate", "--outcomes", "200", "--seed", "-4"], "--seed needs a whole number"),
+        (["teach", "jitter"], "teach: unknown figure \"jitter\" (use contention, load, throttling, all)"),
+        (["teach", "contention", "load"], "teach takes one figure, got \"contention load\""),
+        (["teach", "--runs", "0"], "--runs must be from 1 to 10000, got 0"),
+        (["teach", "--runs", "many"], "--runs needs a whole number, got \"many\""),
+        (["teach", "--seed", "-1"], "--seed needs a whole number from 0, got \"-1\""),
+        (["teach", "--output", "/nonexistent-folder/figures"], "folder /nonexistent-folder does not exist"),
+        (["teach", "--output", "/etc/hostname"], "--output /etc/hostname: is not a folder"),
+        (["teach", "--bogus"], "unknown option --bogus"),
         (["demo", "extra"], "demo takes no arguments"),
     ]
 
@@ -108,7 +116,7 @@ import Testing
     }
 
     @Test func helpForEveryCommand() async throws {
-        for command in ["render", "check-chart", "verify", "fetch", "simulate", "demo"] {
+        for command in ["render", "check-chart", "verify", "fetch", "simulate", "teach", "demo"] {
             let result = try await Tool.run([command, "--help"])
             #expect(result.status == 0)
             #expect(result.stdout.hasPrefix("usage: retryflow \(command)"))

@@ -226,3 +226,22 @@ import Testing
         #expect(mixed.status == 2 && mixed.stderr.contains("does not take --outcomes"))
     }
 }
+
+/// `retryflow teach`: the figure asked for, as CSV and SVG, in the folder asked for (made if missing).
+@Suite struct TeachCommandTests {
+    @Test func teachWritesTheFigureItWasAskedFor() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("teach-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // One run a point: the cheapest figure in a debug build.
+        let result = try await Tool.run(["teach", "contention", "--runs", "1", "--output", folder.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = ["contention.csv", "contention-calls.svg", "contention-time.svg", "contention-writes.svg"]
+        #expect(result.stdout == names.map { "wrote \(folder.path)/\($0)\n" }.joined())
+        let csv = try String(contentsOf: folder.appendingPathComponent("contention.csv"), encoding: .utf8)
+        #expect(csv.hasPrefix("clients,time,calls,algorithm\n10,"))
+        #expect(csv.split(separator: "\n").count == 1 + 19 * 5)
+        let svg = try String(contentsOf: folder.appendingPathComponent("contention-calls.svg"), encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") && svg.contains("decorrelated") && svg.contains("mean of 1 runs"))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("load.csv").path))
+    }
+}

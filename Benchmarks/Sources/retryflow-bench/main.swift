@@ -9,6 +9,7 @@ let all = [
     "connection-close", "render-in-process", "wait-precision", "budget-acquire", "retry-storm",
     "download-resume", "download-resume-large",
     "nginx-concurrency", "deadline-under-load", "download-nginx", "adaptive-throttle", "hedge-tail", "verify-scale",
+    "classic-figures",
 ]
 var arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -117,6 +118,7 @@ for name in names {
         case "download-resume-large": results += try await DownloadBenchmark.runLarge(size: largeSize, quick: quick)
         case "nginx-concurrency": results += try await NginxConcurrency.run(quick: quick)
         case "verify-scale": results += try await VerifyScale.run(quick: quick)
+        case "classic-figures": results += try await ClassicFiguresBenchmark.run(quick: quick)
         default: results += try await DeadlineUnderLoad.run(quick: quick)
         }
     } catch {

@@ -14,8 +14,11 @@ public struct FleetScenario: Sendable {
     public var duration: Duration
     /// Time between one client's requests.
     public var interval: Duration
-    /// When the server answers every request 503 (a full outage); healthy (200) otherwise.
+    /// When the server answers 503 (every request, unless `failureRate` says fewer); healthy (200) otherwise.
     public var outage: Range<Duration>
+    /// The share of requests answered 503 during the outage, from 0 to 1 (1: a full outage); which
+    /// ones is drawn from `seed`, request by request.
+    public var failureRate: Double
     /// Every request's policy.
     public var policy: RetryPolicy
     /// The shared budget's mode; `nil` for none.
@@ -33,8 +36,10 @@ public struct FleetScenario: Sendable {
         clients: Int = 100, duration: Duration = .seconds(60), interval: Duration = .seconds(1),
         outage: Range<Duration> = Duration.seconds(10)..<Duration.seconds(30),
         policy: RetryPolicy = RetryPolicy(maxAttempts: 4), budget: RetryBudgetMode? = nil,
-        breaker: CircuitBreakerOptions? = nil, whenCircuitOpen: CircuitOpenBehavior = .waitOutBreak, seed: UInt64 = 1
+        breaker: CircuitBreakerOptions? = nil, whenCircuitOpen: CircuitOpenBehavior = .waitOutBreak, seed: UInt64 = 1,
+        failureRate: Double = 1
     ) {
+        self.failureRate = failureRate
         self.clients = clients
         self.duration = duration
         self.interval = interval
@@ -59,6 +64,9 @@ public struct FleetScenario: Sendable {
         }
         guard interval >= .milliseconds(1), interval <= duration else {
             throw RetryPolicyError(field: "interval", problem: "must be from 1 ms to the duration")
+        }
+        guard failureRate.isFinite, failureRate >= 0, failureRate <= 1 else {
+            throw RetryPolicyError(field: "failure-rate", problem: "must be from 0 to 1 (got \(failureRate))")
         }
         guard outage.lowerBound >= .zero else {
             throw RetryPolicyError(field: "outage", problem: "must not start before 0 s")

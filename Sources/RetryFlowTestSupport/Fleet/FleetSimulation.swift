@@ -55,12 +55,17 @@ public enum FleetSimulation {
                 // No recheck: a transition can only end the driver's wait by parking the run, and the
                 // sleep that parks it tells the clock's waiters; a run's end rechecks below.
             }
+            // The server's own draws (which attempts fail in a partial outage), apart from the run's jitter.
+            let serverDraws = Locked(SeededRandom(seed: seed ^ 0x5EED_FA11))
             _ = try? await HTTPRetryRun.outcome(
                 for: URLRequest(url: url), retry: options, clock: clock, random: SeededRandom(seed: seed)
             ) { _ in
                 let now = clock.now.offset
                 tally.withLock { $0.count(now) { $0.serverLoad += 1 } }
-                let status = scenario.outage.contains(now) ? 503 : 200
+                let fails =
+                    scenario.outage.contains(now)
+                    && (scenario.failureRate >= 1 || serverDraws.withLock { $0.unitDraw() } < scenario.failureRate)
+                let status = fails ? 503 : 200
                 return HTTPResponse(
                     data: Data(),
                     response: HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:])!
