@@ -7,7 +7,7 @@ enum RunState<Value: Sendable> {
     case between(NextTry)
     /// The limiter reserved a token for a later try (`rate limited`): its refusal, the try's error if
     /// the token goes back (`return token`) rather than being waited for in `token wait`, and the
-    /// reservation, until that wait begins (it may end sooner if the limiter's rate grows).
+    /// reservation, until that wait begins (it follows the limiter's bucket as the rate changes).
     case paced(NextTry, RateLimitRefusal, TokenReservation?)
     /// The breaker admitted the try (`admitted`): its ticket (`nil` without a breaker), reported with
     /// the attempt's health or given back.
