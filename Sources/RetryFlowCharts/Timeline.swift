@@ -11,7 +11,7 @@ import RetryFlow
 /// ```
 public enum Timeline {
     /// The trace's steps, one per line, then the total time and the final state. Each step reads as
-    /// `table` labels the row it took (``TransitionTable/label(of:)``): pass the policy's table when it
+    /// `table` labels the row it took (`TransitionTable.label(of:)`): pass the policy's table when it
     /// has rows of its own.
     public static func render(_ trace: RetryTrace, of table: RetryTable = .retry, reason: StopReason? = nil) -> String {
         var rows: [[String]] = [["time", "attempt", "event", "move", "delay / detail"]]
