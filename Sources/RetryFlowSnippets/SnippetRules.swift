@@ -4,13 +4,7 @@ import RetryFlowCharts
 /// The Swift snippet's one fact: `times`, the retries left. Its guard reads it; `recurse`
 /// (`retryDataTask(times: times - 1)`) counts it down. Enough to run and verify the table as written.
 public struct SwiftSnippetRules: MachineRules, Hashable {
-    public typealias State = SwiftSnippetState
-    public typealias Event = SwiftSnippetEvent
-    public typealias Guard = SwiftSnippetGuard
-    public typealias Effect = SwiftSnippetEffect
-    public typealias Reason = StopReason
-    public typealias Input = SwiftSnippetEvent
-    public typealias Action = SwiftSnippetEffect
+    public typealias Vocabulary = SwiftSnippetVocabulary
 
     /// Retries left (`times`).
     public private(set) var times: Int
@@ -35,13 +29,7 @@ public struct SwiftSnippetRules: MachineRules, Hashable {
 
 /// The Objective-C snippet's one fact: `retryCount`, counted down by each recursive call.
 public struct ObjCSnippetRules: MachineRules, Hashable {
-    public typealias State = ObjCSnippetState
-    public typealias Event = ObjCSnippetEvent
-    public typealias Guard = ObjCSnippetGuard
-    public typealias Effect = ObjCSnippetEffect
-    public typealias Reason = StopReason
-    public typealias Input = ObjCSnippetEvent
-    public typealias Action = ObjCSnippetEffect
+    public typealias Vocabulary = ObjCSnippetVocabulary
 
     /// Retries left (`retryCount`).
     public private(set) var retryCount: Int

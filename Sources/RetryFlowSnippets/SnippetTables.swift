@@ -135,11 +135,21 @@ public enum OriginalOutcome: Hashable, Sendable {
     }
 }
 
-extension TransitionTable
-where
-    State == SwiftSnippetState, Event == SwiftSnippetEvent, Guard == SwiftSnippetGuard,
-    Effect == SwiftSnippetEffect, Reason == StopReason
-{
+/// The words of the Swift snippet's table: its states, events, guards, effects and the reasons a run ends.
+public enum SwiftSnippetVocabulary: TableVocabulary {
+    /// The states.
+    public typealias State = SwiftSnippetState
+    /// The events.
+    public typealias Event = SwiftSnippetEvent
+    /// The guards.
+    public typealias Guard = SwiftSnippetGuard
+    /// The effects.
+    public typealias Effect = SwiftSnippetEffect
+    /// Why a run ends.
+    public typealias Reason = StopReason
+}
+
+extension TransitionTable where Vocabulary == SwiftSnippetVocabulary {
     /// `retryDataTask(times:wait:errorHandler:completionHandler:)` as it was written.
     public static let swiftSnippet = TransitionTable(
         name: "retryDataTask (original)",
@@ -157,11 +167,21 @@ where
         ])
 }
 
-extension TransitionTable
-where
-    State == ObjCSnippetState, Event == ObjCSnippetEvent, Guard == ObjCSnippetGuard,
-    Effect == ObjCSnippetEffect, Reason == StopReason
-{
+/// The words of the Objective-C snippet's table: its states, events, guards, effects and the reasons a run ends.
+public enum ObjCSnippetVocabulary: TableVocabulary {
+    /// The states.
+    public typealias State = ObjCSnippetState
+    /// The events.
+    public typealias Event = ObjCSnippetEvent
+    /// The guards.
+    public typealias Guard = ObjCSnippetGuard
+    /// The effects.
+    public typealias Effect = ObjCSnippetEffect
+    /// Why a run ends.
+    public typealias Reason = StopReason
+}
+
+extension TransitionTable where Vocabulary == ObjCSnippetVocabulary {
     /// `downloadAndRetryWithURL:retryCount:completion:failure:` as it was written.
     public static let objcSnippet = TransitionTable(
         name: "downloadAndRetry (original)",

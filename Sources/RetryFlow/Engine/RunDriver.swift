@@ -260,7 +260,7 @@ final class RunDriver<C: Clock<Duration>, Value: Sendable> {
             for index in step.rows.indices {
                 record(step.traceStep(index, detail: index == 0 ? pending.detail : nil))
             }
-            return step.actions
+            return step.produced
         } catch {
             trace.rejections.append(error)
             return nil

@@ -44,7 +44,7 @@ public final class AdaptiveRateLimiter: Sendable {
                     trace!.steps.append(traced)
                 }
             }
-            return step.actions.last
+            return step.produced.last
         }
 
         static func rate(_ value: Double) -> String { String(format: "%.3g", value) }
@@ -189,4 +189,4 @@ public struct RateLimitRefusal: Error, Hashable, Sendable, CustomStringConvertib
 }
 
 /// An adaptive limiter's trace: each step's `detail` holds the bucket after it.
-public typealias AdaptiveTrace = TransitionTrace<AdaptiveState, AdaptiveEvent, AdaptiveGuard>
+public typealias AdaptiveTrace = TransitionTrace<AdaptiveVocabulary>

@@ -8,13 +8,7 @@ extension AdaptiveEvent: MachineInput {
 /// rate and the CUBIC curve, in seconds since the limiter began. Times come in with the inputs; no
 /// clock is read.
 package struct AdaptiveRules: MachineRules {
-    package typealias State = AdaptiveState
-    package typealias Event = AdaptiveEvent
-    package typealias Guard = AdaptiveGuard
-    package typealias Effect = AdaptiveEffect
-    package typealias Reason = PerpetualReason
-    package typealias Input = AdaptiveEvent
-    package typealias Action = AdaptiveAction
+    package typealias Vocabulary = AdaptiveVocabulary
 
     package let options: AdaptiveRateLimiterOptions
     /// Tokens in the bucket (as of ``lastRefill``).

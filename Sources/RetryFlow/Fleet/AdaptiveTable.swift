@@ -67,16 +67,24 @@ public enum AdaptiveEffect: String, TableSymbol {
     case setFillRate = "set fill rate"
 }
 
-/// An adaptive rate limiter's transition table.
-public typealias AdaptiveTable = TransitionTable<
-    AdaptiveState, AdaptiveEvent, AdaptiveGuard, AdaptiveEffect, PerpetualReason
->
+/// The words of an adaptive rate limiter's table: its states, events, guards, effects and the reasons a run ends.
+public enum AdaptiveVocabulary: TableVocabulary {
+    /// The states.
+    public typealias State = AdaptiveState
+    /// The events.
+    public typealias Event = AdaptiveEvent
+    /// The guards.
+    public typealias Guard = AdaptiveGuard
+    /// The effects.
+    public typealias Effect = AdaptiveEffect
+    /// Why a run ends.
+    public typealias Reason = PerpetualReason
+}
 
-extension TransitionTable
-where
-    State == AdaptiveState, Event == AdaptiveEvent, Guard == AdaptiveGuard, Effect == AdaptiveEffect,
-    Reason == PerpetualReason
-{
+/// An adaptive rate limiter's transition table.
+public typealias AdaptiveTable = TransitionTable<AdaptiveVocabulary>
+
+extension TransitionTable where Vocabulary == AdaptiveVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
     // swift-format-ignore
     /// AWS's adaptive client-side rate limiting, as data: what ``AdaptiveRateLimiter`` executes and

@@ -1,13 +1,7 @@
 /// The circuit breaker's specialisation of ``TableMachine``: the sampling window, the break's end
 /// and the probe in flight. Times come in with the inputs; no clock is read.
 package struct BreakerRules: MachineRules, Hashable {
-    package typealias State = BreakerState
-    package typealias Event = BreakerEvent
-    package typealias Guard = BreakerGuard
-    package typealias Effect = BreakerEffect
-    package typealias Reason = PerpetualReason
-    package typealias Input = BreakerEvent
-    package typealias Action = BreakerAction
+    package typealias Vocabulary = BreakerVocabulary
 
     package let options: CircuitBreakerOptions
     /// When the current break ends (meaningful while open).

@@ -73,16 +73,24 @@ public enum BreakerEffect: String, TableSymbol {
     case endProbe = "end probe"
 }
 
-/// A circuit breaker's transition table.
-public typealias BreakerTable = TransitionTable<
-    BreakerState, BreakerEvent, BreakerGuard, BreakerEffect, PerpetualReason
->
+/// The words of a circuit breaker's table: its states, events, guards, effects and the reasons a run ends.
+public enum BreakerVocabulary: TableVocabulary {
+    /// The states.
+    public typealias State = BreakerState
+    /// The events.
+    public typealias Event = BreakerEvent
+    /// The guards.
+    public typealias Guard = BreakerGuard
+    /// The effects.
+    public typealias Effect = BreakerEffect
+    /// Why a run ends.
+    public typealias Reason = PerpetualReason
+}
 
-extension TransitionTable
-where
-    State == BreakerState, Event == BreakerEvent, Guard == BreakerGuard, Effect == BreakerEffect,
-    Reason == PerpetualReason
-{
+/// A circuit breaker's transition table.
+public typealias BreakerTable = TransitionTable<BreakerVocabulary>
+
+extension TransitionTable where Vocabulary == BreakerVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
     // swift-format-ignore
     /// The circuit breaker, as data: what ``CircuitBreaker`` executes and `retryflow render --machine breaker` draws.

@@ -18,13 +18,7 @@ package enum BudgetInput: Hashable, Sendable, MachineInput {
 
 /// The retry budget's specialisation of ``TableMachine``: token arithmetic in thousandths, so it is exact.
 package struct BudgetRules: MachineRules, Hashable {
-    package typealias State = BudgetState
-    package typealias Event = BudgetEvent
-    package typealias Guard = BudgetGuard
-    package typealias Effect = BudgetEffect
-    package typealias Reason = PerpetualReason
-    package typealias Input = BudgetInput
-    package typealias Action = BudgetAction
+    package typealias Vocabulary = BudgetVocabulary
 
     /// The mode's numbers, in thousandths of a token.
     private let capacity: Int

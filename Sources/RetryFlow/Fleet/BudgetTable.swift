@@ -43,13 +43,24 @@ public enum BudgetEffect: String, TableSymbol {
     case refund
 }
 
-/// A retry budget's transition table.
-public typealias BudgetTable = TransitionTable<BudgetState, BudgetEvent, BudgetGuard, BudgetEffect, PerpetualReason>
+/// The words of a retry budget's table: its states, events, guards, effects and the reasons a run ends.
+public enum BudgetVocabulary: TableVocabulary {
+    /// The states.
+    public typealias State = BudgetState
+    /// The events.
+    public typealias Event = BudgetEvent
+    /// The guards.
+    public typealias Guard = BudgetGuard
+    /// The effects.
+    public typealias Effect = BudgetEffect
+    /// Why a run ends.
+    public typealias Reason = PerpetualReason
+}
 
-extension TransitionTable
-where
-    State == BudgetState, Event == BudgetEvent, Guard == BudgetGuard, Effect == BudgetEffect, Reason == PerpetualReason
-{
+/// A retry budget's transition table.
+public typealias BudgetTable = TransitionTable<BudgetVocabulary>
+
+extension TransitionTable where Vocabulary == BudgetVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
     // swift-format-ignore
     /// The retry budget, as data: what ``RetryBudget`` executes and `retryflow render --machine budget` draws.

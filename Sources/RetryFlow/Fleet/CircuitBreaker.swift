@@ -49,7 +49,7 @@ public final class CircuitBreaker: Sendable {
         mutating func handle(_ event: BreakerEvent, at time: Duration) -> BreakerAction? {
             guard let step = try? machine.handle(event, at: time) else { return nil }
             if trace != nil { trace!.steps.append(contentsOf: step.taken) }
-            return step.actions.last
+            return step.produced.last
         }
     }
 
@@ -177,4 +177,4 @@ public enum CircuitResult: Hashable, Sendable {
 }
 
 /// A circuit breaker's trace.
-public typealias BreakerTrace = TransitionTrace<BreakerState, BreakerEvent, BreakerGuard>
+public typealias BreakerTrace = TransitionTrace<BreakerVocabulary>

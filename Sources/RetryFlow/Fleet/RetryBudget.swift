@@ -37,7 +37,7 @@ public final class RetryBudget: Sendable {
                     trace!.steps.append(traced)
                 }
             }
-            return step.actions.last
+            return step.produced.last
         }
     }
 
@@ -138,4 +138,4 @@ public enum RetryBudgetResult: Hashable, Sendable {
 }
 
 /// A retry budget's trace: each step's `detail` holds the tokens left after it.
-public typealias BudgetTrace = TransitionTrace<BudgetState, BudgetEvent, BudgetGuard>
+public typealias BudgetTrace = TransitionTrace<BudgetVocabulary>

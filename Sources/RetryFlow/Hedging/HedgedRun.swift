@@ -103,7 +103,7 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
                     let taken = step.taken(detail: input.detail)
                     trace.steps += taken
                     if let onTransition { taken.forEach(onTransition) }
-                    for action in step.actions {
+                    for action in step.produced {
                         switch action {
                         case .send(let number):
                             sentAt[number] = now

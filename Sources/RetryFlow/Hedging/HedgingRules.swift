@@ -68,13 +68,7 @@ package enum HedgingAction: Hashable, Sendable {
 /// The hedging machine's specialisation of ``TableMachine``: counts of attempts sent and in flight,
 /// and the facts the last input brought.
 package struct HedgingRules: MachineRules, Hashable {
-    package typealias State = HedgingState
-    package typealias Event = HedgingEvent
-    package typealias Guard = HedgingGuard
-    package typealias Effect = HedgingEffect
-    package typealias Reason = HedgingStopReason
-    package typealias Input = HedgingInput
-    package typealias Action = HedgingAction
+    package typealias Vocabulary = HedgingVocabulary
 
     /// Attempts allowed in total, the first included.
     package let maxAttempts: Int

@@ -102,19 +102,27 @@ public enum HedgingStopReason: String, TableSymbol {
     case cancelled
 }
 
+/// The words of a hedged run's table: its states, events, guards, effects and the reasons a run ends.
+public enum HedgingVocabulary: TableVocabulary {
+    /// The states.
+    public typealias State = HedgingState
+    /// The events.
+    public typealias Event = HedgingEvent
+    /// The guards.
+    public typealias Guard = HedgingGuard
+    /// The effects.
+    public typealias Effect = HedgingEffect
+    /// Why a run ends.
+    public typealias Reason = HedgingStopReason
+}
+
 /// A hedged run's transition table.
-public typealias HedgingTable = TransitionTable<
-    HedgingState, HedgingEvent, HedgingGuard, HedgingEffect, HedgingStopReason
->
+public typealias HedgingTable = TransitionTable<HedgingVocabulary>
 
 /// A hedged run's trace: every row taken, with the number of attempts sent after it.
-public typealias HedgingTrace = TransitionTrace<HedgingState, HedgingEvent, HedgingGuard>
+public typealias HedgingTrace = TransitionTrace<HedgingVocabulary>
 
-extension TransitionTable
-where
-    State == HedgingState, Event == HedgingEvent, Guard == HedgingGuard, Effect == HedgingEffect,
-    Reason == HedgingStopReason
-{
+extension TransitionTable where Vocabulary == HedgingVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
     // swift-format-ignore
     /// Hedging, as data (gRPC A6's `hedgingPolicy`): what ``HedgedRun`` executes and

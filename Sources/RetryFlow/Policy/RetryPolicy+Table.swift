@@ -147,8 +147,7 @@ extension RetryGuard {
     }
 }
 
-extension TransitionTable
-where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == RetryEffect, Reason == StopReason {
+extension TransitionTable where Vocabulary == RetryVocabulary {
     /// The first row whose guard reads a fact that some path from the initial state reaches it
     /// without producing (a guard reads only what a row's effect or input produced), with the guard
     /// and the row of that path that entered the row's state.

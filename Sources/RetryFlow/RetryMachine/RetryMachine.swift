@@ -10,7 +10,7 @@
 /// ```
 public struct RetryMachine: Sendable {
     /// What one call to ``handle(_:at:)`` did: the rows taken and the actions to perform.
-    public typealias Step = MachineStep<RetryState, RetryEvent, RetryGuard, RetryAction>
+    public typealias Step = MachineStep<RetryVocabulary, RetryAction>
 
     // `@usableFromInline` for the inlinable `handle`, as are the retry rules.
     @usableFromInline var core: TableMachine<RetryRules>

@@ -2,13 +2,7 @@
 /// effects mean. The table decides every transition; this only answers its questions.
 @usableFromInline
 package struct RetryRules: MachineRules {
-    @usableFromInline package typealias State = RetryState
-    @usableFromInline package typealias Event = RetryEvent
-    @usableFromInline package typealias Guard = RetryGuard
-    @usableFromInline package typealias Effect = RetryEffect
-    @usableFromInline package typealias Reason = StopReason
-    @usableFromInline package typealias Input = RetryInput
-    @usableFromInline package typealias Action = RetryAction
+    @usableFromInline package typealias Vocabulary = RetryVocabulary
 
     let policy: RetryPolicy
     var random: AnyRandom

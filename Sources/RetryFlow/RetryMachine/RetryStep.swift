@@ -99,8 +99,7 @@ public struct RetryStep: Sendable {
     }
 }
 
-extension TransitionTable
-where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == RetryEffect, Reason == StopReason {
+extension TransitionTable where Vocabulary == RetryVocabulary {
     /// This table with `step`'s rows: its entry before every other row of `retry` (so it is asked
     /// first; steps added later are asked after earlier ones), its exits at the end. In a table
     /// without the `limiter` state (a user's table that dropped its rows), `step done` goes where

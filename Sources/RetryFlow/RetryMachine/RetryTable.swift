@@ -1,8 +1,21 @@
-/// The retry machine's transition table, and the charts'.
-public typealias RetryTable = TransitionTable<RetryState, RetryEvent, RetryGuard, RetryEffect, StopReason>
+/// The words of the retry table: its states, events, guards, effects and the reasons a run ends.
+public enum RetryVocabulary: TableVocabulary {
+    /// The states.
+    public typealias State = RetryState
+    /// The events.
+    public typealias Event = RetryEvent
+    /// The guards.
+    public typealias Guard = RetryGuard
+    /// The effects.
+    public typealias Effect = RetryEffect
+    /// Why a run ends.
+    public typealias Reason = StopReason
+}
 
-extension TransitionTable
-where State == RetryState, Event == RetryEvent, Guard == RetryGuard, Effect == RetryEffect, Reason == StopReason {
+/// The retry machine's transition table, and the charts'.
+public typealias RetryTable = TransitionTable<RetryVocabulary>
+
+extension TransitionTable where Vocabulary == RetryVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
     // swift-format-ignore
     /// The retry flowchart, as data. Read top to bottom: this is what runs, and what `diagrams/` draws.

@@ -13,9 +13,7 @@ package struct RowLookup: Sendable {
     package let storage: [Int]
 
     /// The lookup of `rows`, for a table starting in `initial`.
-    init<State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Effect: TableSymbol, Reason: TableSymbol>(
-        rows: [Transition<State, Event, Guard, Effect, Reason>], initial: State
-    ) {
+    init<Vocabulary>(rows: [Transition<Vocabulary>], initial: Vocabulary.State) {
         let states = [initial] + rows.map(\.to)
         var storage = [Int](repeating: 0, count: 4 * states.count)
         for (slot, state) in states.enumerated() {

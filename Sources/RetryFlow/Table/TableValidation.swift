@@ -33,7 +33,7 @@ public enum TableProblem: Hashable, Sendable, CustomStringConvertible {
     /// whose guards include a bounding one (their runs must end by themselves, as a retry run must).
     case unboundedLoop(states: [String], row: String)
     /// One step (this event row, then the longest completion chain after it) takes more rows or
-    /// produces more actions than a step holds (``StepBuffer/capacity``).
+    /// produces more actions than a step holds (six of each).
     case stepTooLong(row: String, rows: Int, effects: Int)
     /// A row carries an effect that must follow an admission (``TableSymbol/admittedBy``: `start
     /// attempt` only from `breaker` on `admitted`) but leaves another state or on another event, in a
@@ -93,7 +93,7 @@ extension TransitionTable {
     /// no exits; no duplicate or shadowed rows; decisions always have an unconditional last row, take
     /// no events and cannot loop among themselves; every row into a terminal names its reason, and
     /// only those; no step (an event row and the completion chain after it) needs more rows or
-    /// actions than ``StepBuffer/capacity``; an effect that ends the run only on rows entering a
+    /// actions than a step holds (six); an effect that ends the run only on rows entering a
     /// terminal; an effect that needs an admission (``TableSymbol/admittedBy``) only on the admitting
     /// row. A table that validates runs.
     public var problems: [TableProblem] {

@@ -4,9 +4,18 @@
 /// A row whose `event` is `nil` is a *completion transition* (UML's term): it fires by itself as
 /// soon as the machine enters `from`. States left only by completion rows are decisions, drawn as
 /// diamonds; the machine never rests in them.
-public struct Transition<
-    State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Effect: TableSymbol, Reason: TableSymbol
->: Hashable, Sendable {
+public struct Transition<Vocabulary: TableVocabulary>: Hashable, Sendable {
+    /// The table's states.
+    public typealias State = Vocabulary.State
+    /// The table's events.
+    public typealias Event = Vocabulary.Event
+    /// The table's guards.
+    public typealias Guard = Vocabulary.Guard
+    /// The table's effects.
+    public typealias Effect = Vocabulary.Effect
+    /// Why a run ends.
+    public typealias Reason = Vocabulary.Reason
+
     /// The state the row leaves.
     public let from: State
     /// The event that triggers it, or `nil` for a completion transition.

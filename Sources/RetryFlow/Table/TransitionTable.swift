@@ -10,7 +10,14 @@
 /// enum Light: String, TableSymbol { case red, green }
 /// enum Tick: String, TableSymbol { case tick }
 /// enum Nothing: String, TableSymbol { case nothing }   // no guards, effects or ends
-/// let table = TransitionTable<Light, Tick, Nothing, Nothing, Nothing>(
+/// enum LightVocabulary: TableVocabulary {
+///     typealias State = Light
+///     typealias Event = Tick
+///     typealias Guard = Nothing
+///     typealias Effect = Nothing
+///     typealias Reason = Nothing
+/// }
+/// let table = TransitionTable<LightVocabulary>(
 ///     name: "light", initial: .red, terminals: [],
 ///     rows: [
 ///         // event     from           to
@@ -18,11 +25,21 @@
 ///         .on(.tick,   from: .green,  to: .red),
 ///     ])
 /// ```
-public struct TransitionTable<
-    State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Effect: TableSymbol, Reason: TableSymbol
->: Sendable {
+public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
+    /// The table's states.
+    public typealias State = Vocabulary.State
+    /// The table's events.
+    public typealias Event = Vocabulary.Event
+    /// The table's guards.
+    public typealias Guard = Vocabulary.Guard
+    /// The table's effects.
+    public typealias Effect = Vocabulary.Effect
+    /// Why a run ends.
+    public typealias Reason = Vocabulary.Reason
     /// One row of this table.
-    public typealias Row = Transition<State, Event, Guard, Effect, Reason>
+    public typealias Row = Transition<Vocabulary>
+    /// A trace of a run of this table.
+    public typealias Trace = TransitionTrace<Vocabulary>
 
     /// The graph name used in charts (an identifier; charts of the same table are byte-identical).
     public let name: String
@@ -100,7 +117,7 @@ public struct TransitionTable<
     /// The words of a trace step as the chart labels the row it took, without the effects: its
     /// event, then `[else]` when that row is its decision's last way out, else its bracketed guard.
     /// The timeline and the run report both write steps with this, so they read like the chart.
-    public func label(of step: TransitionTrace<State, Event, Guard>.Step) -> String {
+    public func label(of step: Trace.Step) -> String {
         let row = index(from: step.from, event: step.event, condition: step.condition, to: step.to)
         return RowLabel.text(
             event: step.event, guardText: row.map(guardText(ofRow:)) ?? step.condition.bracketed,

@@ -7,20 +7,15 @@
 /// what those produced. No step is hidden: whatever a guard reads comes from an input or an effect
 /// drawn on the chart.
 ///
-/// The rules name their table's vocabulary with typealiases (Swift cannot infer them all):
+/// The rules name their table's vocabulary (``TableVocabulary``); Swift infers the input and the
+/// action from ``receive(_:at:)`` and ``perform(_:of:notes:)``:
 ///
 /// ```swift
 /// struct CounterRules: MachineRules {
-///     typealias State = CounterState
-///     typealias Event = CounterEvent
-///     typealias Guard = CounterGuard
-///     typealias Effect = CounterEffect
-///     typealias Reason = CounterReason
-///     typealias Input = CounterEvent      // an event enum that is its own input
-///     typealias Action = CounterAction
+///     typealias Vocabulary = CounterVocabulary
 ///     var count = 0
-///     mutating func receive(_ input: CounterEvent, at time: Duration) {}
-///     func holds(_ guardSymbol: CounterGuard) -> Bool { count >= 3 }   // [three counted]
+///     mutating func receive(_ input: CounterEvent, at time: Duration) {}   // an event enum that is its own input
+///     func holds(_ guardSymbol: CounterGuard) -> Bool { count >= 3 }      // [three counted]
 ///     mutating func perform(_ effect: CounterEffect, of row: Row, notes: inout StepNotes) -> CounterAction? {
 ///         count += 1
 ///         return nil
@@ -28,28 +23,20 @@
 /// }
 /// ```
 public protocol MachineRules: Sendable {
-    /// The states of the table.
-    associatedtype State: TableSymbol
-    /// The events of the table.
-    associatedtype Event: TableSymbol
-    /// The guards of the table.
-    associatedtype Guard: TableSymbol
-    /// The effects of the table.
-    associatedtype Effect: TableSymbol
-    /// Why a run ends, named on every row entering a terminal.
-    associatedtype Reason: TableSymbol
+    /// The table's words: its states, events, guards, effects and reasons.
+    associatedtype Vocabulary: TableVocabulary
     /// What the driver delivers: an event with its payload.
-    associatedtype Input: MachineInput where Input.Event == Event
+    associatedtype Input: MachineInput where Input.Event == Vocabulary.Event
     /// What the driver must do, with its values; an effect makes at most one.
     associatedtype Action: Sendable
 
     /// Takes in an input's payload and time, as its row is taken (before that row's effects).
     mutating func receive(_ input: Input, at time: Duration)
     /// Whether `guardSymbol` holds, from facts received or produced by effects.
-    func holds(_ guardSymbol: Guard) -> Bool
+    func holds(_ guardSymbol: Vocabulary.Guard) -> Bool
     /// Performs `effect` of `row` (updating facts), notes what the trace should show (a delay) in
     /// `notes`, and returns the action the driver must take, if any.
-    mutating func perform(_ effect: Effect, of row: Row, notes: inout StepNotes) -> Action?
+    mutating func perform(_ effect: Vocabulary.Effect, of row: Transition<Vocabulary>, notes: inout StepNotes) -> Action?
     /// Completes the trace notes of a row after its effects (the retry machine adds the attempt
     /// number). Does nothing unless implemented.
     func annotate(_ notes: inout StepNotes)
@@ -57,11 +44,11 @@ public protocol MachineRules: Sendable {
 
 extension MachineRules {
     /// A row of this machine's table.
-    public typealias Row = Transition<State, Event, Guard, Effect, Reason>
+    public typealias Row = Transition<Vocabulary>
     /// This machine's table.
-    public typealias Table = TransitionTable<State, Event, Guard, Effect, Reason>
+    public typealias Table = TransitionTable<Vocabulary>
     /// This machine's trace.
-    public typealias Trace = TransitionTrace<State, Event, Guard>
+    public typealias Trace = TransitionTrace<Vocabulary>
 
     /// Nothing to add.
     public func annotate(_ notes: inout StepNotes) {}

@@ -2,24 +2,26 @@
 /// completion row of the decisions it passed through) and the actions to perform, in order.
 ///
 /// Every field is a plain value (for the retry machine), so returning and dropping a step costs
-/// nothing; ``taken(detail:)`` lists the rows as trace steps, with the input's words on its row.
-public struct MachineStep<State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Action: Sendable>: Sendable {
+/// nothing; ``taken(detail:)`` lists the rows as trace steps, with the input's words on its row, and
+/// ``actions`` the actions.
+public struct MachineStep<Vocabulary: TableVocabulary, Action: Sendable>: Sendable {
     /// A trace step of this machine.
-    public typealias TraceStep = TransitionTrace<State, Event, Guard>.Step
+    public typealias TraceStep = TransitionTrace<Vocabulary>.Step
 
     /// One row taken, without the words: every field a plain value.
     @usableFromInline
-    struct Row: Hashable, Sendable {
-        @usableFromInline var from: State
-        @usableFromInline var event: Event?
-        @usableFromInline var condition: GuardCondition<Guard>
-        @usableFromInline var to: State
-        @usableFromInline var attempt: Int
-        @usableFromInline var delay: Duration?
+    package struct Row: Hashable, Sendable {
+        @usableFromInline package var from: Vocabulary.State
+        @usableFromInline package var event: Vocabulary.Event?
+        @usableFromInline package var condition: GuardCondition<Vocabulary.Guard>
+        @usableFromInline package var to: Vocabulary.State
+        @usableFromInline package var attempt: Int
+        @usableFromInline package var delay: Duration?
 
         @inlinable
-        init(
-            from: State, event: Event?, condition: GuardCondition<Guard>, to: State, attempt: Int, delay: Duration?
+        package init(
+            from: Vocabulary.State, event: Vocabulary.Event?, condition: GuardCondition<Vocabulary.Guard>,
+            to: Vocabulary.State, attempt: Int, delay: Duration?
         ) {
             self.from = from
             self.event = event
@@ -30,16 +32,18 @@ public struct MachineStep<State: TableSymbol, Event: TableSymbol, Guard: TableSy
         }
     }
 
-    @usableFromInline var rows = StepBuffer<Row>()
+    /// The rows taken, held inline (``StepBuffer``) so a step allocates nothing.
+    @usableFromInline package var rows = StepBuffer<Row>()
     /// When the input happened, since the run started (every row of a step is taken at once).
     public let at: Duration
-    /// What the driver must do, in order.
-    @inlinable public var actions: StepBuffer<Action> { produced }
-    /// The actions, under a name the inlinable core can append to.
-    @usableFromInline var produced = StepBuffer<Action>()
+    /// What the driver must do, in order. Builds an array: for tests and drivers of your own; the
+    /// package's drivers read ``produced``, which allocates nothing.
+    public var actions: [Action] { Array(produced) }
+    /// The actions, held inline: what the inlinable core appends to and the engine's drivers read.
+    @usableFromInline package var produced = StepBuffer<Action>()
 
     @inlinable
-    init(at: Duration) {
+    package init(at: Duration) {
         self.at = at
     }
 
@@ -57,7 +61,7 @@ public struct MachineStep<State: TableSymbol, Event: TableSymbol, Guard: TableSy
     public var transition: TraceStep { traceStep(0, detail: nil) }
 
     /// The trace step of the `index`-th row (what the engine records, without building an array).
-    func traceStep(_ index: Int, detail: String?) -> TraceStep {
+    package func traceStep(_ index: Int, detail: String?) -> TraceStep {
         let row = rows[index]
         return TraceStep(
             from: row.from, event: row.event, condition: row.condition, to: row.to, at: at, attempt: row.attempt,

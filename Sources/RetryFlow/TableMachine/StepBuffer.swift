@@ -2,10 +2,12 @@
 /// returns. A fixed-size value, so a step allocates nothing; ``TransitionTable/validate()`` rejects a
 /// table whose step could need more.
 ///
-/// It is a collection: `for action in step.actions { … }`, `step.actions.count`, `step.taken[0]`.
-public struct StepBuffer<Element>: RandomAccessCollection {
+/// It is a collection: `for action in step.produced { … }`, `step.produced.count`. Package-only: a
+/// performance device, not API (``MachineStep/actions`` is an array).
+@usableFromInline
+package struct StepBuffer<Element>: RandomAccessCollection {
     /// The most values one step holds: rows taken, and actions produced.
-    public static var capacity: Int { 6 }
+    @usableFromInline package static var capacity: Int { 6 }
 
     // `@usableFromInline` (not private) so the machine core, inlined into other modules, can fill it.
     @usableFromInline var e0: Element?
@@ -17,10 +19,10 @@ public struct StepBuffer<Element>: RandomAccessCollection {
     @usableFromInline var filled = 0
 
     /// How many values there are.
-    @inlinable public var count: Int { filled }
+    @inlinable package var count: Int { filled }
 
     /// No values.
-    @inlinable public init() {}
+    @inlinable package init() {}
 
     /// Appends `element`. Validation keeps a step within capacity, so overflowing is a bug in an
     /// unvalidated table: it stops the program rather than drop an action silently.
@@ -41,7 +43,8 @@ public struct StepBuffer<Element>: RandomAccessCollection {
     /// Iterates the values in order. Its own type, not `IndexingIterator`: the standard library's
     /// iterator is destroyed through its generic value witness, which reads every slot's metadata
     /// (35 instructions a step for the transfer's actions, which carry strings; docs/benchmarks.md).
-    public struct Iterator: IteratorProtocol {
+    @usableFromInline
+    package struct Iterator: IteratorProtocol {
         @usableFromInline let buffer: StepBuffer
         @usableFromInline var position = 0
 
@@ -49,7 +52,7 @@ public struct StepBuffer<Element>: RandomAccessCollection {
 
         /// The next value, if any.
         @inlinable
-        public mutating func next() -> Element? {
+        package mutating func next() -> Element? {
             guard position < buffer.filled else { return nil }
             defer { position += 1 }
             return buffer[position]
@@ -57,16 +60,16 @@ public struct StepBuffer<Element>: RandomAccessCollection {
     }
 
     /// An iterator over the values in order.
-    @inlinable public func makeIterator() -> Iterator { Iterator(self) }
+    @inlinable package func makeIterator() -> Iterator { Iterator(self) }
 
     /// The first position.
-    @inlinable public var startIndex: Int { 0 }
+    @inlinable package var startIndex: Int { 0 }
     /// One past the last position.
-    @inlinable public var endIndex: Int { filled }
+    @inlinable package var endIndex: Int { filled }
 
     /// The value at `index`.
     @inlinable
-    public subscript(index: Int) -> Element {
+    package subscript(index: Int) -> Element {
         precondition(index >= 0 && index < filled, "step buffer index out of range")
         switch index {
         case 0: return e0!
@@ -83,12 +86,12 @@ extension StepBuffer: Sendable where Element: Sendable {}
 
 extension StepBuffer: Equatable where Element: Equatable {
     /// Equal when they hold equal values in the same order.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.elementsEqual(rhs) }
+    @usableFromInline package static func == (lhs: Self, rhs: Self) -> Bool { lhs.elementsEqual(rhs) }
 }
 
 extension StepBuffer: Hashable where Element: Hashable {
     /// Hashes the values in order.
-    public func hash(into hasher: inout Hasher) {
+    @usableFromInline package func hash(into hasher: inout Hasher) {
         hasher.combine(count)
         for element in self { hasher.combine(element) }
     }
@@ -96,5 +99,5 @@ extension StepBuffer: Hashable where Element: Hashable {
 
 extension StepBuffer: CustomStringConvertible {
     /// The values, like an array's description.
-    public var description: String { "[" + map { String(describing: $0) }.joined(separator: ", ") + "]" }
+    @usableFromInline package var description: String { "[" + map { String(describing: $0) }.joined(separator: ", ") + "]" }
 }

@@ -12,15 +12,15 @@
 /// ```
 public struct TableMachine<Rules: MachineRules>: Sendable {
     /// What one ``handle(_:at:)`` did.
-    public typealias Step = MachineStep<Rules.State, Rules.Event, Rules.Guard, Rules.Action>
+    public typealias Step = MachineStep<Rules.Vocabulary, Rules.Action>
     /// An input the table has no row for, in the state the machine is in.
-    public typealias Rejection = TransitionTrace<Rules.State, Rules.Event, Rules.Guard>.Rejection
+    public typealias Rejection = Rules.Trace.Rejection
 
     /// The table executed. Validate it once (tests do, for every shipped table): an unvalidated table
     /// with an overlong step stops the program.
     public let table: Rules.Table
     /// The current state (never a decision between steps).
-    @inlinable public var state: Rules.State { current }
+    @inlinable public var state: Rules.Vocabulary.State { current }
     /// The specialisation: its facts and what its effects mean.
     @inlinable public var rules: Rules { facts }
 
@@ -29,7 +29,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     // comparison goes through witness tables, tens of times slower (docs/benchmarks.md). So what it
     // touches is `@usableFromInline`, and the state and rules it sets are stored under these names.
     // Its helpers are inlined into it: called, each took a copy of the whole machine (memcpy).
-    @usableFromInline var current: Rules.State
+    @usableFromInline var current: Rules.Vocabulary.State
     @usableFromInline var facts: Rules
     /// Where the machine stands in ``TransitionTable/lookup``: the start of its slot's bounds in the
     /// lookup's storage (slot 0 before any row, `1 + i` after row `i`).
@@ -68,7 +68,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     /// The first row from the current state on `event` whose guard holds, in table order. A loop
     /// rather than a closure over the rules, so the hot path copies nothing.
     @inlinable @inline(__always)
-    func firstRow(on event: Rules.Event) -> Int? {
+    func firstRow(on event: Rules.Vocabulary.Event) -> Int? {
         // Fields read in place: binding the whole row would retain its effects array per row scanned.
         for position in table.lookup.eventRows(at: entry) {
             let index = table.lookup.storage[position]
@@ -88,7 +88,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     }
 
     @inlinable @inline(__always)
-    func holds(_ condition: GuardCondition<Rules.Guard>) -> Bool {
+    func holds(_ condition: GuardCondition<Rules.Vocabulary.Guard>) -> Bool {
         switch condition {
         case .always: true
         case .when(let guardSymbol): facts.holds(guardSymbol)

@@ -25,10 +25,10 @@ extension TransitionTrace.Step: Codable {
     /// Decodes one step.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
-        from = try c.decode(State.self, forKey: .from)
-        event = try c.decodeIfPresent(Event.self, forKey: .event)
-        condition = try c.decodeIfPresent(GuardCondition<Guard>.self, forKey: .guard) ?? .always
-        to = try c.decode(State.self, forKey: .to)
+        from = try c.decode(Vocabulary.State.self, forKey: .from)
+        event = try c.decodeIfPresent(Vocabulary.Event.self, forKey: .event)
+        condition = try c.decodeIfPresent(GuardCondition<Vocabulary.Guard>.self, forKey: .guard) ?? .always
+        to = try c.decode(Vocabulary.State.self, forKey: .to)
         at = try c.seconds(c.decode(Double.self, forKey: .at), forKey: .at)
         attempt = try c.decode(Int.self, forKey: .attempt)
         delay = try c.decodeIfPresent(Double.self, forKey: .delay).map { try c.seconds($0, forKey: .delay) }
@@ -55,8 +55,8 @@ extension TransitionTrace.Rejection: Codable {
     /// Decodes a rejection.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
-        state = try c.decode(State.self, forKey: .state)
-        event = try c.decode(Event.self, forKey: .event)
+        state = try c.decode(Vocabulary.State.self, forKey: .state)
+        event = try c.decode(Vocabulary.Event.self, forKey: .event)
         at = try c.seconds(c.decode(Double.self, forKey: .at), forKey: .at)
     }
 

@@ -3,7 +3,14 @@
 /// A trace is data (`Codable` to JSON) so it can be saved, drawn over the chart, and checked
 /// against the table with ``isConsistent(with:)``: a run that took a transition the table does not
 /// have is caught.
-public struct TransitionTrace<State: TableSymbol, Event: TableSymbol, Guard: TableSymbol>: Sendable, Hashable {
+public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
+    /// The table's states.
+    public typealias State = Vocabulary.State
+    /// The table's events.
+    public typealias Event = Vocabulary.Event
+    /// The table's guards.
+    public typealias Guard = Vocabulary.Guard
+
     /// One transition taken.
     public struct Step: Sendable, Hashable {
         /// The state left.
@@ -74,9 +81,7 @@ public struct TransitionTrace<State: TableSymbol, Event: TableSymbol, Guard: Tab
     ///
     /// Checks: the first step leaves the initial state; each step is a row of the table; each step
     /// leaves the state the previous one entered; there are no rejected events.
-    public func inconsistencies<Effect, Reason>(with table: TransitionTable<State, Event, Guard, Effect, Reason>)
-        -> [String]
-    {
+    public func inconsistencies(with table: TransitionTable<Vocabulary>) -> [String] {
         var found: [String] = []
         if let first = steps.first, first.from != table.initial {
             found.append("first step leaves '\(first.from.label)', not the initial state '\(table.initial.label)'")
@@ -98,7 +103,7 @@ public struct TransitionTrace<State: TableSymbol, Event: TableSymbol, Guard: Tab
     }
 
     /// Whether every step of this run is a row of `table`, chained from its initial state.
-    public func isConsistent<Effect, Reason>(with table: TransitionTable<State, Event, Guard, Effect, Reason>) -> Bool {
+    public func isConsistent(with table: TransitionTable<Vocabulary>) -> Bool {
         inconsistencies(with: table).isEmpty
     }
 
@@ -110,4 +115,4 @@ public struct TransitionTrace<State: TableSymbol, Event: TableSymbol, Guard: Tab
 }
 
 /// A retry run's trace.
-public typealias RetryTrace = TransitionTrace<RetryState, RetryEvent, RetryGuard>
+public typealias RetryTrace = TransitionTrace<RetryVocabulary>

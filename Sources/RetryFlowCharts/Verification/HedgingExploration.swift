@@ -78,7 +78,7 @@ struct HedgingModel: ExplorationModel {
         }
         if rules.inFlight < 0 { found.append(.init("in flight never negative", "\(rules.inFlight) in flight")) }
         if after.machine.isFinished, rules.inFlight > 0,
-            !(after.last?.actions.contains(.cancelTheRest) ?? false)
+            !(after.last?.produced.contains(.cancelTheRest) ?? false)
         {
             found.append(.init("an ending run cancels the rest", "\(rules.inFlight) attempts left running"))
         }

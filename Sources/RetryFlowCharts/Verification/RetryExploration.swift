@@ -286,7 +286,7 @@ struct RetryModel: ExplorationModel {
     static func sleeping(_ position: ExplorationPosition<RetryRules>) -> Duration {
         guard let last = position.last else { return .zero }
         var slept = Duration.zero
-        for action in last.actions { if case .sleep(let delay) = action { slept = delay } }
+        for action in last.produced { if case .sleep(let delay) = action { slept = delay } }
         return slept
     }
 
@@ -383,7 +383,7 @@ struct RetryModel: ExplorationModel {
         if let deadline = policy.deadline, afterSleep[after.machine.slot],
             let step = after.last
         {
-            for action in step.actions {
+            for action in step.produced {
                 if case .sleep(let delay) = action, after.at + delay >= deadline {
                     found.append(
                         .init(

@@ -107,7 +107,7 @@ struct TransferModel: ExplorationModel {
     ) -> [InvariantViolation] {
         guard let step = after.last else { return [] }
         var found: [InvariantViolation] = []
-        for action in step.actions {
+        for action in step.produced {
             guard case .append(let at) = action else { continue }
             let facts = before.machine.rules
             let continues: Bool

@@ -44,13 +44,7 @@ package enum CredentialAction: Hashable, Sendable {
 
 /// The credential store's specialisation of `TableMachine`: versions and the refresh window.
 package struct CredentialRules: MachineRules, Hashable {
-    package typealias State = CredentialState
-    package typealias Event = CredentialEvent
-    package typealias Guard = CredentialGuard
-    package typealias Effect = CredentialEffect
-    package typealias Reason = PerpetualReason
-    package typealias Input = CredentialInput
-    package typealias Action = CredentialAction
+    package typealias Vocabulary = CredentialVocabulary
 
     /// The current credential's version, from 1.
     package private(set) var version = 1

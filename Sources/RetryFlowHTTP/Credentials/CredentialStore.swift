@@ -39,7 +39,7 @@ public actor CredentialStore<Credential: Sendable> {
     public private(set) var refreshes = 0
     /// Every transition of the store's machine, when made with `tracing` (times on its clock, from
     /// its creation): states and version numbers, never the credential.
-    public private(set) var trace: TransitionTrace<CredentialState, CredentialEvent, CredentialGuard>?
+    public private(set) var trace: TransitionTrace<CredentialVocabulary>?
 
     /// A store for `credential`, refreshed by `refresh` (given the credential it replaces).
     ///

@@ -65,16 +65,24 @@ public enum CredentialEffect: String, TableSymbol {
     case answerFailure = "answer failure"
 }
 
-/// A credential store's transition table.
-public typealias CredentialTable = TransitionTable<
-    CredentialState, CredentialEvent, CredentialGuard, CredentialEffect, PerpetualReason
->
+/// The words of a credential store's table: its states, events, guards, effects and the reasons a run ends.
+public enum CredentialVocabulary: TableVocabulary {
+    /// The states.
+    public typealias State = CredentialState
+    /// The events.
+    public typealias Event = CredentialEvent
+    /// The guards.
+    public typealias Guard = CredentialGuard
+    /// The effects.
+    public typealias Effect = CredentialEffect
+    /// Why a run ends.
+    public typealias Reason = PerpetualReason
+}
 
-extension TransitionTable
-where
-    State == CredentialState, Event == CredentialEvent, Guard == CredentialGuard, Effect == CredentialEffect,
-    Reason == PerpetualReason
-{
+/// A credential store's transition table.
+public typealias CredentialTable = TransitionTable<CredentialVocabulary>
+
+extension TransitionTable where Vocabulary == CredentialVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
     // swift-format-ignore
     /// Credential refresh, as data: what ``CredentialStore`` executes, one version at a time, and

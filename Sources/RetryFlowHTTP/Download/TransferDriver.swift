@@ -472,14 +472,14 @@ final class TransferDriver: @unchecked Sendable {
         do {
             let step = try machine.handle(input, at: time)
             trace.steps += step.taken
-            for action in step.actions {
+            for action in step.produced {
                 switch action {
                 case .creditProgress: progressCredited = true
                 case .finish(let state): finishedState = state
                 case .askWhole, .askRest, .askWindow, .truncate, .append, .reject, .discard, .install: break
                 }
             }
-            return step.actions
+            return step.produced
         } catch {
             trace.rejections.append(error)
             return nil

@@ -109,13 +109,7 @@ package enum TransferAction: Hashable, Sendable {
 /// disk, total, validator, the answer, the checksum), taken from the inputs the rows consume and
 /// the effects they perform, and what each effect asks the driver to do.
 package struct TransferRules: MachineRules {
-    package typealias State = TransferState
-    package typealias Event = TransferEvent
-    package typealias Guard = TransferGuard
-    package typealias Effect = TransferEffect
-    package typealias Reason = TransferReason
-    package typealias Input = TransferInput
-    package typealias Action = TransferAction
+    package typealias Vocabulary = TransferVocabulary
 
     /// The SHA-256 the finished file must have (lowercase hex), if any.
     package let expectedSHA256: String?

@@ -1,15 +1,23 @@
 import RetryFlow
 
-/// The transfer machine's table: what a download does with its bytes across attempts.
-public typealias TransferTable = TransitionTable<
-    TransferState, TransferEvent, TransferGuard, TransferEffect, TransferReason
->
+/// The words of the transfer table: its states, events, guards, effects and the reasons a run ends.
+public enum TransferVocabulary: TableVocabulary {
+    /// The states.
+    public typealias State = TransferState
+    /// The events.
+    public typealias Event = TransferEvent
+    /// The guards.
+    public typealias Guard = TransferGuard
+    /// The effects.
+    public typealias Effect = TransferEffect
+    /// Why a run ends.
+    public typealias Reason = TransferReason
+}
 
-extension TransitionTable
-where
-    State == TransferState, Event == TransferEvent, Guard == TransferGuard, Effect == TransferEffect,
-    Reason == TransferReason
-{
+/// The transfer machine's table: what a download does with its bytes across attempts.
+public typealias TransferTable = TransitionTable<TransferVocabulary>
+
+extension TransitionTable where Vocabulary == TransferVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
     // swift-format-ignore
     /// A resumable download, as data: this is what the download driver executes, and what
@@ -73,4 +81,4 @@ where
 
 /// A download's transfer trace: each step's `detail` names the byte range the attempt asked for
 /// or wrote (`bytes=39321600-47710207 If-Range "v1"`, `206 from byte 39321600 to 47710207 of 67108864`).
-public typealias TransferTrace = TransitionTrace<TransferState, TransferEvent, TransferGuard>
+public typealias TransferTrace = TransitionTrace<TransferVocabulary>

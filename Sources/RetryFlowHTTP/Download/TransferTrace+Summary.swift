@@ -1,6 +1,6 @@
 import RetryFlow
 
-extension TransitionTrace where State == TransferState, Event == TransferEvent, Guard == TransferGuard {
+extension TransitionTrace where Vocabulary == TransferVocabulary {
     /// Where each attempt started, in words, for a chart's caption: `resumed at 37.5 MB,
     /// restarted at 0, resumed at 40 MB`; `nil` when no attempt resumed or restarted.
     public var resumeSummary: String? {
