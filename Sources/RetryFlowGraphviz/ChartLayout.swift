@@ -67,8 +67,8 @@ public struct ChartLayout: Sendable, Hashable {
     }
 
     /// The layout of `table`'s chart in `style`, made once per process and style.
-    public static func cached<S, E, G, F, R>(
-        _ table: TransitionTable<S, E, G, F, R>, style: ChartStyle
+    public static func cached<V>(
+        _ table: TransitionTable<V>, style: ChartStyle
     ) throws(GraphvizError) -> ChartLayout {
         // Keyed by the whole DOT text, not the table's name: two tables may share a name. The
         // layout runs outside the cache's lock (under Graphviz's own); two threads missing at once

@@ -57,7 +57,7 @@ public struct ObjCSnippetRules: MachineRules, Hashable {
 /// snippet's own retry count.
 package enum SnippetExploration {
     /// The Swift snippet with `times` retries.
-    package static func swift(times: Int) -> ExplorationResult<SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard>
+    package static func swift(times: Int) -> ExplorationResult<SwiftSnippetVocabulary>
     {
         TableExplorer(
             table: .swiftSnippet, rules: SwiftSnippetRules(times: times),
@@ -66,7 +66,7 @@ package enum SnippetExploration {
     }
 
     /// The Objective-C snippet with `retryCount` retries.
-    package static func objc(retryCount: Int) -> ExplorationResult<ObjCSnippetState, ObjCSnippetEvent, ObjCSnippetGuard>
+    package static func objc(retryCount: Int) -> ExplorationResult<ObjCSnippetVocabulary>
     {
         TableExplorer(
             table: .objcSnippet, rules: ObjCSnippetRules(retryCount: retryCount),

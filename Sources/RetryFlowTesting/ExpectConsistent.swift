@@ -10,8 +10,8 @@
     /// let outcome = try await Retry(policy, clock: clock).outcome { _ in try await fetch() }
     /// expectConsistent(outcome.trace)
     /// ```
-    public func expectConsistent<State, Event, Guard, Effect, Reason>(
-        _ trace: TransitionTrace<State, Event, Guard>, with table: TransitionTable<State, Event, Guard, Effect, Reason>,
+    public func expectConsistent<Vocabulary>(
+        _ trace: TransitionTrace<Vocabulary>, with table: TransitionTable<Vocabulary>,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let problems = trace.inconsistencies(with: table)

@@ -9,10 +9,10 @@ import RetryFlowCharts
 /// option a user needs.
 enum ExplorerChoice {
     /// Runs `work`, an exploration, with the explorer the environment names.
-    static func run<S, E, G>(_ work: () throws -> ExplorationResult<S, E, G>) throws -> ExplorationResult<S, E, G> {
+    static func run<V>(_ work: () throws -> ExplorationResult<V>) throws -> ExplorationResult<V> {
         let environment = ProcessInfo.processInfo.environment
         let start = ContinuousClock.now
-        let result: ExplorationResult<S, E, G>
+        let result: ExplorationResult<V>
         switch environment["RETRYFLOW_EXPLORER"] {
         case "reference": result = try ExplorationEngine.$reference.withValue(true) { try work() }
         case "exact": result = try ExplorationEngine.$exactOnly.withValue(true) { try work() }

@@ -91,15 +91,15 @@ enum MachineRegistry {
     }
 
     /// The entry for `table`: `caption` adds a trace's own words to render's caption and report.
-    static func entry<S, E, G, F, R>(
-        _ name: String, _ summary: String, _ table: TransitionTable<S, E, G, F, R>,
-        caption: @escaping (TransitionTrace<S, E, G>) -> String? = { _ in nil },
-        verify: @escaping (CommandLineArguments) throws -> ExplorationResult<S, E, G>
+    static func entry<V>(
+        _ name: String, _ summary: String, _ table: TransitionTable<V>,
+        caption: @escaping (TransitionTrace<V>) -> String? = { _ in nil },
+        verify: @escaping (CommandLineArguments) throws -> ExplorationResult<V>
     ) -> MachineEntry {
         MachineEntry(
             name: name, summary: summary,
             render: { args in
-                var coverage: ExplorationResult<S, E, G>?
+                var coverage: ExplorationResult<V>?
                 if ExplorationOptions.given(args) || args.has("--max-attempts") {
                     if name != "retry" { try ExplorationOptions.refuseRetryFlags(args, machine: name) }
                     coverage = try ExplorerChoice.run { try verify(args) }

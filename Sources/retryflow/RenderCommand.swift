@@ -46,9 +46,9 @@ enum RenderCommand {
 
     /// Draws `table` (and a run of it from `--trace`, with `summary`'s words in its caption and report;
     /// a download's trace says how often it resumed), or with `coverage` only the rows it reached.
-    static func render<S, E, G, F, R>(
-        _ table: TransitionTable<S, E, G, F, R>, machine: String, args: CommandLineArguments,
-        coverage: ExplorationResult<S, E, G>? = nil, summary: (TransitionTrace<S, E, G>) -> String? = { _ in nil }
+    static func render<V>(
+        _ table: TransitionTable<V>, machine: String, args: CommandLineArguments,
+        coverage: ExplorationResult<V>? = nil, summary: (TransitionTrace<V>) -> String? = { _ in nil }
     ) throws -> Int32 {
         if coverage != nil, args.has("--trace") {
             throw UsageError("--trace draws a run over the whole chart; it does not go with --policy")
@@ -64,13 +64,13 @@ enum RenderCommand {
             ?? "dot"
 
         var overlay: TraceOverlay?
-        var trace: TransitionTrace<S, E, G>?
+        var trace: TransitionTrace<V>?
         if let path = args.value("--trace") {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw UsageError("--trace \(path): cannot read the file")
             }
-            let decoded: TransitionTrace<S, E, G>
-            do { decoded = try JSONDecoder().decode(TransitionTrace<S, E, G>.self, from: data) } catch {
+            let decoded: TransitionTrace<V>
+            do { decoded = try JSONDecoder().decode(TransitionTrace<V>.self, from: data) } catch {
                 throw UsageError(
                     "--trace \(path): not a RetryFlow trace of the \(machine) machine (\(PolicyOptions.describe(error)))"
                 )

@@ -55,10 +55,10 @@ enum TraceFiles {
     }
 
     /// Writes a report of any machine's trace over its table (`render --machine budget --trace T -o X.html`).
-    static func writeReport<S, E, G, F, R>(
-        _ trace: TransitionTrace<S, E, G>, of table: TransitionTable<S, E, G, F, R>, title: String,
+    static func writeReport<V>(
+        _ trace: TransitionTrace<V>, of table: TransitionTable<V>, title: String,
         facts: [RunReport.Fact] = [], policy: String? = nil, races: [HedgingRecord] = [],
-        coverage: ExplorationResult<S, E, G>? = nil, to path: String
+        coverage: ExplorationResult<V>? = nil, to path: String
     ) throws(OperationFailed) {
         do {
             let report = try RunReport(

@@ -27,16 +27,16 @@ import RetryFlow
 ///   holds wins.
 public enum ChartCheck {
     /// Every disagreement between `drawing` and `table`.
-    public static func compare<S, E, G, F, R>(
-        _ drawing: DrawnChart, with table: TransitionTable<S, E, G, F, R>
+    public static func compare<V>(
+        _ drawing: DrawnChart, with table: TransitionTable<V>
     ) -> ChartCheckResult {
         compare(drawing, with: table, mapping: [:])
     }
 
     /// Every disagreement between `drawing` and `table` when the nodes in `mapping` draw the states it
     /// names (the others are read by their names, as ``compare(_:with:)`` reads them).
-    package static func compare<S, E, G, F, R>(
-        _ drawing: DrawnChart, with table: TransitionTable<S, E, G, F, R>, mapping: [String: S]
+    package static func compare<V>(
+        _ drawing: DrawnChart, with table: TransitionTable<V>, mapping: [String: V.State]
     ) -> ChartCheckResult {
         var reader = DrawingReader(drawing: drawing, table: table, mapping: mapping)
         reader.read()
@@ -80,14 +80,14 @@ public struct ChartFinding: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The reading of one drawing against one table.
-struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSymbol, R: TableSymbol> {
-    typealias Table = TransitionTable<S, E, G, F, R>
+struct DrawingReader<V: TableVocabulary> {
+    typealias Table = TransitionTable<V>
 
     /// A drawn node, read.
     struct ReadNode {
         let node: DrawnChart.Node
         /// The state it draws, if any.
-        var state: S?
+        var state: V.State?
         /// The question it asks, if any (without the `?`).
         var question: String?
         var isQuestion: Bool { question != nil }
@@ -95,8 +95,8 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
 
     /// One way out of a (state, event) as drawn or as the table has it: a decision list's entry.
     struct Entry {
-        var condition: GuardCondition<G>
-        var target: S
+        var condition: GuardCondition<V.Guard>
+        var target: V.State
         /// Effects as written, or `nil` when the drawing shows none.
         var effects: String?
         /// The edge drawn (`nil` for the table's rows).
@@ -106,19 +106,19 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
     }
 
     struct GroupKey: Hashable {
-        let state: S
-        let event: E?
+        let state: V.State
+        let event: V.Event?
     }
 
     let drawing: DrawnChart
     let table: Table
     /// The states nodes draw by the user's word (`--map`) or a proposed correspondence, not by name.
-    let mapping: [String: S]
+    let mapping: [String: V.State]
     /// The table's own vocabulary: its states (`TransitionTable.states`, a user's steps included),
     /// and the events and guards of its symbols' cases and its rows.
-    let states: [S]
-    let events: [E]
-    let guards: [G]
+    let states: [V.State]
+    let events: [V.Event]
+    let guards: [V.Guard]
     var nodes: [String: ReadNode] = [:]
     var findings: [ChartFinding] = []
     var drawn: [GroupKey: [Entry]] = [:]
@@ -126,19 +126,19 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
     var chainsRead: Set<String> = []
     /// Nodes that are no state, drawn on an edge between two states the table joins directly (a wait
     /// the code does not have): the edge is read as going through, the node reported once.
-    var steppedThrough: [String: (from: S, to: S)] = [:]
+    var steppedThrough: [String: (from: V.State, to: V.State)] = [:]
     /// Nodes that are no state and ask no question, reported once the edges are read.
     var unknownNodes: [DrawnChart.Node] = []
 
-    init(drawing: DrawnChart, table: Table, mapping: [String: S] = [:]) {
+    init(drawing: DrawnChart, table: Table, mapping: [String: V.State] = [:]) {
         self.drawing = drawing
         self.table = table
         self.mapping = mapping
         states = table.states
-        var events = Array(E.allCases)
+        var events = Array(V.Event.allCases)
         for event in table.rows.compactMap(\.event) where !events.contains(event) { events.append(event) }
         self.events = events
-        var guards = Array(G.allCases)
+        var guards = Array(V.Guard.allCases)
         for symbol in table.rows.compactMap(\.condition.guardSymbol) where !guards.contains(symbol) {
             guards.append(symbol)
         }
@@ -222,7 +222,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
 
     /// States drawn twice, states not drawn, and nodes that are no state and ask no question.
     mutating func checkStates() {
-        var drawnStates: [S: [DrawnChart.Node]] = [:]
+        var drawnStates: [V.State: [DrawnChart.Node]] = [:]
         for node in drawing.nodes {
             guard let read = nodes[node.id] else { continue }
             if let state = read.state {
@@ -245,7 +245,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
         }
     }
 
-    func isDrawable(_ state: S) -> Bool {
+    func isDrawable(_ state: V.State) -> Bool {
         state == table.initial || table.rows.contains { $0.from == state || $0.to == state }
     }
 
@@ -265,7 +265,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
             return
         }
         let label = Self.parse(edge.label)
-        var event: E?
+        var event: V.Event?
         var effects = label.effects
         if label.words.isEmpty, label.guardText == nil, let only = onlyEvent(of: state) {
             // An arrow drawn without a label, out of a state the table leaves on one event only.
@@ -296,15 +296,15 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
     }
 
     /// The one event the table leaves `state` on, when it has no other way out (no completion rows).
-    func onlyEvent(of state: S) -> E? {
+    func onlyEvent(of state: V.State) -> V.Event? {
         let rows = table.rows.filter { $0.from == state }
         guard let event = rows.first?.event, rows.allSatisfy({ $0.event == event }) else { return nil }
         return event
     }
 
     /// The events the table leaves `state` on, in the table's order.
-    func events(of state: S) -> [E] {
-        var out: [E] = []
+    func events(of state: V.State) -> [V.Event] {
+        var out: [V.Event] = []
         for row in table.rows where row.from == state {
             if let event = row.event, !out.contains(event) { out.append(event) }
         }
@@ -313,7 +313,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
 
     /// Whether `question` names `event`: a word of the question (`error?`) is a word of the event's
     /// label (`connection error`).
-    static func asks(_ question: String, about event: E) -> Bool {
+    static func asks(_ question: String, about event: V.Event) -> Bool {
         let asked = Set(words(of: question))
         return words(of: event.label).contains { asked.contains($0) }
             || words(of: event.rawValue).contains {
@@ -328,7 +328,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
 
     /// A question that names no guard, asked right after `state`: its branches are the state's events
     /// (`error?` after `request`: yes is `connection error`, no the other event, `any response`).
-    mutating func readEventQuestion(_ node: ReadNode, question: String, from state: S) {
+    mutating func readEventQuestion(_ node: ReadNode, question: String, from state: V.State) {
         guard chainsRead.insert(node.node.id).inserted else { return }
         let stateEvents = events(of: state)
         let named = stateEvents.filter { Self.asks(question, about: $0) }
@@ -364,7 +364,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
     }
 
     /// A decision drawn as questions with yes and no branches, as a decision list.
-    mutating func readChain(from first: ReadNode, state: S) {
+    mutating func readChain(from first: ReadNode, state: V.State) {
         var node = first
         var visited: Set<String> = []
         let key = GroupKey(state: state, event: nil)
@@ -389,8 +389,8 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
                 }
             }
             guard let yes, let no else { return unreadable(node, "no \(yes == nil ? "yes" : "no") branch") }
-            let whenYes: GuardCondition<G> = negated ? .unless(asked) : .when(asked)
-            let whenNo: GuardCondition<G> = negated ? .when(asked) : .unless(asked)
+            let whenYes: GuardCondition<V.Guard> = negated ? .unless(asked) : .when(asked)
+            let whenNo: GuardCondition<V.Guard> = negated ? .when(asked) : .unless(asked)
             guard let yesNode = nodes[yes.to], let noNode = nodes[no.to] else { return }
             let yesGoesOn = yesNode.isQuestion && yesNode.state == nil
             let noGoesOn = noNode.isQuestion && noNode.state == nil
@@ -439,7 +439,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
 
     /// The state an edge enters: its head's, or for a question drawn without a state's name, the
     /// decision whose first guard it asks.
-    mutating func target(of head: ReadNode, edge: DrawnChart.Edge, from: S? = nil) -> S? {
+    mutating func target(of head: ReadNode, edge: DrawnChart.Edge, from: V.State? = nil) -> V.State? {
         if let state = head.state { return state }
         guard head.isQuestion else { return steppingThrough(head, from: from ?? nodes[edge.from]?.state) }
         return decision(asking: head.node.id)
@@ -448,7 +448,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
     /// The state after a node that is no state (reported), when it has one way out, to a state, and
     /// the table goes from the edge's tail straight there: the drawing adds a step (a wait the code
     /// does not have), and the edge is read as the row it draws.
-    mutating func steppingThrough(_ node: ReadNode, from: S?) -> S? {
+    mutating func steppingThrough(_ node: ReadNode, from: V.State?) -> V.State? {
         let outs = drawing.edges.filter { $0.from == node.node.id }
         guard let from, outs.count == 1, let out = outs.first, let next = nodes[out.to], next.node.id != node.node.id,
             let to = next.state, table.rows.contains(where: { $0.from == from && $0.to == to })
@@ -459,7 +459,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
 
     /// The decision state a question node without a state's name stands for (the one whose first
     /// guard it asks), its chain read once; `nil`, reported once, when there is none.
-    mutating func decision(asking id: String) -> S? {
+    mutating func decision(asking id: String) -> V.State? {
         guard let head = nodes[id], let question = head.question else { return nil }
         if let state = head.state { return state }
         guard chainsRead.insert(id).inserted else { return nil }
@@ -488,7 +488,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
     }
 
     /// The condition a bracketed guard names: `nil` (reported) when it names no guard of the table.
-    mutating func condition(_ text: String?, edge: DrawnChart.Edge) -> GuardCondition<G>? {
+    mutating func condition(_ text: String?, edge: DrawnChart.Edge) -> GuardCondition<V.Guard>? {
         guard let text, !text.isEmpty, Self.normalized(text) != "else" else { return .always }
         if let (symbol, negated) = guardMatch(text) { return negated ? .unless(symbol) : .when(symbol) }
         findings.append(
@@ -500,7 +500,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
     }
 
     /// The guard `text` asks, and whether it asks its negation (`no attempts left`, `not retryable`).
-    func guardMatch(_ text: String) -> (guard: G, negated: Bool)? {
+    func guardMatch(_ text: String) -> (guard: V.Guard, negated: Bool)? {
         let key = Self.normalized(text)
         guard !key.isEmpty else { return nil }
         for symbol in guards {
@@ -516,7 +516,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
         return nil
     }
 
-    func state(named text: String) -> S? { Self.symbol(in: states, named: text) }
+    func state(named text: String) -> V.State? { Self.symbol(in: states, named: text) }
 
     // MARK: Comparing
 
@@ -691,7 +691,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
     /// A row the drawing lacks, as a DOT edge between the drawing's own nodes.
     func suggestion(_ row: Int) -> String {
         let transition = table.rows[row]
-        func id(_ state: S) -> String {
+        func id(_ state: V.State) -> String {
             let node = drawing.nodes.first { nodes[$0.id]?.state == state && nodes[$0.id]?.isQuestion == false }
             return ChartEscaping.dotQuoted(node?.id ?? state.rawValue)
         }
@@ -713,7 +713,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
         return symbols.first { normalized($0.label) == key || normalized($0.rawValue) == key }
     }
 
-    func order(_ state: S) -> Int { states.firstIndex(of: state) ?? states.count }
+    func order(_ state: V.State) -> Int { states.firstIndex(of: state) ?? states.count }
 
     /// A label's lines: DOT's `\n`, `\l` and `\r` escapes and real line breaks all end one.
     static func lines(of label: String) -> [String] {
@@ -756,7 +756,7 @@ struct DrawingReader<S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSym
 
     static func quoted(_ text: String) -> String { "\"" + text.replacing("\n", with: "\\n") + "\"" }
 
-    static func list(_ guards: [G]) -> String { guards.map { "[\($0.label)]" }.joined(separator: ", ") }
+    static func list(_ guards: [V.Guard]) -> String { guards.map { "[\($0.label)]" }.joined(separator: ", ") }
 }
 
 extension String {

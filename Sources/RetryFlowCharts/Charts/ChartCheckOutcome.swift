@@ -15,8 +15,8 @@ extension ChartCheck {
     /// correspondence found from its structure. When nodes had to be matched by structure and that
     /// matching is implausible (fewer than half the drawn links agree, or the table's rows are fewer
     /// than the disagreements), the outcome says so instead of listing every state.
-    package static func check<S, E, G, F, R>(
-        _ drawing: DrawnChart, with table: TransitionTable<S, E, G, F, R>, map: String?
+    package static func check<V>(
+        _ drawing: DrawnChart, with table: TransitionTable<V>, map: String?
     ) throws(ChartMapError) -> ChartCheckOutcome {
         if let map {
             let mapping = try mapping(map, drawing: drawing, table: table)

@@ -72,9 +72,9 @@ extension ChartCheck {
     /// The correspondence proposed for `drawing` from its structure, and the mapping to check it under.
     /// The search stops after `searchLimit` steps with the best mapping found by then (the retry
     /// table drawn with every state renamed takes far fewer).
-    package static func propose<S, E, G, F, R>(
-        _ drawing: DrawnChart, for table: TransitionTable<S, E, G, F, R>, searchLimit: Int = 2_000_000
-    ) -> (correspondence: ChartCorrespondence, mapping: [String: S]) {
+    package static func propose<V>(
+        _ drawing: DrawnChart, for table: TransitionTable<V>, searchLimit: Int = 2_000_000
+    ) -> (correspondence: ChartCorrespondence, mapping: [String: V.State]) {
         var search = CorrespondenceSearch(drawing: drawing, table: table, limit: searchLimit)
         return search.run()
     }
@@ -82,11 +82,9 @@ extension ChartCheck {
 }
 
 /// The branch-and-bound search behind ``ChartCheck/propose(_:for:searchLimit:)``.
-private struct CorrespondenceSearch<
-    S: TableSymbol, E: TableSymbol, G: TableSymbol, F: TableSymbol, R: TableSymbol
-> {
+private struct CorrespondenceSearch<V: TableVocabulary> {
     let drawing: DrawnChart
-    let table: TransitionTable<S, E, G, F, R>
+    let table: TransitionTable<V>
     let limit: Int
 
     /// A node's index → the state's index, fixed by name or a decision's question; `nil` for the rest.
@@ -103,13 +101,13 @@ private struct CorrespondenceSearch<
     /// Whether a node is a question drawing no state (a link passes through it).
     var passes: [Bool] = []
 
-    init(drawing: DrawnChart, table: TransitionTable<S, E, G, F, R>, limit: Int) {
+    init(drawing: DrawnChart, table: TransitionTable<V>, limit: Int) {
         self.drawing = drawing
         self.table = table
         self.limit = limit
     }
 
-    mutating func run() -> (correspondence: ChartCorrespondence, mapping: [String: S]) {
+    mutating func run() -> (correspondence: ChartCorrespondence, mapping: [String: V.State]) {
         let states = table.states
         let reader = DrawingReader(drawing: drawing, table: table)
         let position = Dictionary(drawing.nodes.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -254,7 +252,7 @@ private struct CorrespondenceSearch<
         }
         visit(0, similarity: 0)
 
-        var mapping: [String: S] = [:]
+        var mapping: [String: V.State] = [:]
         var pairs: [ChartCorrespondence.Pair] = []
         for (index, node) in drawing.nodes.enumerated() where !passes[index] {
             let state = best.assignment[index].map { states[$0] }

@@ -75,9 +75,9 @@ package struct ChartGraph: Hashable, Sendable {
     /// The drawing of `table` in `style`; with `rows`, of those rows only (and the states they
     /// touch), each edge keeping the numbers of the table's rows; the states in `passedThrough`
     /// (each left by exactly one of those rows) are drawn as part of the edges through them.
-    package init<S, E, G, F, R>(
-        _ table: TransitionTable<S, E, G, F, R>, style: ChartStyle, rows: Set<Int>? = nil,
-        passedThrough: Set<S> = []
+    package init<V>(
+        _ table: TransitionTable<V>, style: ChartStyle, rows: Set<Int>? = nil,
+        passedThrough: Set<V.State> = []
     ) {
         name = table.name
         let included = rows ?? Set(table.rows.indices)
@@ -124,12 +124,12 @@ package struct ChartGraph: Hashable, Sendable {
     /// The drawing of the rows `coverage` reached (and the rows in `including`, e.g. those a run took),
     /// with the states passed through in no time by their one reachable way out drawn as part of the
     /// edges through them.
-    package init<S, E, G, F, R>(
-        _ table: TransitionTable<S, E, G, F, R>, coverage: ExplorationResult<S, E, G>, style: ChartStyle,
+    package init<V>(
+        _ table: TransitionTable<V>, coverage: ExplorationResult<V>, style: ChartStyle,
         including: Set<Int> = []
     ) {
         let reachable = coverage.reachableRows.union(including)
-        func exits(_ state: S) -> [Int] { reachable.filter { table.rows[$0].from == state } }
+        func exits(_ state: V.State) -> [Int] { reachable.filter { table.rows[$0].from == state } }
         // A state waited in for nothing (left at once, one way) is part of its edges, unless a decision
         // after it branches on what it brought (the budget's answer, when a budget can refuse).
         let passedThrough = table.states.filter { state in
@@ -161,14 +161,14 @@ package struct ChartGraph: Hashable, Sendable {
         for root in [start].compactMap({ $0 }) + nodes.map(\.id) where !visited.contains(root) { visit(root) }
     }
 
-    private static func shape<S, E, G, F, R>(of state: S, in table: TransitionTable<S, E, G, F, R>) -> Shape {
+    private static func shape<V>(of state: V.State, in table: TransitionTable<V>) -> Shape {
         if state == table.initial { return .start }
         if table.isTerminal(state) { return .end }
         return table.isDecision(state) ? .decision : .step
     }
 
-    private static func stateDiagram<S, E, G, F, R>(
-        _ table: TransitionTable<S, E, G, F, R>, _ included: Set<Int>
+    private static func stateDiagram<V>(
+        _ table: TransitionTable<V>, _ included: Set<Int>
     ) -> ([Node], [Edge]) {
         let nodes = table.states.map {
             Node(id: $0.rawValue, label: $0.label, shape: shape(of: $0, in: table), state: $0.rawValue)
@@ -182,12 +182,12 @@ package struct ChartGraph: Hashable, Sendable {
     /// Decision states become chains of diamonds, one per guarded completion row, in lookup order:
     /// a row `[g]` leaves its diamond on "yes", a row `[not g]` on "no"; the other branch goes on to
     /// the next diamond, and the last (unconditional) row takes the final branch.
-    private static func flowchart<S, E, G, F, R>(
-        _ table: TransitionTable<S, E, G, F, R>, _ included: Set<Int>
+    private static func flowchart<V>(
+        _ table: TransitionTable<V>, _ included: Set<Int>
     ) -> ([Node], [Edge]) {
         var nodes: [Node] = []
-        var entry: [S: String] = [:]
-        var chains: [S: [(rowIndex: Int, diamond: String?)]] = [:]
+        var entry: [V.State: String] = [:]
+        var chains: [V.State: [(rowIndex: Int, diamond: String?)]] = [:]
         for state in table.states {
             guard table.isDecision(state) else {
                 nodes.append(

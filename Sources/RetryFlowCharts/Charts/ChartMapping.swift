@@ -12,10 +12,10 @@ package struct ChartMapError: Error, Hashable, Sendable {
 extension ChartCheck {
     /// `--map drawn=state,…` read against the drawing and the table: a node by its id (or, failing
     /// that, its label), a state by its label or raw value, ignoring case, spaces and punctuation.
-    package static func mapping<S, E, G, F, R>(
-        _ text: String, drawing: DrawnChart, table: TransitionTable<S, E, G, F, R>
-    ) throws(ChartMapError) -> [String: S] {
-        var mapping: [String: S] = [:]
+    package static func mapping<V>(
+        _ text: String, drawing: DrawnChart, table: TransitionTable<V>
+    ) throws(ChartMapError) -> [String: V.State] {
+        var mapping: [String: V.State] = [:]
         for item in text.split(separator: ",") {
             let parts = item.split(separator: "=", maxSplits: 1).map {
                 String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
@@ -34,7 +34,7 @@ extension ChartCheck {
                     message: "--map: the drawing has no node \"\(parts[0])\" (its nodes: "
                         + "\(drawing.nodes.map(\.id).joined(separator: ", ")))")
             }
-            guard let state = DrawingReader<S, E, G, F, R>.symbol(in: table.states, named: parts[1]) else {
+            guard let state = DrawingReader<V>.symbol(in: table.states, named: parts[1]) else {
                 throw ChartMapError(
                     message: "--map: \"\(parts[1])\" is not a state of the table (its states: "
                         + "\(table.states.map(\.label).joined(separator: ", ")))")

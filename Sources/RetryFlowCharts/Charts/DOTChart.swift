@@ -18,8 +18,8 @@ public enum DOTChart {
     static let finalFill = "#ffe08a"
 
     /// DOT for `table` in `style`; with `overlay`, taken edges bold and counted, the rest greyed.
-    public static func render<S, E, G, F, R>(
-        _ table: TransitionTable<S, E, G, F, R>, style: ChartStyle = .state, overlay: TraceOverlay? = nil
+    public static func render<V>(
+        _ table: TransitionTable<V>, style: ChartStyle = .state, overlay: TraceOverlay? = nil
     ) -> String {
         render(ChartGraph(table, style: style), style: style, overlay: overlay)
     }
@@ -27,8 +27,8 @@ public enum DOTChart {
     /// DOT for the rows of `table` that `coverage` found reachable, and only those: the chart of one
     /// policy. A state every run passes through in no time, by its one reachable way out (the
     /// retry budget's answer when there is no budget), is drawn as part of the edges through it.
-    public static func render<S, E, G, F, R>(
-        _ table: TransitionTable<S, E, G, F, R>, style: ChartStyle = .state, coverage: ExplorationResult<S, E, G>
+    public static func render<V>(
+        _ table: TransitionTable<V>, style: ChartStyle = .state, coverage: ExplorationResult<V>
     ) -> String {
         render(ChartGraph(table, coverage: coverage, style: style), style: style)
     }

@@ -4,7 +4,7 @@ import RetryFlow
 /// docs; generated, so it cannot drift from the code.
 public enum MarkdownTable {
     /// The Markdown table of `table`'s rows, in lookup order.
-    public static func render<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) -> String {
+    public static func render<V>(_ table: TransitionTable<V>) -> String {
         func cell(_ text: String) -> String { text.replacingPipes() }
         var lines = ["| from | event | guard | to | effects | reason |", "|---|---|---|---|---|---|"]
         for (index, row) in table.rows.enumerated() {

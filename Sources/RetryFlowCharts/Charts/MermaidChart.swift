@@ -4,7 +4,7 @@ import RetryFlow
 /// state style, `flowchart` for the flowchart style. Derived from the same graph of nodes and edges as DOT.
 public enum MermaidChart {
     /// Mermaid for `table` in `style`.
-    public static func render<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>, style: ChartStyle = .state)
+    public static func render<V>(_ table: TransitionTable<V>, style: ChartStyle = .state)
         -> String
     {
         let graph = ChartGraph(table, style: style)

@@ -15,7 +15,7 @@ public struct TraceOverlay: Hashable, Sendable {
 
     /// Counts `trace`'s steps against `table`'s rows. Steps that match no row are not counted
     /// (`TransitionTrace.inconsistencies(with:)` names them).
-    public init<S, E, G, F, R>(trace: TransitionTrace<S, E, G>, table: TransitionTable<S, E, G, F, R>) {
+    public init<V>(trace: TransitionTrace<V>, table: TransitionTable<V>) {
         var counts = Array(repeating: 0, count: table.rows.count)
         var visited = Set<String>()
         for step in trace.steps {

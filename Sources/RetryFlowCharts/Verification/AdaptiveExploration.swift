@@ -14,7 +14,7 @@ extension FleetExploration {
     /// ```
     public static func adaptive(
         _ table: AdaptiveTable = .adaptive, options: AdaptiveRateLimiterOptions = .default, inputs: Int = 4
-    ) -> ExplorationResult<AdaptiveState, AdaptiveEvent, AdaptiveGuard> {
+    ) -> ExplorationResult<AdaptiveVocabulary> {
         TableExplorer(table: table, rules: AdaptiveRules(options: options), model: AdaptiveModel(inputLimit: inputs))
             .explore()
     }

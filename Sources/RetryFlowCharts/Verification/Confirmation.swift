@@ -12,9 +12,7 @@ extension TableExplorer where Rules.Input: Equatable {
     /// counterexamples, the states its runs rest in. A replayed witness is as short as any (the
     /// over-approximation, which has every concrete run, found nothing shorter) unless the run
     /// found first was later reached more cheaply, and then at most as long as that run.
-    func explore(confirming over: OverApproximation<Rules.Input>) -> ExplorationResult<
-        Rules.State, Rules.Event, Rules.Guard
-    > {
+    func explore(confirming over: OverApproximation<Rules.Input>) -> ExplorationResult<Rules.Vocabulary> {
         var goals = over.goals
         var witnesses: [Int: [Machine.Step.TraceStep]] = [:]
         var rested: Set<String> = []

@@ -10,7 +10,7 @@ package enum CredentialExploration {
     /// default, so a full window is reached within three inputs).
     package static func explore(
         inputs: Int = 5, maximumRefreshes: Int = 1
-    ) -> ExplorationResult<CredentialState, CredentialEvent, CredentialGuard> {
+    ) -> ExplorationResult<CredentialVocabulary> {
         TableExplorer(
             table: .credentialRefresh, rules: CredentialRules(maximumRefreshes: maximumRefreshes, window: .seconds(30)),
             model: CredentialModel(inputLimit: inputs, maximumRefreshes: maximumRefreshes)

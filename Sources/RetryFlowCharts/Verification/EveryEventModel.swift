@@ -8,7 +8,7 @@ import RetryFlow
 /// let result = TableExplorer(table: door, rules: DoorRules(), model: EveryEventModel(inputLimit: 6)).explore()
 /// ```
 public struct EveryEventModel<Rules: MachineRules & Hashable>: ExplorationModel
-where Rules.Input == Rules.Event {
+where Rules.Input == Rules.Vocabulary.Event {
     /// The most inputs one run may take.
     public let inputLimit: Int
     /// The bound in words.
@@ -22,6 +22,6 @@ where Rules.Input == Rules.Event {
 
     /// Every event, at the time of the last.
     public func choices(at position: ExplorationPosition<Rules>) -> [ExplorationChoice<Rules.Input>] {
-        Rules.Event.allCases.map { ExplorationChoice($0, at: position.at) }
+        Rules.Vocabulary.Event.allCases.map { ExplorationChoice($0, at: position.at) }
     }
 }

@@ -2,9 +2,9 @@ import RetryFlow
 
 /// What a ``TableExplorer`` found: how much it explored, which invariants hold, which rows are
 /// reachable (with the shortest path to each) and, for each broken invariant, a counterexample trace.
-public struct ExplorationResult<State: TableSymbol, Event: TableSymbol, Guard: TableSymbol>: Sendable {
+public struct ExplorationResult<Vocabulary: TableVocabulary>: Sendable {
     /// A trace of the machine explored.
-    public typealias Trace = TransitionTrace<State, Event, Guard>
+    public typealias Trace = TransitionTrace<Vocabulary>
 
     /// A broken invariant with the first (shortest) run that breaks it.
     public struct Violation: Sendable {

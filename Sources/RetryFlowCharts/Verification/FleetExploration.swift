@@ -10,7 +10,7 @@ public enum FleetExploration {
         _ table: BudgetTable = .budget,
         mode: RetryBudgetMode = .awsStandard(capacity: 10, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1),
         inputs: Int = 8
-    ) -> ExplorationResult<BudgetState, BudgetEvent, BudgetGuard> {
+    ) -> ExplorationResult<BudgetVocabulary> {
         TableExplorer(table: table, rules: BudgetRules(mode: mode), model: BudgetModel(mode: mode, inputLimit: inputs))
             .explore()
     }
@@ -22,7 +22,7 @@ public enum FleetExploration {
         options: CircuitBreakerOptions = CircuitBreakerOptions(
             trip: .consecutiveFailures(2), breakDuration: .seconds(5)),
         inputs: Int = 6
-    ) -> ExplorationResult<BreakerState, BreakerEvent, BreakerGuard> {
+    ) -> ExplorationResult<BreakerVocabulary> {
         TableExplorer(table: table, rules: BreakerRules(options: options), model: BreakerModel(inputLimit: inputs))
             .explore()
     }

@@ -7,7 +7,7 @@ public enum HedgingExploration {
     /// "an answer comes only from an attempt in flight" and "a run that ends cancels the rest".
     public static func explore(
         _ table: HedgingTable = .hedging, maxAttempts: Int = 3
-    ) -> ExplorationResult<HedgingState, HedgingEvent, HedgingGuard> {
+    ) -> ExplorationResult<HedgingVocabulary> {
         let policy = HedgingPolicy(delay: .milliseconds(100), maxAttempts: maxAttempts)
         return TableExplorer(
             table: table, rules: HedgingRules(policy: policy), model: HedgingModel(maxAttempts: maxAttempts)

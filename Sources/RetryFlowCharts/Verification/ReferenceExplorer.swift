@@ -34,8 +34,8 @@ package struct ReferenceExplorer<Model: ExplorationModel, Key: Hashable>: Sendab
     }
 
     /// Explores every position within the model's bound and returns what it found.
-    package func explore() -> ExplorationResult<Rules.State, Rules.Event, Rules.Guard> {
-        var result = ExplorationResult<Rules.State, Rules.Event, Rules.Guard>(
+    package func explore() -> ExplorationResult<Rules.Vocabulary> {
+        var result = ExplorationResult<Rules.Vocabulary>(
             table: table.name, bound: model.boundDescription, rows: table.rows.indices.map { table.label(ofRow: $0) },
             rowDescriptions: table.rows.indices.map {
                 "\(table.rows[$0].from.label) --\(table.label(ofRow: $0))--> \(table.rows[$0].to.label)"
@@ -48,7 +48,7 @@ package struct ReferenceExplorer<Model: ExplorationModel, Key: Hashable>: Sendab
             result.refused = true
             return result
         }
-        let endingEffects = (Array(Rules.Effect.allCases) + table.rows.flatMap(\.effects)).contains(where: \.endsRun)
+        let endingEffects = (Array(Rules.Vocabulary.Effect.allCases) + table.rows.flatMap(\.effects)).contains(where: \.endsRun)
         var nodes = [
             Node(
                 position: ExplorationPosition(machine: Machine(table: table, rules: rules), at: .zero, last: nil),
@@ -190,7 +190,7 @@ package struct ReferenceExplorer<Model: ExplorationModel, Key: Hashable>: Sendab
             }
         }
         result.invariants =
-            ExplorationResult<Rules.State, Rules.Event, Rules.Guard>.sharedInvariants(
+            ExplorationResult<Rules.Vocabulary>.sharedInvariants(
                 terminals: !table.terminals.isEmpty, cancellation: model.deliversCancellation) + model.invariants
         return result
     }

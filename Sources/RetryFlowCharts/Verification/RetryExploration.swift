@@ -69,7 +69,7 @@ public enum RetryExploration {
     /// under `policy` in `world`.
     public static func explore(
         _ table: RetryTable? = nil, policy: RetryPolicy, world: RetryWorld = RetryWorld()
-    ) -> ExplorationResult<RetryState, RetryEvent, RetryGuard> {
+    ) -> ExplorationResult<RetryVocabulary> {
         if ExplorationEngine.reference { return exploreReference(table, policy: policy, world: world) }
         let table = table ?? policy.table
         let rules = RetryRules(
@@ -96,7 +96,7 @@ public enum RetryExploration {
     /// the explorer against, and what `verify-scale` measures it against.
     package static func exploreReference(
         _ table: RetryTable? = nil, policy: RetryPolicy, world: RetryWorld = RetryWorld()
-    ) -> ExplorationResult<RetryState, RetryEvent, RetryGuard> {
+    ) -> ExplorationResult<RetryVocabulary> {
         let table = table ?? policy.table
         let rules = RetryRules(
             policy: policy, random: AnyRandom(MidRangeRandom()), waitsOutBreak: world.waitsOutBreak,

@@ -43,14 +43,14 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
     /// key), and every transition as its target's number, for the loop check. A witness or a
     /// counterexample is rebuilt afterwards by replaying those choices from the start on the real
     /// machine, so every trace reported is a run the machine takes.
-    public func explore() -> ExplorationResult<Rules.State, Rules.Event, Rules.Guard> {
+    public func explore() -> ExplorationResult<Rules.Vocabulary> {
         explore(until: nil)
     }
 
     /// Explores as ``explore()`` does, stopping as soon as `goals` are all found (each row
     /// reached, each state rested in, each invariant broken): what confirms an over-approximation's
     /// findings on concrete runs. Without goals, or with ``ExplorationGoals/exhaustive``, to the end.
-    func explore(until goals: ExplorationGoals?) -> ExplorationResult<Rules.State, Rules.Event, Rules.Guard> {
+    func explore(until goals: ExplorationGoals?) -> ExplorationResult<Rules.Vocabulary> {
         if ExplorationEngine.reference {
             let model = model
             return ReferenceExplorer(table: table, rules: rules, model: model) { model.key($0) }.explore()
@@ -115,8 +115,8 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
 
     /// A result naming the table, its rows and the invariants checked, with nothing found yet; refused
     /// when the table cannot run.
-    private func emptyResult() -> ExplorationResult<Rules.State, Rules.Event, Rules.Guard> {
-        var result = ExplorationResult<Rules.State, Rules.Event, Rules.Guard>(
+    private func emptyResult() -> ExplorationResult<Rules.Vocabulary> {
+        var result = ExplorationResult<Rules.Vocabulary>(
             table: table.name, bound: model.boundDescription, rows: table.rows.indices.map { table.label(ofRow: $0) },
             rowDescriptions: table.rows.indices.map {
                 "\(table.rows[$0].from.label) --\(table.label(ofRow: $0))--> \(table.rows[$0].to.label)"
@@ -126,7 +126,7 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
         // neither can be run, so the table's problems are the whole answer.
         result.refused = table.problems.contains(where: \.stopsExploration)
         result.invariants =
-            ExplorationResult<Rules.State, Rules.Event, Rules.Guard>.sharedInvariants(
+            ExplorationResult<Rules.Vocabulary>.sharedInvariants(
                 terminals: !table.terminals.isEmpty, cancellation: model.deliversCancellation) + model.invariants
         return result
     }
@@ -446,7 +446,7 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
             self.table = table
             endings = table.rows.map { $0.effects.filter(\.endsRun).count }
             namesReason = table.rows.map { $0.reason != nil }
-            endingEffects = (Array(Rules.Effect.allCases) + table.rows.flatMap(\.effects)).contains(where: \.endsRun)
+            endingEffects = (Array(Rules.Vocabulary.Effect.allCases) + table.rows.flatMap(\.effects)).contains(where: \.endsRun)
             let states = [table.initial] + table.rows.map(\.to)
             slotStates = states.map(\.rawValue)
             slotTerminal = states.map(table.isTerminal)
@@ -595,7 +595,7 @@ extension ExplorationModel where Rules: Hashable {
 /// The key of a position whose rules are `Hashable`: its state, its facts and its time.
 public struct PositionKey<Rules: MachineRules & Hashable>: Hashable {
     /// The state.
-    public let state: Rules.State
+    public let state: Rules.Vocabulary.State
     /// The facts.
     public let rules: Rules
     /// The time.

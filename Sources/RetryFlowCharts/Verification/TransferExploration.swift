@@ -14,7 +14,7 @@ package enum TransferExploration {
 
     /// Explores three downloads: a fresh one, one resuming half a file (its validator and total
     /// recorded), and one asking for 3-byte windows.
-    package static func explore(attempts: Int = 3) -> ExplorationResult<TransferState, TransferEvent, TransferGuard> {
+    package static func explore(attempts: Int = 3) -> ExplorationResult<TransferVocabulary> {
         let starts = [
             TransferRules(bytesOnDisk: 0, expectedSHA256: goodSHA),
             TransferRules(bytesOnDisk: total / 2, expectedSHA256: goodSHA, validator: "\"v1\"", total: total),

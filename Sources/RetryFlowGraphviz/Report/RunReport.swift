@@ -78,8 +78,8 @@ public struct RunReport: Sendable {
     /// (final state, attempts, total time); `policy` is shown as given (e.g. its JSON). A hedged
     /// run's `races` (its outcome's `hedging`, one an attempt) draw each copy in a lane of the
     /// timeline, overlapping in time.
-    public init<S, E, G, F, R>(
-        table: TransitionTable<S, E, G, F, R>, trace: TransitionTrace<S, E, G>, title: String, facts: [Fact] = [],
+    public init<V>(
+        table: TransitionTable<V>, trace: TransitionTrace<V>, title: String, facts: [Fact] = [],
         policy: String? = nil, races: [HedgingRecord] = []
     ) throws(GraphvizError) {
         try self.init(
@@ -89,9 +89,9 @@ public struct RunReport: Sendable {
     /// The page, opening on the chart of the policy that ran when `coverage` is its exploration
     /// (``RetryExploration``: the rows it can take, as `retryflow render --policy` draws them, and
     /// the rows this run took), with the whole table's chart one click away.
-    package init<S, E, G, F, R>(
-        table: TransitionTable<S, E, G, F, R>, trace: TransitionTrace<S, E, G>, title: String, facts: [Fact] = [],
-        policy: String? = nil, races: [HedgingRecord] = [], coverage: ExplorationResult<S, E, G>?
+    package init<V>(
+        table: TransitionTable<V>, trace: TransitionTrace<V>, title: String, facts: [Fact] = [],
+        policy: String? = nil, races: [HedgingRecord] = [], coverage: ExplorationResult<V>?
     ) throws(GraphvizError) {
         self.title = title
         tableName = table.name

@@ -472,14 +472,14 @@ final class TransferDriver: @unchecked Sendable {
         do {
             let step = try machine.handle(input, at: time)
             trace.steps += step.taken
-            for action in step.produced {
+            for action in step.actions {
                 switch action {
                 case .creditProgress: progressCredited = true
                 case .finish(let state): finishedState = state
                 case .askWhole, .askRest, .askWindow, .truncate, .append, .reject, .discard, .install: break
                 }
             }
-            return step.produced
+            return step.actions
         } catch {
             trace.rejections.append(error)
             return nil
