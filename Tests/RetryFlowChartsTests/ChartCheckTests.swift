@@ -11,7 +11,7 @@ import Testing
 /// check clean in both styles, with and without a run drawn over them; each kind of disagreement is
 /// found, worded as asserted here, on the drawing's line.
 @Suite struct ChartCheckTests {
-    static func check<S, E, G, F, R>(_ dot: String, _ table: TransitionTable<S, E, G, F, R>) throws -> ChartCheckResult
+    static func check<V>(_ dot: String, _ table: TransitionTable<V>) throws -> ChartCheckResult
     {
         ChartCheck.compare(try Graphviz.drawing(of: dot), with: table)
     }
@@ -21,8 +21,8 @@ import Testing
         (dot.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(text) } ?? -2) + 1
     }
 
-    static func expectClean<S, E, G, F, R>(
-        _ table: TransitionTable<S, E, G, F, R>, trace: TransitionTrace<S, E, G>?
+    static func expectClean<V>(
+        _ table: TransitionTable<V>, trace: TransitionTrace<V>?
     ) throws {
         for style in ChartStyle.allCases {
             for overlay in [nil] + [trace.map { TraceOverlay(trace: $0, table: table) }] {
@@ -34,7 +34,7 @@ import Testing
     }
 
     /// The longest shortest-run the explorer found: a run that visits much of the chart.
-    static func longest<S, E, G>(_ result: ExplorationResult<S, E, G>) -> TransitionTrace<S, E, G>? {
+    static func longest<V>(_ result: ExplorationResult<V>) -> TransitionTrace<V>? {
         result.witnesses.values.max { $0.steps.count < $1.steps.count }
     }
 

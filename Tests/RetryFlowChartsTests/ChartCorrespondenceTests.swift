@@ -19,8 +19,8 @@ import Testing
     }
 
     /// The outcome of `check-chart` without `--map`.
-    static func check<S, E, G, F, R>(
-        _ text: String, mermaid: Bool, _ table: TransitionTable<S, E, G, F, R>
+    static func check<V>(
+        _ text: String, mermaid: Bool, _ table: TransitionTable<V>
     ) throws -> ChartCheckOutcome {
         try ChartCheck.check(try drawing(text, mermaid: mermaid), with: table, map: nil)
     }
@@ -159,7 +159,7 @@ import Testing
     }
 
     @Test func ourOwnMermaidChartsCheckCleanInBothStyles() throws {
-        func clean<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) throws {
+        func clean<V>(_ table: TransitionTable<V>) throws {
             for style in ChartStyle.allCases {
                 let text = MermaidChart.render(table, style: style)
                 let outcome = try ChartCheck.check(try MermaidDrawing.drawing(of: text), with: table, map: nil)
@@ -230,7 +230,7 @@ import Testing
             digraph traffic { red -> green [label="timer"]; green -> yellow [label="timer"];
               yellow -> red [label="timer"]; red -> walk [label="button"]; walk -> red [label="timer"]; }
             """
-        func expectImplausible<S, E, G, F, R>(_ table: TransitionTable<S, E, G, F, R>) throws {
+        func expectImplausible<V>(_ table: TransitionTable<V>) throws {
             for (text, mermaid) in [(login, true), (dot, false)] {
                 let outcome = try Self.check(text, mermaid: mermaid, table)
                 guard case .implausible(let correspondence, let disagreements) = outcome else {

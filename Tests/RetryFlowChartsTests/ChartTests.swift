@@ -108,7 +108,15 @@ import Testing
 
     enum Why: String, TableSymbol { case done = "done \"<now>\"" }
 
-    static let nastyTable = TransitionTable<Nasty, Go, Check, Act, Why>(
+    enum NastyVocabulary: TableVocabulary {
+        typealias State = Nasty
+        typealias Event = Go
+        typealias Guard = Check
+        typealias Effect = Act
+        typealias Reason = Why
+    }
+
+    static let nastyTable = TransitionTable<NastyVocabulary>(
         name: "nasty \"name\"", initial: .quote, terminals: [.injection],
         rows: [
             .init(from: .quote, event: .go, to: .backslash, effects: [.act]),

@@ -19,8 +19,16 @@ import Testing
     }
     enum End: String, TableSymbol { case answered }
 
+    enum Words: TableVocabulary {
+        typealias State = Place
+        typealias Event = Signal
+        typealias Guard = Question
+        typealias Effect = Work
+        typealias Reason = End
+    }
+
     /// Asks again after every "no", forever: a loop without a bound (its guard is never false).
-    static let table = TransitionTable<Place, Signal, Question, Work, End>(
+    static let table = TransitionTable<Words>(
         name: "nagging", initial: .idle, terminals: [.done],
         rows: [
             .init(from: .idle, event: .go, to: .asking, effects: [.ask]),
@@ -31,13 +39,7 @@ import Testing
         ])
 
     struct Rules: MachineRules, Hashable {
-        typealias State = Place
-        typealias Event = Signal
-        typealias Guard = Question
-        typealias Effect = Work
-        typealias Reason = End
-        typealias Input = Signal
-        typealias Action = Work
+        typealias Vocabulary = Words
         mutating func receive(_ input: Signal, at time: Duration) {}
         func holds(_ guardSymbol: Question) -> Bool { true }
         mutating func perform(_ effect: Work, of row: Row, notes: inout StepNotes) -> Work? { effect }
@@ -59,7 +61,7 @@ import Testing
         #expect(violation.trace.steps.map(\.to) == [.asking, .deciding, .asking])
         #expect(violation.message.contains("a loop without a bound"))
         let json = try JSONEncoder().encode(violation.trace)
-        let trace = try JSONDecoder().decode(TransitionTrace<Place, Signal, Question>.self, from: json)
+        let trace = try JSONDecoder().decode(TransitionTrace<Words>.self, from: json)
         #expect(trace.isConsistent(with: Self.table))
         let svg = try Graphviz.render(
             dot: DOTChart.render(Self.table, style: .flowchart, overlay: TraceOverlay(trace: trace, table: Self.table)),

@@ -12,8 +12,8 @@ import Testing
 /// just as short.
 @Suite struct ExplorerEquivalenceTests {
     /// What must agree between the two explorations of one machine.
-    static func differences<S, E, G>(
-        _ explore: @escaping @Sendable () -> ExplorationResult<S, E, G>
+    static func differences<V>(
+        _ explore: @escaping @Sendable () -> ExplorationResult<V>
     ) async -> [String] {
         let (new, old) = await runOnOwnThread {
             (explore(), ExplorationEngine.$reference.withValue(true) { explore() })
@@ -28,7 +28,7 @@ import Testing
         differ("broken invariants", Set(new.violations.map(\.invariant)), Set(old.violations.map(\.invariant)))
         differ("rested states", new.restedStates, old.restedStates)
         differ("reachable states", new.reachableStates, old.reachableStates)
-        func inputs(_ trace: TransitionTrace<S, E, G>) -> Int { trace.steps.filter { $0.event != nil }.count }
+        func inputs(_ trace: TransitionTrace<V>) -> Int { trace.steps.filter { $0.event != nil }.count }
         for row in new.reachableRows.intersection(old.reachableRows) {
             differ("inputs to row \(row)", inputs(new.witnesses[row]!), inputs(old.witnesses[row]!))
         }

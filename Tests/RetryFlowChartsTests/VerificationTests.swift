@@ -111,13 +111,7 @@ import Testing
     enum End: String, TableSymbol { case done }
 
     struct CountingRules: MachineRules, Hashable {
-        typealias State = Step
-        typealias Event = Signal
-        typealias Guard = Question
-        typealias Effect = Work
-        typealias Reason = End
-        typealias Input = Signal
-        typealias Action = Int
+        typealias Vocabulary = Words
         var attempts = 0
         mutating func receive(_ input: Signal, at time: Duration) {}
         func holds(_ guardSymbol: Question) -> Bool { attempts < 3 }
@@ -145,7 +139,15 @@ import Testing
         }
     }
 
-    static let broken = TransitionTable<Step, Signal, Question, Work, End>(
+    enum Words: TableVocabulary {
+        typealias State = Step
+        typealias Event = Signal
+        typealias Guard = Question
+        typealias Effect = Work
+        typealias Reason = End
+    }
+
+    static let broken = TransitionTable<Words>(
         name: "broken", initial: .idle, terminals: [.done, .gaveUp],
         rows: [
             .init(from: .idle, event: .start, to: .request, effects: [.attempt]),

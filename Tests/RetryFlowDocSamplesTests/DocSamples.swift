@@ -79,7 +79,14 @@ private func sample5() async throws {
     enum DoorGuard: String, TableSymbol { case rang }
     enum DoorEffect: String, TableSymbol { case ring }
     enum DoorEnd: String, TableSymbol { case locked }
-    let door = TransitionTable<Door, DoorEvent, DoorGuard, DoorEffect, DoorEnd>(
+    enum DoorWords: TableVocabulary {                     // the table's words, named once
+        typealias State = Door
+        typealias Event = DoorEvent
+        typealias Guard = DoorGuard
+        typealias Effect = DoorEffect
+        typealias Reason = DoorEnd
+    }
+    let door = TransitionTable<DoorWords>(
         name: "door", initial: .closed, terminals: [.locked],
         rows: [
             // event     from            guard          to            do (effects), ends (reason)
@@ -87,14 +94,8 @@ private func sample5() async throws {
             .on(.push,   from: .open,                   to: .closed),
             .on(.lock,   from: .closed,  .when(.rang),  to: .locked,  ends: .locked),
         ])
-    struct DoorRules: MachineRules {
-        typealias State = Door
-        typealias Event = DoorEvent
-        typealias Guard = DoorGuard
-        typealias Effect = DoorEffect
-        typealias Reason = DoorEnd
-        typealias Input = DoorEvent
-        typealias Action = String
+    struct DoorRules: MachineRules {                      // input and action inferred below
+        typealias Vocabulary = DoorWords
         var rings = 0
         mutating func receive(_ input: DoorEvent, at time: Duration) {}
         func holds(_ guardSymbol: DoorGuard) -> Bool { rings > 0 }   // read only what an effect produced

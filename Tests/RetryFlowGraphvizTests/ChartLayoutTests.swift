@@ -37,7 +37,7 @@ import Testing
     /// The cache is keyed by the chart, not the table's name: a second table with the same name
     /// gets its own layout (with the first one's, its nodes would not be found).
     @Test func tablesSharingANameKeepTheirOwnLayouts() throws {
-        let other = TransitionTable<HostileState, HostileEvent, HostileGuard, HostileEffect, HostileReason>(
+        let other = TransitionTable<HostileVocabulary>(
             name: TransitionTable.swiftSnippet.name, initial: .start, terminals: [.end],
             rows: [.init(from: .start, event: .go, to: .end, reason: .ended)])
         let snippet = try ChartLayout.cached(.swiftSnippet, style: .flowchart)

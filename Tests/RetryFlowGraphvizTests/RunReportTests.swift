@@ -8,7 +8,7 @@ import Testing
 
 /// The report page's content, without a browser (Tests/Browser drives a real one).
 @Suite struct RunReportTests {
-    typealias SwiftTrace = TransitionTrace<SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard>
+    typealias SwiftTrace = TransitionTrace<SwiftSnippetVocabulary>
 
     /// Any table works: the original Swift snippet, fail then succeed, with a detail that tries
     /// to break out of the page.
@@ -64,10 +64,10 @@ import Testing
     /// closes the script or opens an HTML comment stays data. (The snippet's details above never
     /// reach the JSON, so they cannot prove this.)
     @Test func namesInTheScriptsDataCannotCloseIt() throws {
-        let table = TransitionTable<HostileState, HostileEvent, HostileGuard, HostileEffect, HostileReason>(
+        let table = TransitionTable<HostileVocabulary>(
             name: "<b>hostile</b>", initial: .start, terminals: [.end],
             rows: [.init(from: .start, event: .go, to: .end, reason: .ended)])
-        let trace = TransitionTrace<HostileState, HostileEvent, HostileGuard>(steps: [
+        let trace = TransitionTrace<HostileVocabulary>(steps: [
             .init(from: .start, event: .go, condition: .always, to: .end, at: .zero, attempt: 1)
         ])
         let page = try RunReport(table: table, trace: trace, title: "t").html
@@ -111,7 +111,7 @@ import Testing
     /// were both `node_wait_q`, `half-ace` and `half\u{2DACE}` both `node_half_x2dace`, so the
     /// step-through lit one node for two states.
     @Test func oddStateNamesKeepTheirOwnIDs() throws {
-        let table = TransitionTable<OddState, HostileEvent, HostileGuard, HostileEffect, HostileReason>(
+        let table = TransitionTable<OddVocabulary>(
             name: "odd", initial: .start, terminals: [.end],
             rows: [
                 .init(from: .start, event: .go, to: .question),
@@ -121,7 +121,7 @@ import Testing
                 .init(from: .cjk, event: .go, to: .end, reason: .ended),
             ])
         let states: [OddState] = [.start, .question, .spaceQ, .hyphen, .cjk, .end]
-        let trace = TransitionTrace<OddState, HostileEvent, HostileGuard>(
+        let trace = TransitionTrace<OddVocabulary>(
             steps: zip(states, states.dropFirst()).map { from, to in
                 .init(from: from, event: .go, condition: .always, to: to, at: .zero, attempt: 1)
             })
@@ -212,3 +212,17 @@ enum HostileEvent: String, TableSymbol { case go = "go</SCRIPT >" }
 enum HostileGuard: String, TableSymbol { case never }
 enum HostileEffect: String, TableSymbol { case nothing }
 enum HostileReason: String, TableSymbol { case ended }
+enum HostileVocabulary: TableVocabulary {
+    typealias State = HostileState
+    typealias Event = HostileEvent
+    typealias Guard = HostileGuard
+    typealias Effect = HostileEffect
+    typealias Reason = HostileReason
+}
+enum OddVocabulary: TableVocabulary {
+    typealias State = OddState
+    typealias Event = HostileEvent
+    typealias Guard = HostileGuard
+    typealias Effect = HostileEffect
+    typealias Reason = HostileReason
+}

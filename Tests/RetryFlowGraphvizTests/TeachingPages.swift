@@ -39,7 +39,7 @@ enum TeachingPages {
     /// The Swift original with `times: 2, wait: 200 ms`: two failures, then data. Its waits are
     /// `usleep` on the session's delegate queue.
     static func swiftSnippetPage() throws -> String {
-        typealias Trace = TransitionTrace<SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard>
+        typealias Trace = TransitionTrace<SwiftSnippetVocabulary>
         let blocked = "usleep(200_000) in the completion handler: the delegate queue runs nothing else meanwhile"
         let trace = Trace(steps: [
             .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1),
@@ -75,7 +75,7 @@ enum TeachingPages {
     /// 503, which `sendAsynchronousRequest` reports as a response without an error, so the original
     /// calls its success path (`completion`). Its `failure()` is reached only by transport errors.
     static func objcSnippetPage() throws -> String {
-        typealias Trace = TransitionTrace<ObjCSnippetState, ObjCSnippetEvent, ObjCSnippetGuard>
+        typealias Trace = TransitionTrace<ObjCSnippetVocabulary>
         var steps: [Trace.Step] = [
             .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1)
         ]

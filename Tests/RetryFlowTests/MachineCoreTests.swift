@@ -13,8 +13,16 @@ import Testing
     enum GateReason: String, TableSymbol { case big, stopped }
     enum GateAction: Hashable, Sendable { case announced(Int) }
 
+    enum GateVocabulary: TableVocabulary {
+        typealias State = GateState
+        typealias Event = GateEvent
+        typealias Guard = GateGuard
+        typealias Effect = GateEffect
+        typealias Reason = GateReason
+    }
+
     /// Two decisions in a row: `counting` then `checking`, each left by completion rows.
-    static let gate = TransitionTable<GateState, GateEvent, GateGuard, GateEffect, GateReason>(
+    static let gate = TransitionTable<GateVocabulary>(
         name: "gate", initial: .closed, terminals: [.done],
         rows: [
             // from        event       guard              to         effects       reason
@@ -27,13 +35,7 @@ import Testing
         ])
 
     struct GateRules: MachineRules {
-        typealias State = GateState
-        typealias Event = GateEvent
-        typealias Guard = GateGuard
-        typealias Effect = GateEffect
-        typealias Reason = GateReason
-        typealias Input = GateEvent
-        typealias Action = GateAction
+        typealias Vocabulary = GateVocabulary
 
         var hits = 0
         mutating func receive(_ input: GateEvent, at time: Duration) {}
@@ -57,7 +59,7 @@ import Testing
     @Test func chainedDecisionsAreFollowedToTheirEnd() throws {
         try Self.gate.validate()
         var machine = TableMachine(table: Self.gate, rules: GateRules())
-        var trace = TransitionTrace<GateState, GateEvent, GateGuard>()
+        var trace = TransitionTrace<GateVocabulary>()
         var routes: [[GateState]] = []
         var actions: [GateAction] = []
         for time in 1...4 {
@@ -83,10 +85,17 @@ import Testing
         enum S: String, TableSymbol { case s0, s1, s2, s3, s4, s5, s6, s7 }
         enum E: String, TableSymbol { case go }
         enum X: String, TableSymbol { case x }
-        let decisions: [TransitionTable<S, E, X, X, X>.Row] = (1...6).map { n in
+        enum V: TableVocabulary {
+            typealias State = S
+            typealias Event = E
+            typealias Guard = X
+            typealias Effect = X
+            typealias Reason = X
+        }
+        let decisions: [TransitionTable<V>.Row] = (1...6).map { n in
             .init(from: S.allCases[n], event: nil, to: S.allCases[n + 1], reason: n == 6 ? .x : nil)
         }
-        let table = TransitionTable<S, E, X, X, X>(
+        let table = TransitionTable<V>(
             name: "long", initial: .s0, terminals: [.s7], rows: [.init(from: .s0, event: .go, to: .s1)] + decisions)
         #expect(table.problems == [.stepTooLong(row: "s0 --go--> s1", rows: 7, effects: 0)])
     }

@@ -12,34 +12,30 @@ import Testing
 
     /// Rules whose guards answer from a hash of how many inputs arrived and the guard, so every
     /// combination of answers comes up; effects do nothing.
-    struct HashRules<
-        State: TableSymbol, Event: TableSymbol, Guard: TableSymbol, Effect: TableSymbol, Reason: TableSymbol
-    >: MachineRules {
-        typealias Input = RowLookupTests.Input<Event>
+    struct HashRules<Vocabulary: TableVocabulary>: MachineRules {
+        typealias Input = RowLookupTests.Input<Vocabulary.Event>
         typealias Action = Never
         var received = 0
 
-        static func answer(_ guardSymbol: Guard, after received: Int) -> Bool {
-            let ordinal = Array(Guard.allCases).firstIndex(of: guardSymbol) ?? 0
+        static func answer(_ guardSymbol: Vocabulary.Guard, after received: Int) -> Bool {
+            let ordinal = Array(Vocabulary.Guard.allCases).firstIndex(of: guardSymbol) ?? 0
             var mixed = UInt64(received) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(ordinal) &* 0xBF58_476D_1CE4_E5B9
             mixed ^= mixed >> 31
             return mixed % 3 != 0
         }
 
         mutating func receive(_ input: Input, at time: Duration) { received += 1 }
-        func holds(_ guardSymbol: Guard) -> Bool { Self.answer(guardSymbol, after: received) }
-        mutating func perform(_ effect: Effect, of row: Row, notes: inout StepNotes) -> Never? { nil }
+        func holds(_ guardSymbol: Vocabulary.Guard) -> Bool { Self.answer(guardSymbol, after: received) }
+        mutating func perform(_ effect: Vocabulary.Effect, of row: Row, notes: inout StepNotes) -> Never? { nil }
     }
 
     /// Drives `table` with 4,000 pseudo-random events and checks every step against a full scan;
     /// returns how many events were rejected.
-    func walk<State, Event, Guard, Effect, Reason>(
-        _ table: TransitionTable<State, Event, Guard, Effect, Reason>
-    ) throws -> Int {
-        typealias Rules = HashRules<State, Event, Guard, Effect, Reason>
+    func walk<Vocabulary>(_ table: TransitionTable<Vocabulary>) throws -> Int {
+        typealias Rules = HashRules<Vocabulary>
         var machine = TableMachine(table: table, rules: Rules())
         var generator = SeededRandom(seed: 16)
-        let events = Array(Event.allCases)
+        let events = Array(Vocabulary.Event.allCases)
         var taken = 0
         var rejected = 0
         for _ in 0..<4_000 {

@@ -225,7 +225,14 @@ import Testing
         enum E: String, TableSymbol { case go }
         enum G: String, TableSymbol { case ok }
         enum X: String, TableSymbol { case x }
-        let table = TransitionTable<S, E, G, X, X>(
+        enum V: TableVocabulary {
+            typealias State = S
+            typealias Event = E
+            typealias Guard = G
+            typealias Effect = X
+            typealias Reason = X
+        }
+        let table = TransitionTable<V>(
             name: "loop", initial: .a, terminals: [.end],
             rows: [
                 .init(from: .a, event: .go, to: .b),

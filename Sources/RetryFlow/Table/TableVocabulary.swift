@@ -13,7 +13,7 @@
 /// }
 /// let table = TransitionTable<LightVocabulary>(…)
 /// ```
-public protocol TableVocabulary {
+public protocol TableVocabulary: Sendable {
     /// The states rows leave and enter.
     associatedtype State: TableSymbol
     /// The events that trigger rows.
