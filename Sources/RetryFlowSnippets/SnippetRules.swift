@@ -57,8 +57,7 @@ public struct ObjCSnippetRules: MachineRules, Hashable {
 /// snippet's own retry count.
 package enum SnippetExploration {
     /// The Swift snippet with `times` retries.
-    package static func swift(times: Int) -> ExplorationResult<SwiftSnippetVocabulary>
-    {
+    package static func swift(times: Int) -> ExplorationResult<SwiftSnippetVocabulary> {
         TableExplorer(
             table: .swiftSnippet, rules: SwiftSnippetRules(times: times),
             model: EveryEventModel(inputLimit: 3 * times + 3, bound: "times = \(times) (attempts ≤ times + 1)")
@@ -66,8 +65,7 @@ package enum SnippetExploration {
     }
 
     /// The Objective-C snippet with `retryCount` retries.
-    package static func objc(retryCount: Int) -> ExplorationResult<ObjCSnippetVocabulary>
-    {
+    package static func objc(retryCount: Int) -> ExplorationResult<ObjCSnippetVocabulary> {
         TableExplorer(
             table: .objcSnippet, rules: ObjCSnippetRules(retryCount: retryCount),
             model: EveryEventModel(

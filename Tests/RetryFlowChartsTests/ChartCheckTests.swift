@@ -11,8 +11,7 @@ import Testing
 /// check clean in both styles, with and without a run drawn over them; each kind of disagreement is
 /// found, worded as asserted here, on the drawing's line.
 @Suite struct ChartCheckTests {
-    static func check<V>(_ dot: String, _ table: TransitionTable<V>) throws -> ChartCheckResult
-    {
+    static func check<V>(_ dot: String, _ table: TransitionTable<V>) throws -> ChartCheckResult {
         ChartCheck.compare(try Graphviz.drawing(of: dot), with: table)
     }
 

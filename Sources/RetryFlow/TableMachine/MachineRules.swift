@@ -36,7 +36,8 @@ public protocol MachineRules: Sendable {
     func holds(_ guardSymbol: Vocabulary.Guard) -> Bool
     /// Performs `effect` of `row` (updating facts), notes what the trace should show (a delay) in
     /// `notes`, and returns the action the driver must take, if any.
-    mutating func perform(_ effect: Vocabulary.Effect, of row: Transition<Vocabulary>, notes: inout StepNotes) -> Action?
+    mutating func perform(_ effect: Vocabulary.Effect, of row: Transition<Vocabulary>, notes: inout StepNotes)
+        -> Action?
     /// Completes the trace notes of a row after its effects (the retry machine adds the attempt
     /// number). Does nothing unless implemented.
     func annotate(_ notes: inout StepNotes)

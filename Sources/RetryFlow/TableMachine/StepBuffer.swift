@@ -99,5 +99,7 @@ extension StepBuffer: Hashable where Element: Hashable {
 
 extension StepBuffer: CustomStringConvertible {
     /// The values, like an array's description.
-    @usableFromInline package var description: String { "[" + map { String(describing: $0) }.joined(separator: ", ") + "]" }
+    @usableFromInline package var description: String {
+        "[" + map { String(describing: $0) }.joined(separator: ", ") + "]"
+    }
 }

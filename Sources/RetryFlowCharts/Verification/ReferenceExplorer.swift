@@ -48,7 +48,8 @@ package struct ReferenceExplorer<Model: ExplorationModel, Key: Hashable>: Sendab
             result.refused = true
             return result
         }
-        let endingEffects = (Array(Rules.Vocabulary.Effect.allCases) + table.rows.flatMap(\.effects)).contains(where: \.endsRun)
+        let endingEffects = (Array(Rules.Vocabulary.Effect.allCases) + table.rows.flatMap(\.effects)).contains(
+            where: \.endsRun)
         var nodes = [
             Node(
                 position: ExplorationPosition(machine: Machine(table: table, rules: rules), at: .zero, last: nil),

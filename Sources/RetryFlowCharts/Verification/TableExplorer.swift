@@ -446,7 +446,8 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
             self.table = table
             endings = table.rows.map { $0.effects.filter(\.endsRun).count }
             namesReason = table.rows.map { $0.reason != nil }
-            endingEffects = (Array(Rules.Vocabulary.Effect.allCases) + table.rows.flatMap(\.effects)).contains(where: \.endsRun)
+            endingEffects = (Array(Rules.Vocabulary.Effect.allCases) + table.rows.flatMap(\.effects)).contains(
+                where: \.endsRun)
             let states = [table.initial] + table.rows.map(\.to)
             slotStates = states.map(\.rawValue)
             slotTerminal = states.map(table.isTerminal)
