@@ -136,18 +136,7 @@ public enum OriginalOutcome: Hashable, Sendable {
 }
 
 /// The words of the Swift snippet's table: its states, events, guards, effects and the reasons a run ends.
-public enum SwiftSnippetVocabulary: TableVocabulary {
-    /// The states.
-    public typealias State = SwiftSnippetState
-    /// The events.
-    public typealias Event = SwiftSnippetEvent
-    /// The guards.
-    public typealias Guard = SwiftSnippetGuard
-    /// The effects.
-    public typealias Effect = SwiftSnippetEffect
-    /// Why a run ends.
-    public typealias Reason = StopReason
-}
+public typealias SwiftSnippetVocabulary = TableWords<SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard, SwiftSnippetEffect, StopReason>
 
 extension TransitionTable where Vocabulary == SwiftSnippetVocabulary {
     /// `retryDataTask(times:wait:errorHandler:completionHandler:)` as it was written.
@@ -168,18 +157,7 @@ extension TransitionTable where Vocabulary == SwiftSnippetVocabulary {
 }
 
 /// The words of the Objective-C snippet's table: its states, events, guards, effects and the reasons a run ends.
-public enum ObjCSnippetVocabulary: TableVocabulary {
-    /// The states.
-    public typealias State = ObjCSnippetState
-    /// The events.
-    public typealias Event = ObjCSnippetEvent
-    /// The guards.
-    public typealias Guard = ObjCSnippetGuard
-    /// The effects.
-    public typealias Effect = ObjCSnippetEffect
-    /// Why a run ends.
-    public typealias Reason = StopReason
-}
+public typealias ObjCSnippetVocabulary = TableWords<ObjCSnippetState, ObjCSnippetEvent, ObjCSnippetGuard, ObjCSnippetEffect, StopReason>
 
 extension TransitionTable where Vocabulary == ObjCSnippetVocabulary {
     /// `downloadAndRetryWithURL:retryCount:completion:failure:` as it was written.

@@ -108,13 +108,7 @@ import Testing
 
     enum Why: String, TableSymbol { case done = "done \"<now>\"" }
 
-    enum NastyVocabulary: TableVocabulary {
-        typealias State = Nasty
-        typealias Event = Go
-        typealias Guard = Check
-        typealias Effect = Act
-        typealias Reason = Why
-    }
+    typealias NastyVocabulary = TableWords<Nasty, Go, Check, Act, Why>
 
     static let nastyTable = TransitionTable<NastyVocabulary>(
         name: "nasty \"name\"", initial: .quote, terminals: [.injection],

@@ -19,13 +19,7 @@ import Testing
     }
     enum End: String, TableSymbol { case answered }
 
-    enum Words: TableVocabulary {
-        typealias State = Place
-        typealias Event = Signal
-        typealias Guard = Question
-        typealias Effect = Work
-        typealias Reason = End
-    }
+    typealias Words = TableWords<Place, Signal, Question, Work, End>
 
     /// Asks again after every "no", forever: a loop without a bound (its guard is never false).
     static let table = TransitionTable<Words>(

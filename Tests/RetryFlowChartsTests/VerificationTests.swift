@@ -139,13 +139,7 @@ import Testing
         }
     }
 
-    enum Words: TableVocabulary {
-        typealias State = Step
-        typealias Event = Signal
-        typealias Guard = Question
-        typealias Effect = Work
-        typealias Reason = End
-    }
+    typealias Words = TableWords<Step, Signal, Question, Work, End>
 
     static let broken = TransitionTable<Words>(
         name: "broken", initial: .idle, terminals: [.done, .gaveUp],

@@ -79,13 +79,7 @@ private func sample5() async throws {
     enum DoorGuard: String, TableSymbol { case rang }
     enum DoorEffect: String, TableSymbol { case ring }
     enum DoorEnd: String, TableSymbol { case locked }
-    enum DoorWords: TableVocabulary {                     // the table's words, named once
-        typealias State = Door
-        typealias Event = DoorEvent
-        typealias Guard = DoorGuard
-        typealias Effect = DoorEffect
-        typealias Reason = DoorEnd
-    }
+    typealias DoorWords = TableWords<Door, DoorEvent, DoorGuard, DoorEffect, DoorEnd>   // the table's words, once
     let door = TransitionTable<DoorWords>(
         name: "door", initial: .closed, terminals: [.locked],
         rows: [

@@ -212,17 +212,5 @@ enum HostileEvent: String, TableSymbol { case go = "go</SCRIPT >" }
 enum HostileGuard: String, TableSymbol { case never }
 enum HostileEffect: String, TableSymbol { case nothing }
 enum HostileReason: String, TableSymbol { case ended }
-enum HostileVocabulary: TableVocabulary {
-    typealias State = HostileState
-    typealias Event = HostileEvent
-    typealias Guard = HostileGuard
-    typealias Effect = HostileEffect
-    typealias Reason = HostileReason
-}
-enum OddVocabulary: TableVocabulary {
-    typealias State = OddState
-    typealias Event = HostileEvent
-    typealias Guard = HostileGuard
-    typealias Effect = HostileEffect
-    typealias Reason = HostileReason
-}
+typealias HostileVocabulary = TableWords<HostileState, HostileEvent, HostileGuard, HostileEffect, HostileReason>
+typealias OddVocabulary = TableWords<OddState, HostileEvent, HostileGuard, HostileEffect, HostileReason>

@@ -117,13 +117,7 @@ import Testing
         enum E: String, TableSymbol { case flip }
         enum G: String, TableSymbol { case never }
         enum X: String, TableSymbol { case none }
-        enum V: TableVocabulary {
-            typealias State = S
-            typealias Event = E
-            typealias Guard = G
-            typealias Effect = X
-            typealias Reason = PerpetualReason
-        }
+        typealias V = TableWords<S, E, G, X, PerpetualReason>
         let table = TransitionTable<V>(
             name: "toggle", initial: .on, terminals: [],
             rows: [.init(from: .on, event: .flip, to: .off), .init(from: .off, event: .flip, to: .stuck)])

@@ -13,13 +13,7 @@ import Testing
     enum GateReason: String, TableSymbol { case big, stopped }
     enum GateAction: Hashable, Sendable { case announced(Int) }
 
-    enum GateVocabulary: TableVocabulary {
-        typealias State = GateState
-        typealias Event = GateEvent
-        typealias Guard = GateGuard
-        typealias Effect = GateEffect
-        typealias Reason = GateReason
-    }
+    typealias GateVocabulary = TableWords<GateState, GateEvent, GateGuard, GateEffect, GateReason>
 
     /// Two decisions in a row: `counting` then `checking`, each left by completion rows.
     static let gate = TransitionTable<GateVocabulary>(
@@ -85,13 +79,7 @@ import Testing
         enum S: String, TableSymbol { case s0, s1, s2, s3, s4, s5, s6, s7 }
         enum E: String, TableSymbol { case go }
         enum X: String, TableSymbol { case x }
-        enum V: TableVocabulary {
-            typealias State = S
-            typealias Event = E
-            typealias Guard = X
-            typealias Effect = X
-            typealias Reason = X
-        }
+        typealias V = TableWords<S, E, X, X, X>
         let decisions: [TransitionTable<V>.Row] = (1...6).map { n in
             .init(from: S.allCases[n], event: nil, to: S.allCases[n + 1], reason: n == 6 ? .x : nil)
         }

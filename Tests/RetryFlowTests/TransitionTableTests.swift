@@ -225,13 +225,7 @@ import Testing
         enum E: String, TableSymbol { case go }
         enum G: String, TableSymbol { case ok }
         enum X: String, TableSymbol { case x }
-        enum V: TableVocabulary {
-            typealias State = S
-            typealias Event = E
-            typealias Guard = G
-            typealias Effect = X
-            typealias Reason = X
-        }
+        typealias V = TableWords<S, E, G, X, X>
         let table = TransitionTable<V>(
             name: "loop", initial: .a, terminals: [.end],
             rows: [

@@ -68,18 +68,7 @@ public enum AdaptiveEffect: String, TableSymbol {
 }
 
 /// The words of an adaptive rate limiter's table: its states, events, guards, effects and the reasons a run ends.
-public enum AdaptiveVocabulary: TableVocabulary {
-    /// The states.
-    public typealias State = AdaptiveState
-    /// The events.
-    public typealias Event = AdaptiveEvent
-    /// The guards.
-    public typealias Guard = AdaptiveGuard
-    /// The effects.
-    public typealias Effect = AdaptiveEffect
-    /// Why a run ends.
-    public typealias Reason = PerpetualReason
-}
+public typealias AdaptiveVocabulary = TableWords<AdaptiveState, AdaptiveEvent, AdaptiveGuard, AdaptiveEffect, PerpetualReason>
 
 /// An adaptive rate limiter's transition table.
 public typealias AdaptiveTable = TransitionTable<AdaptiveVocabulary>

@@ -74,18 +74,7 @@ public enum BreakerEffect: String, TableSymbol {
 }
 
 /// The words of a circuit breaker's table: its states, events, guards, effects and the reasons a run ends.
-public enum BreakerVocabulary: TableVocabulary {
-    /// The states.
-    public typealias State = BreakerState
-    /// The events.
-    public typealias Event = BreakerEvent
-    /// The guards.
-    public typealias Guard = BreakerGuard
-    /// The effects.
-    public typealias Effect = BreakerEffect
-    /// Why a run ends.
-    public typealias Reason = PerpetualReason
-}
+public typealias BreakerVocabulary = TableWords<BreakerState, BreakerEvent, BreakerGuard, BreakerEffect, PerpetualReason>
 
 /// A circuit breaker's transition table.
 public typealias BreakerTable = TransitionTable<BreakerVocabulary>

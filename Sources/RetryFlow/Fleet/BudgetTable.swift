@@ -44,18 +44,7 @@ public enum BudgetEffect: String, TableSymbol {
 }
 
 /// The words of a retry budget's table: its states, events, guards, effects and the reasons a run ends.
-public enum BudgetVocabulary: TableVocabulary {
-    /// The states.
-    public typealias State = BudgetState
-    /// The events.
-    public typealias Event = BudgetEvent
-    /// The guards.
-    public typealias Guard = BudgetGuard
-    /// The effects.
-    public typealias Effect = BudgetEffect
-    /// Why a run ends.
-    public typealias Reason = PerpetualReason
-}
+public typealias BudgetVocabulary = TableWords<BudgetState, BudgetEvent, BudgetGuard, BudgetEffect, PerpetualReason>
 
 /// A retry budget's transition table.
 public typealias BudgetTable = TransitionTable<BudgetVocabulary>

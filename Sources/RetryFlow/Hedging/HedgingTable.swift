@@ -103,18 +103,7 @@ public enum HedgingStopReason: String, TableSymbol {
 }
 
 /// The words of a hedged run's table: its states, events, guards, effects and the reasons a run ends.
-public enum HedgingVocabulary: TableVocabulary {
-    /// The states.
-    public typealias State = HedgingState
-    /// The events.
-    public typealias Event = HedgingEvent
-    /// The guards.
-    public typealias Guard = HedgingGuard
-    /// The effects.
-    public typealias Effect = HedgingEffect
-    /// Why a run ends.
-    public typealias Reason = HedgingStopReason
-}
+public typealias HedgingVocabulary = TableWords<HedgingState, HedgingEvent, HedgingGuard, HedgingEffect, HedgingStopReason>
 
 /// A hedged run's transition table.
 public typealias HedgingTable = TransitionTable<HedgingVocabulary>

@@ -1,16 +1,5 @@
 /// The words of the retry table: its states, events, guards, effects and the reasons a run ends.
-public enum RetryVocabulary: TableVocabulary {
-    /// The states.
-    public typealias State = RetryState
-    /// The events.
-    public typealias Event = RetryEvent
-    /// The guards.
-    public typealias Guard = RetryGuard
-    /// The effects.
-    public typealias Effect = RetryEffect
-    /// Why a run ends.
-    public typealias Reason = StopReason
-}
+public typealias RetryVocabulary = TableWords<RetryState, RetryEvent, RetryGuard, RetryEffect, StopReason>
 
 /// The retry machine's transition table, and the charts'.
 public typealias RetryTable = TransitionTable<RetryVocabulary>

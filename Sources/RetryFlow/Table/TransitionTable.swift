@@ -10,14 +10,8 @@
 /// enum Light: String, TableSymbol { case red, green }
 /// enum Tick: String, TableSymbol { case tick }
 /// enum Nothing: String, TableSymbol { case nothing }   // no guards, effects or ends
-/// enum LightVocabulary: TableVocabulary {
-///     typealias State = Light
-///     typealias Event = Tick
-///     typealias Guard = Nothing
-///     typealias Effect = Nothing
-///     typealias Reason = Nothing
-/// }
-/// let table = TransitionTable<LightVocabulary>(
+/// typealias LightWords = TableWords<Light, Tick, Nothing, Nothing, Nothing>
+/// let table = TransitionTable<LightWords>(
 ///     name: "light", initial: .red, terminals: [],
 ///     rows: [
 ///         // event     from           to

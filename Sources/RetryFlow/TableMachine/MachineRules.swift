@@ -12,7 +12,7 @@
 ///
 /// ```swift
 /// struct CounterRules: MachineRules {
-///     typealias Vocabulary = CounterVocabulary
+///     typealias Vocabulary = CounterWords
 ///     var count = 0
 ///     mutating func receive(_ input: CounterEvent, at time: Duration) {}   // an event enum that is its own input
 ///     func holds(_ guardSymbol: CounterGuard) -> Bool { count >= 3 }      // [three counted]

@@ -66,18 +66,7 @@ public enum CredentialEffect: String, TableSymbol {
 }
 
 /// The words of a credential store's table: its states, events, guards, effects and the reasons a run ends.
-public enum CredentialVocabulary: TableVocabulary {
-    /// The states.
-    public typealias State = CredentialState
-    /// The events.
-    public typealias Event = CredentialEvent
-    /// The guards.
-    public typealias Guard = CredentialGuard
-    /// The effects.
-    public typealias Effect = CredentialEffect
-    /// Why a run ends.
-    public typealias Reason = PerpetualReason
-}
+public typealias CredentialVocabulary = TableWords<CredentialState, CredentialEvent, CredentialGuard, CredentialEffect, PerpetualReason>
 
 /// A credential store's transition table.
 public typealias CredentialTable = TransitionTable<CredentialVocabulary>

@@ -1,18 +1,7 @@
 import RetryFlow
 
 /// The words of the transfer table: its states, events, guards, effects and the reasons a run ends.
-public enum TransferVocabulary: TableVocabulary {
-    /// The states.
-    public typealias State = TransferState
-    /// The events.
-    public typealias Event = TransferEvent
-    /// The guards.
-    public typealias Guard = TransferGuard
-    /// The effects.
-    public typealias Effect = TransferEffect
-    /// Why a run ends.
-    public typealias Reason = TransferReason
-}
+public typealias TransferVocabulary = TableWords<TransferState, TransferEvent, TransferGuard, TransferEffect, TransferReason>
 
 /// The transfer machine's table: what a download does with its bytes across attempts.
 public typealias TransferTable = TransitionTable<TransferVocabulary>
