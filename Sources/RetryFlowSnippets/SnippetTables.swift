@@ -136,7 +136,9 @@ public enum OriginalOutcome: Hashable, Sendable {
 }
 
 /// The words of the Swift snippet's table: its states, events, guards, effects and the reasons a run ends.
-public typealias SwiftSnippetVocabulary = TableWords<SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard, SwiftSnippetEffect, StopReason>
+public typealias SwiftSnippetVocabulary = TableWords<
+    SwiftSnippetState, SwiftSnippetEvent, SwiftSnippetGuard, SwiftSnippetEffect, StopReason
+>
 
 extension TransitionTable where Vocabulary == SwiftSnippetVocabulary {
     /// `retryDataTask(times:wait:errorHandler:completionHandler:)` as it was written.
@@ -157,7 +159,9 @@ extension TransitionTable where Vocabulary == SwiftSnippetVocabulary {
 }
 
 /// The words of the Objective-C snippet's table: its states, events, guards, effects and the reasons a run ends.
-public typealias ObjCSnippetVocabulary = TableWords<ObjCSnippetState, ObjCSnippetEvent, ObjCSnippetGuard, ObjCSnippetEffect, StopReason>
+public typealias ObjCSnippetVocabulary = TableWords<
+    ObjCSnippetState, ObjCSnippetEvent, ObjCSnippetGuard, ObjCSnippetEffect, StopReason
+>
 
 extension TransitionTable where Vocabulary == ObjCSnippetVocabulary {
     /// `downloadAndRetryWithURL:retryCount:completion:failure:` as it was written.

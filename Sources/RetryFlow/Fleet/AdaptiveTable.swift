@@ -68,7 +68,9 @@ public enum AdaptiveEffect: String, TableSymbol {
 }
 
 /// The words of an adaptive rate limiter's table: its states, events, guards, effects and the reasons a run ends.
-public typealias AdaptiveVocabulary = TableWords<AdaptiveState, AdaptiveEvent, AdaptiveGuard, AdaptiveEffect, PerpetualReason>
+public typealias AdaptiveVocabulary = TableWords<
+    AdaptiveState, AdaptiveEvent, AdaptiveGuard, AdaptiveEffect, PerpetualReason
+>
 
 /// An adaptive rate limiter's transition table.
 public typealias AdaptiveTable = TransitionTable<AdaptiveVocabulary>

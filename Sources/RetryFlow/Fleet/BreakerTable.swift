@@ -74,7 +74,9 @@ public enum BreakerEffect: String, TableSymbol {
 }
 
 /// The words of a circuit breaker's table: its states, events, guards, effects and the reasons a run ends.
-public typealias BreakerVocabulary = TableWords<BreakerState, BreakerEvent, BreakerGuard, BreakerEffect, PerpetualReason>
+public typealias BreakerVocabulary = TableWords<
+    BreakerState, BreakerEvent, BreakerGuard, BreakerEffect, PerpetualReason
+>
 
 /// A circuit breaker's transition table.
 public typealias BreakerTable = TransitionTable<BreakerVocabulary>

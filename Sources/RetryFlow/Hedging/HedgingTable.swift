@@ -103,7 +103,9 @@ public enum HedgingStopReason: String, TableSymbol {
 }
 
 /// The words of a hedged run's table: its states, events, guards, effects and the reasons a run ends.
-public typealias HedgingVocabulary = TableWords<HedgingState, HedgingEvent, HedgingGuard, HedgingEffect, HedgingStopReason>
+public typealias HedgingVocabulary = TableWords<
+    HedgingState, HedgingEvent, HedgingGuard, HedgingEffect, HedgingStopReason
+>
 
 /// A hedged run's transition table.
 public typealias HedgingTable = TransitionTable<HedgingVocabulary>

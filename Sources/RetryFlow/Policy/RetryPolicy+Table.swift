@@ -160,9 +160,9 @@ extension TransitionTable where Vocabulary == RetryVocabulary {
             }
             // States reached from the initial one through rows that do not produce the fact, and the
             // row that reached each first.
-            var reachedBy: [State: Row] = [:]
+            var reachedBy: [RetryState: Row] = [:]
             var frontier = [initial]
-            var seen: Set<State> = [initial]
+            var seen: Set<RetryState> = [initial]
             while let state = frontier.popLast() {
                 for next in rows where next.from == state && !produces(next) && seen.insert(next.to).inserted {
                     reachedBy[next.to] = next

@@ -98,8 +98,8 @@ extension TransitionTable {
     /// row. A table that validates runs.
     public var problems: [TableProblem] {
         var found: [TableProblem] = []
-        var seenKeys: [(State, Event?, GuardCondition<Guard>)] = []
-        var unconditional: [(State, Event?)] = []
+        var seenKeys: [(Vocabulary.State, Vocabulary.Event?, GuardCondition<Vocabulary.Guard>)] = []
+        var unconditional: [(Vocabulary.State, Vocabulary.Event?)] = []
         for row in rows {
             if seenKeys.contains(where: { $0.0 == row.from && $0.1 == row.event && $0.2 == row.condition }) {
                 found.append(.duplicateRow(row: row.description))
@@ -159,7 +159,9 @@ extension TransitionTable {
         // A vocabulary with a bounding guard (the retry table's `attempts left`) is one whose runs
         // must end by themselves: every loop must pass a bound. Others (a breaker, a gate driven by
         // the world's events) may loop as long as events come.
-        if !terminals.isEmpty, Guard.allCases.contains(where: \.boundsLoops), let (loop, row) = unboundedLoop() {
+        if !terminals.isEmpty, Vocabulary.Guard.allCases.contains(where: \.boundsLoops),
+            let (loop, row) = unboundedLoop()
+        {
             found.append(.unboundedLoop(states: loop.map(\.label), row: row.description))
         }
         if let loop = completionLoop() {
@@ -179,7 +181,7 @@ extension TransitionTable {
 
     /// The most completion rows, and separately the most effects, one step can take after entering
     /// `state` (zero unless it is a decision). Only called on tables without completion loops.
-    private func longestChain(from state: State) -> (rows: Int, effects: Int) {
+    private func longestChain(from state: Vocabulary.State) -> (rows: Int, effects: Int) {
         var most = (rows: 0, effects: 0)
         for row in rows where row.from == state && row.event == nil {
             let after = longestChain(from: row.to)
@@ -199,7 +201,9 @@ extension TransitionTable {
         checks.record(.structure)
     }
 
-    private func closure(from start: [State], next: (State) -> [State]) -> Set<State> {
+    private func closure(from start: [Vocabulary.State], next: (Vocabulary.State) -> [Vocabulary.State]) -> Set<
+        Vocabulary.State
+    > {
         var seen = Set(start)
         var frontier = start
         while let state = frontier.popLast() {
@@ -211,7 +215,7 @@ extension TransitionTable {
     /// The bounding guard row `index` runs only while it lasts: the row is guarded by it, or an
     /// earlier row of its state and event leaves when it is used up (`[no attempts left] → failure`,
     /// then `[else] → budget`: the second runs only while attempts are left).
-    func bound(ofRow index: Int) -> Guard? {
+    func bound(ofRow index: Int) -> Vocabulary.Guard? {
         let row = rows[index]
         if case .when(let g) = row.condition, g.boundsLoops { return g }
         for earlier in rows[..<index] where earlier.from == row.from && earlier.event == row.event {
@@ -227,7 +231,7 @@ extension TransitionTable {
     /// is on every loop through them; what is left must have no cycle. A row that grows its own
     /// bound's count (`circuit open [else] / count refusal`, under `[no refusals left]`) is taken
     /// finitely often on any loop, so a loop through it counts as bounded for the other bounds too.
-    private func unboundedLoop() -> ([State], Row)? {
+    private func unboundedLoop() -> ([Vocabulary.State], Row)? {
         func countsItsOwnBound(_ index: Int) -> Bool {
             guard let effect = bound(ofRow: index)?.countingEffect else { return false }
             return rows[index].effects.contains { $0.label == effect }
@@ -241,7 +245,7 @@ extension TransitionTable {
             // own state through rows that neither carry it nor count a bound of their own.
             let counting = Set(
                 rows.indices.filter { rows[$0].effects.contains { $0.label == effect } } + selfCounting)
-            var seen: Set<State> = [rows[index].to]
+            var seen: Set<Vocabulary.State> = [rows[index].to]
             var frontier = [rows[index].to]
             while let state = frontier.popLast() {
                 if state == rows[index].from { return true }
@@ -251,8 +255,8 @@ extension TransitionTable {
             }
             return false
         }
-        var done: Set<State> = []
-        func visit(_ state: State, path: [State], via: [Int]) -> ([State], Row)? {
+        var done: Set<Vocabulary.State> = []
+        func visit(_ state: Vocabulary.State, path: [Vocabulary.State], via: [Int]) -> ([Vocabulary.State], Row)? {
             if let start = path.firstIndex(of: state) {
                 let loop = via[start...].map { rows[$0] }
                 return (Array(path[start...]) + [state], loop.first { $0.condition != .always } ?? loop[0])
@@ -271,8 +275,8 @@ extension TransitionTable {
     }
 
     /// A cycle made only of completion rows, found by depth-first search in state order.
-    private func completionLoop() -> [State]? {
-        func visit(_ state: State, path: [State]) -> [State]? {
+    private func completionLoop() -> [Vocabulary.State]? {
+        func visit(_ state: Vocabulary.State, path: [Vocabulary.State]) -> [Vocabulary.State]? {
             if let start = path.firstIndex(of: state) { return Array(path[start...]) + [state] }
             for row in rows where row.from == state && row.event == nil {
                 if let loop = visit(row.to, path: path + [state]) { return loop }

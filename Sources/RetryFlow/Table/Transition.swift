@@ -5,35 +5,26 @@
 /// soon as the machine enters `from`. States left only by completion rows are decisions, drawn as
 /// diamonds; the machine never rests in them.
 public struct Transition<Vocabulary: TableVocabulary>: Hashable, Sendable {
-    /// The table's states.
-    public typealias State = Vocabulary.State
-    /// The table's events.
-    public typealias Event = Vocabulary.Event
-    /// The table's guards.
-    public typealias Guard = Vocabulary.Guard
-    /// The table's effects.
-    public typealias Effect = Vocabulary.Effect
-    /// Why a run ends.
-    public typealias Reason = Vocabulary.Reason
 
     /// The state the row leaves.
-    public let from: State
+    public let from: Vocabulary.State
     /// The event that triggers it, or `nil` for a completion transition.
-    public let event: Event?
+    public let event: Vocabulary.Event?
     /// When the row applies.
-    public let condition: GuardCondition<Guard>
+    public let condition: GuardCondition<Vocabulary.Guard>
     /// The state the row enters.
-    public let to: State
+    public let to: Vocabulary.State
     /// What the driver must do, in order, when the row is taken.
-    public let effects: [Effect]
+    public let effects: [Vocabulary.Effect]
     /// Why a run that takes this row ends: set on every row entering a terminal state, and only there
     /// (``TransitionTable/validate()`` checks both).
-    public let reason: Reason?
+    public let reason: Vocabulary.Reason?
 
     /// Makes a row; tables list one per line, in the order of a chart's column header.
     public init(
-        from: State, event: Event?, condition: GuardCondition<Guard> = .always, to: State, effects: [Effect] = [],
-        reason: Reason? = nil
+        from: Vocabulary.State, event: Vocabulary.Event?, condition: GuardCondition<Vocabulary.Guard> = .always,
+        to: Vocabulary.State, effects: [Vocabulary.Effect] = [],
+        reason: Vocabulary.Reason? = nil
     ) {
         self.from = from
         self.event = event
@@ -53,8 +44,9 @@ extension Transition {
     /// The row `from --event [condition] / effects--> to`, ending the run for `reason` when `to` is
     /// terminal: `.on(.failed, from: .request, to: .retry, do: .reportHealth, .planDelay)`.
     public static func on(
-        _ event: Event, from: State, _ condition: GuardCondition<Guard> = .always, to: State, do effects: Effect...,
-        ends reason: Reason? = nil
+        _ event: Vocabulary.Event, from: Vocabulary.State, _ condition: GuardCondition<Vocabulary.Guard> = .always,
+        to: Vocabulary.State, do effects: Vocabulary.Effect...,
+        ends reason: Vocabulary.Reason? = nil
     ) -> Self {
         Self(from: from, event: event, condition: condition, to: to, effects: effects, reason: reason)
     }
@@ -62,8 +54,9 @@ extension Transition {
     /// The completion row `from --[condition] / effects--> to`: taken as soon as `from` is entered
     /// and `condition` holds (no event), `.completion(from: .retry, .unless(.attemptsLeft), to: .failure, …)`.
     public static func completion(
-        from: State, _ condition: GuardCondition<Guard> = .always, to: State, do effects: Effect...,
-        ends reason: Reason? = nil
+        from: Vocabulary.State, _ condition: GuardCondition<Vocabulary.Guard> = .always, to: Vocabulary.State,
+        do effects: Vocabulary.Effect...,
+        ends reason: Vocabulary.Reason? = nil
     ) -> Self {
         Self(from: from, event: nil, condition: condition, to: to, effects: effects, reason: reason)
     }

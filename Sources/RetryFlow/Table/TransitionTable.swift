@@ -20,16 +20,6 @@
 ///     ])
 /// ```
 public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
-    /// The table's states.
-    public typealias State = Vocabulary.State
-    /// The table's events.
-    public typealias Event = Vocabulary.Event
-    /// The table's guards.
-    public typealias Guard = Vocabulary.Guard
-    /// The table's effects.
-    public typealias Effect = Vocabulary.Effect
-    /// Why a run ends.
-    public typealias Reason = Vocabulary.Reason
     /// One row of this table.
     public typealias Row = Transition<Vocabulary>
     /// A trace of a run of this table.
@@ -38,15 +28,15 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
     /// The graph name used in charts (an identifier; charts of the same table are byte-identical).
     public let name: String
     /// Where every run starts.
-    public let initial: State
+    public let initial: Vocabulary.State
     /// The states in which a run is over, in the order charts list them.
-    public let terminals: [State]
+    public let terminals: [Vocabulary.State]
     /// The rows, in lookup order.
     public let rows: [Row]
     /// The states the table uses (its initial state, terminals and every row's ends): the
     /// vocabulary's own in its order (`State.allCases`), then states of the table's own (a user's
     /// steps) in row order. What charts draw and validation checks.
-    public let states: [State]
+    public let states: [Vocabulary.State]
     /// The rows that can apply in each place the machine stands, in lookup order: precomputed so a
     /// machine step scans only those.
     @usableFromInline
@@ -55,7 +45,7 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
     package let checks = TableChecks()
 
     /// Makes a table. It is not validated here; call ``validate()`` (tests do, for every shipped table).
-    public init(name: String, initial: State, terminals: [State], rows: [Row]) {
+    public init(name: String, initial: Vocabulary.State, terminals: [Vocabulary.State], rows: [Row]) {
         self.name = name
         self.initial = initial
         self.terminals = terminals
@@ -66,7 +56,7 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
             used.insert(row.from)
             used.insert(row.to)
         }
-        var states = State.allCases.filter { used.contains($0) }
+        var states = Vocabulary.State.allCases.filter { used.contains($0) }
         for row in rows {
             for state in [row.from, row.to] where !states.contains(state) { states.append(state) }
         }
@@ -74,10 +64,10 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
     }
 
     /// Whether a run that reaches `state` is over.
-    @inlinable public func isTerminal(_ state: State) -> Bool { terminals.contains(state) }
+    @inlinable public func isTerminal(_ state: Vocabulary.State) -> Bool { terminals.contains(state) }
 
     /// Whether `state` is left only by completion transitions (a decision the machine never rests in).
-    public func isDecision(_ state: State) -> Bool {
+    public func isDecision(_ state: Vocabulary.State) -> Bool {
         var sawRow = false
         for row in rows where row.from == state {
             if row.event != nil { return false }
@@ -88,7 +78,9 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
 
     /// The index of the row to take from `state` on `event` (`nil` for completion transitions),
     /// evaluating guards with `evaluate`; `nil` when no row applies.
-    package func rowIndex(from state: State, on event: Event?, evaluate: (Guard) -> Bool) -> Int? {
+    package func rowIndex(
+        from state: Vocabulary.State, on event: Vocabulary.Event?, evaluate: (Vocabulary.Guard) -> Bool
+    ) -> Int? {
         for index in rows.indices {
             let row = rows[index]
             if row.from == state, row.event == event, row.condition.holds(evaluate) { return index }
@@ -97,7 +89,7 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
     }
 
     /// The rows leaving `state` on `event`, in lookup order.
-    public func rows(from state: State, on event: Event?) -> [Row] {
+    public func rows(from state: Vocabulary.State, on event: Vocabulary.Event?) -> [Row] {
         rows.filter { $0.from == state && $0.event == event }
     }
 
@@ -115,7 +107,7 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
         let row = index(from: step.from, event: step.event, condition: step.condition, to: step.to)
         return RowLabel.text(
             event: step.event, guardText: row.map(guardText(ofRow:)) ?? step.condition.bracketed,
-            effects: [Effect]())
+            effects: [Vocabulary.Effect]())
     }
 
     /// Row `index`'s guard as the charts write it: `[else]` (``isElse(row:)``) or the bracketed guard.
@@ -133,10 +125,11 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
 
     /// Every (state, event) pair that has no row: delivering that event in that state is an
     /// invalid transition.
-    public var invalidPairs: [(state: State, event: Event)] {
-        var pairs: [(state: State, event: Event)] = []
+    public var invalidPairs: [(state: Vocabulary.State, event: Vocabulary.Event)] {
+        var pairs: [(state: Vocabulary.State, event: Vocabulary.Event)] = []
         for state in states {
-            for event in Event.allCases where !rows.contains(where: { $0.from == state && $0.event == event }) {
+            for event in Vocabulary.Event.allCases
+            where !rows.contains(where: { $0.from == state && $0.event == event }) {
                 pairs.append((state, event))
             }
         }
@@ -144,13 +137,19 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
     }
 
     /// Whether `(from, event, condition, to)` is a row of this table (effects are not compared).
-    public func contains(from: State, event: Event?, condition: GuardCondition<Guard>, to: State) -> Bool {
+    public func contains(
+        from: Vocabulary.State, event: Vocabulary.Event?, condition: GuardCondition<Vocabulary.Guard>,
+        to: Vocabulary.State
+    ) -> Bool {
         index(from: from, event: event, condition: condition, to: to) != nil
     }
 
     /// The index of the row `(from, event, condition, to)`, if the table has it (how a trace step is
     /// matched to its row).
-    public func index(from: State, event: Event?, condition: GuardCondition<Guard>, to: State) -> Int? {
+    public func index(
+        from: Vocabulary.State, event: Vocabulary.Event?, condition: GuardCondition<Vocabulary.Guard>,
+        to: Vocabulary.State
+    ) -> Int? {
         rows.firstIndex { $0.from == from && $0.event == event && $0.condition == condition && $0.to == to }
     }
 }

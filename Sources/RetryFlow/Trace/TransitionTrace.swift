@@ -4,23 +4,17 @@
 /// against the table with ``isConsistent(with:)``: a run that took a transition the table does not
 /// have is caught.
 public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
-    /// The table's states.
-    public typealias State = Vocabulary.State
-    /// The table's events.
-    public typealias Event = Vocabulary.Event
-    /// The table's guards.
-    public typealias Guard = Vocabulary.Guard
 
     /// One transition taken.
     public struct Step: Sendable, Hashable {
         /// The state left.
-        public var from: State
+        public var from: Vocabulary.State
         /// The event that triggered it (`nil` for a completion transition).
-        public var event: Event?
+        public var event: Vocabulary.Event?
         /// The row's condition, as it held.
-        public var condition: GuardCondition<Guard>
+        public var condition: GuardCondition<Vocabulary.Guard>
         /// The state entered.
-        public var to: State
+        public var to: Vocabulary.State
         /// Time since the run started, on the run's clock.
         public var at: Duration
         /// The attempt number current when the step was taken (0 before the first).
@@ -32,7 +26,8 @@ public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
 
         /// Makes a step.
         public init(
-            from: State, event: Event?, condition: GuardCondition<Guard>, to: State, at: Duration, attempt: Int,
+            from: Vocabulary.State, event: Vocabulary.Event?, condition: GuardCondition<Vocabulary.Guard>,
+            to: Vocabulary.State, at: Duration, attempt: Int,
             delay: Duration? = nil, detail: String? = nil
         ) {
             self.from = from
@@ -49,14 +44,14 @@ public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
     /// An event delivered in a state that has no row for it.
     public struct Rejection: Sendable, Hashable {
         /// The state the machine was in (and stayed in).
-        public var state: State
+        public var state: Vocabulary.State
         /// The event that had no row.
-        public var event: Event
+        public var event: Vocabulary.Event
         /// When, since the run started.
         public var at: Duration
 
         /// Makes a rejection record.
-        public init(state: State, event: Event, at: Duration) {
+        public init(state: Vocabulary.State, event: Vocabulary.Event, at: Duration) {
             self.state = state
             self.event = event
             self.at = at
@@ -75,7 +70,7 @@ public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
     }
 
     /// The state the run ended in (the last step's target), or `nil` before any step.
-    public var finalState: State? { steps.last?.to }
+    public var finalState: Vocabulary.State? { steps.last?.to }
 
     /// Why this trace does not match `table`, one sentence per problem (empty when consistent).
     ///
@@ -109,7 +104,7 @@ public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
 
     /// `from --event [guard]--> to`.
     public static func describe(_ step: Step) -> String {
-        let label = RowLabel.text(event: step.event, guardText: step.condition.bracketed, effects: [Event]())
+        let label = RowLabel.text(event: step.event, guardText: step.condition.bracketed, effects: [Vocabulary.Event]())
         return "\(step.from.label) --\(label)--> \(step.to.label)"
     }
 }

@@ -66,7 +66,9 @@ public enum CredentialEffect: String, TableSymbol {
 }
 
 /// The words of a credential store's table: its states, events, guards, effects and the reasons a run ends.
-public typealias CredentialVocabulary = TableWords<CredentialState, CredentialEvent, CredentialGuard, CredentialEffect, PerpetualReason>
+public typealias CredentialVocabulary = TableWords<
+    CredentialState, CredentialEvent, CredentialGuard, CredentialEffect, PerpetualReason
+>
 
 /// A credential store's transition table.
 public typealias CredentialTable = TransitionTable<CredentialVocabulary>

@@ -1,7 +1,9 @@
 import RetryFlow
 
 /// The words of the transfer table: its states, events, guards, effects and the reasons a run ends.
-public typealias TransferVocabulary = TableWords<TransferState, TransferEvent, TransferGuard, TransferEffect, TransferReason>
+public typealias TransferVocabulary = TableWords<
+    TransferState, TransferEvent, TransferGuard, TransferEffect, TransferReason
+>
 
 /// The transfer machine's table: what a download does with its bytes across attempts.
 public typealias TransferTable = TransitionTable<TransferVocabulary>
