@@ -37,7 +37,7 @@ public struct MachineStep<Vocabulary: TableVocabulary, Action: Sendable>: Sendab
     /// When the input happened, since the run started (every row of a step is taken at once).
     public let at: Duration
     /// What the driver must do, in order. Builds an array: for tests and drivers of your own; the
-    /// package's drivers read ``produced``, which allocates nothing.
+    /// package's drivers read `produced`, which allocates nothing.
     public var actions: [Action] { Array(produced) }
     /// The actions, held inline: what the inlinable core appends to and the engine's drivers read.
     @usableFromInline package var produced = StepBuffer<Action>()
