@@ -5,7 +5,6 @@
 /// soon as the machine enters `from`. States left only by completion rows are decisions, drawn as
 /// diamonds; the machine never rests in them.
 public struct Transition<Vocabulary: TableVocabulary>: Hashable, Sendable {
-
     /// The state the row leaves.
     public let from: Vocabulary.State
     /// The event that triggers it, or `nil` for a completion transition.

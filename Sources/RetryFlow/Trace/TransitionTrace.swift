@@ -4,7 +4,6 @@
 /// against the table with ``isConsistent(with:)``: a run that took a transition the table does not
 /// have is caught.
 public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
-
     /// One transition taken.
     public struct Step: Sendable, Hashable {
         /// The state left.
