@@ -2,7 +2,7 @@
 /// clock, with no I/O of its own: the operation sends, the classifier judges, the machine decides.
 ///
 /// Structured: every attempt and timer is a child task of one task group, so when the run returns
-/// every loser has been cancelled **and awaited** (``HedgingRecord/inFlightAtReturn`` is 0), and a
+/// every loser has been cancelled **and awaited** (its record counts none still in flight), and a
 /// caller's cancellation reaches every attempt.
 ///
 /// ```swift
@@ -23,15 +23,15 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
     }
 
     /// How many attempts and how far apart.
-    public let policy: HedgingPolicy
+    package let policy: HedgingPolicy
     /// Where time comes from.
-    public let clock: C
+    package let clock: C
     /// The shared budget asked for every hedge (gRPC: tokens above half); `nil` grants every hedge.
     public var budget: RetryBudget?
     /// Time allowed for the whole run, every attempt included; `nil` for none.
     public var deadline: Duration?
     /// Called with every row taken, as it is taken (a CLI's live trace, a test waiting for a row).
-    public var onTransition: (@Sendable (HedgingTrace.Step) -> Void)?
+    package var onTransition: (@Sendable (HedgingTrace.Step) -> Void)?
 
     /// A run of `policy` on `clock`.
     public init(_ policy: HedgingPolicy, clock: C, budget: RetryBudget? = nil, deadline: Duration? = nil) {

@@ -53,20 +53,20 @@ public struct HedgeAttemptRecord: Sendable, CustomStringConvertible {
 /// hedged attempt of a retry run, and in ``HedgingOutcome/record``.
 public struct HedgingRecord: Sendable {
     /// The terminal state.
-    public let finalState: HedgingState
+    package let finalState: HedgingState
     /// Why it ended (`nil` only if the driver broke off, which it never does).
-    public let reason: HedgingStopReason?
+    package let reason: HedgingStopReason?
     /// Every attempt sent, by number; each ended before the run returned.
     public let attempts: [HedgeAttemptRecord]
     /// Hedges the retry budget refused.
     public let deniedHedges: Int
     /// Every row taken.
-    public let trace: HedgingTrace
+    package let trace: HedgingTrace
     /// From start to return (every loser awaited) on the run's clock.
     public let duration: Duration
     /// Attempts whose operation had not returned when the run did, counted by the attempts' tasks
     /// themselves as they end: 0 unless a loser outlived its run (stress tests check it).
-    public let inFlightAtReturn: Int
+    package let inFlightAtReturn: Int
 
     /// Hedges sent (attempts after the first): counted apart from retries, as gRPC A96's
     /// `grpc.client.call.hedges` is.

@@ -21,7 +21,7 @@ public struct HedgingPolicy: Hashable, Sendable {
     public var delay: Duration
 
     /// The most attempts A6 allows.
-    public static let attemptLimit = 5
+    package static let attemptLimit = 5
 
     /// Hedging after `delay`, up to `maxAttempts` attempts (2 by default: one hedge).
     public init(delay: Duration, maxAttempts: Int = 2) {
