@@ -13,13 +13,13 @@
 ///     try await fetch(replica: attempt.number)
 /// }
 /// ```
-public struct HedgedRun<C: Clock<Duration>>: Sendable {
+package struct HedgedRun<C: Clock<Duration>>: Sendable {
     /// What one attempt is told.
-    public struct Attempt: Sendable, Hashable {
+    package struct Attempt: Sendable, Hashable {
         /// Its number, from 1; above 1 it is a hedge.
-        public let number: Int
+        package let number: Int
         /// Whether it is a hedge.
-        public var isHedge: Bool { number > 1 }
+        package var isHedge: Bool { number > 1 }
     }
 
     /// How many attempts and how far apart.
@@ -27,14 +27,14 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
     /// Where time comes from.
     package let clock: C
     /// The shared budget asked for every hedge (gRPC: tokens above half); `nil` grants every hedge.
-    public var budget: RetryBudget?
+    package var budget: RetryBudget?
     /// Time allowed for the whole run, every attempt included; `nil` for none.
-    public var deadline: Duration?
+    package var deadline: Duration?
     /// Called with every row taken, as it is taken (a CLI's live trace, a test waiting for a row).
     package var onTransition: (@Sendable (HedgingTrace.Step) -> Void)?
 
     /// A run of `policy` on `clock`.
-    public init(_ policy: HedgingPolicy, clock: C, budget: RetryBudget? = nil, deadline: Duration? = nil) {
+    package init(_ policy: HedgingPolicy, clock: C, budget: RetryBudget? = nil, deadline: Duration? = nil) {
         self.policy = policy
         self.clock = clock
         self.budget = budget
@@ -50,7 +50,7 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
 
     /// Runs `operation` hedged, judging each result with `classify`, and returns once every attempt
     /// has ended. An invalid policy is the caller's to check (``HedgingPolicy/validate()``).
-    public func outcome<Value: Sendable>(
+    package func outcome<Value: Sendable>(
         classify: @escaping @Sendable (Result<Value, any Error>) -> HedgeVerdict,
         describe: @escaping @Sendable (Result<Value, any Error>) -> String? = { _ in nil },
         _ operation: @escaping @Sendable (Attempt) async throws -> Value

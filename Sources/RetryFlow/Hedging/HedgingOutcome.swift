@@ -1,5 +1,5 @@
 /// How a hedged attempt judges one attempt's result: gRPC A6's acceptable, fatal and non-fatal.
-public enum HedgeVerdict: Hashable, Sendable {
+package enum HedgeVerdict: Hashable, Sendable {
     /// The answer wins: the run returns it and cancels the rest.
     case accept
     /// A final answer or a fatal failure: the run returns it as it is and cancels the rest.
@@ -50,7 +50,7 @@ public struct HedgeAttemptRecord: Sendable, CustomStringConvertible {
 }
 
 /// Everything a hedged run did, without its value: kept in ``RetryOutcome/hedging`` for each
-/// hedged attempt of a retry run, and in ``HedgingOutcome/record``.
+/// hedged attempt of a retry run.
 public struct HedgingRecord: Sendable {
     /// The terminal state.
     package let finalState: HedgingState
@@ -76,14 +76,14 @@ public struct HedgingRecord: Sendable {
 }
 
 /// A hedged run's result and record.
-public struct HedgingOutcome<Value: Sendable>: Sendable {
+package struct HedgingOutcome<Value: Sendable>: Sendable {
     /// The winner's value or error (accepted or final), or, when every attempt failed, the last
     /// failure's; `nil` when the deadline passed or the run was cancelled (every attempt's error is
     /// still in ``record``).
-    public let result: Result<Value, any Error>?
+    package let result: Result<Value, any Error>?
     /// What the run did.
-    public let record: HedgingRecord
+    package let record: HedgingRecord
 
     /// Whether an acceptable answer won.
-    public var succeeded: Bool { record.finalState == .succeeded }
+    package var succeeded: Bool { record.finalState == .succeeded }
 }

@@ -2,7 +2,7 @@
 /// none has answered, up to ``maxAttempts`` in all, and take the first acceptable answer; every
 /// other attempt is cancelled and awaited. An HTTP setting: set it on RetryFlowHTTP's
 /// `HTTPRetryOptions.hedging` (`nil`, the default, sends one attempt at a time), which hedges only
-/// requests safe to send more than once. ``HedgedRun`` races any operation of your own with it.
+/// requests safe to send more than once, and refuses invalid settings before anything is sent.
 ///
 /// ```swift
 /// var options = HTTPRetryOptions.default
@@ -30,7 +30,7 @@ public struct HedgingPolicy: Hashable, Sendable {
     }
 
     /// Throws ``RetryPolicyError`` naming the field that cannot work.
-    public func validate() throws(RetryPolicyError) {
+    package func validate() throws(RetryPolicyError) {
         guard (1...Self.attemptLimit).contains(maxAttempts) else {
             throw RetryPolicyError(
                 field: "hedging.maxAttempts", problem: "must be from 1 to \(Self.attemptLimit) (got \(maxAttempts))")
