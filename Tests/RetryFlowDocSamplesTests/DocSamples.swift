@@ -301,6 +301,7 @@ private func sample15() async throws {
 private func sample16() async throws {
     var options = HTTPRetryOptions(.default, rules: .default)
     options.rules.failingStatuses = [404]
+    options.onRetry = { notice in print("retrying after", notice.error) }                    // before each wait
     let (data, _) = try await URLSession.shared.data(for: request, retry: options)                  // async
     let task = try URLSession.shared.retryDataTask(with: request, retry: options) { print($0.reason) } // completion
     task.resume()
@@ -489,8 +490,19 @@ private func sample28() async throws {
     _ = data
 }
 
-// user-steps.md, sample 29
+// policies.md, sample 29
 private func sample29() async throws {
+    let clock = ManualClock()
+    let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
+    await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
+    clock.advance(by: .milliseconds(500))
+
+    _ = clock
+    _ = run
+}
+
+// user-steps.md, sample 30
+private func sample30() async throws {
 
 
     /// A 401 goes to a "refresh credentials" step; the attempt after it carries the new token.
@@ -516,8 +528,8 @@ private func sample29() async throws {
 
 }
 
-// user-steps.md, sample 30
-private func sample30() async throws {
+// user-steps.md, sample 31
+private func sample31() async throws {
 
 
     /// After two failures of the primary, a "use mirror" step changes every later request to the
@@ -544,8 +556,8 @@ private func sample30() async throws {
 
 }
 
-// README.md, sample 31
-private func sample31() async throws {
+// README.md, sample 32
+private func sample32() async throws {
 
     var policy = RetryPolicy.default          // 3 attempts, 0.5 s × 2 backoff, cap 20 s, full jitter
     policy.deadline = .seconds(10)            // never sleeps past it
@@ -553,83 +565,41 @@ private func sample31() async throws {
         try await loadSomething()             // thrown errors are retried; cancellation never is
     }
 
-    _ = policy
-    _ = value
-}
-
-// README.md, sample 32
-private func sample32() async throws {
+    // everything that happened: the final state, why it stopped, every attempt with its error, and the trace
     let outcome = try await Retry(policy).outcome { _ in try await loadSomething() }
     print(outcome.reason, outcome.attempts.count)
     assert(outcome.trace.isConsistent(with: .retry))  // every step is a row of the table
 
+    _ = policy
+    _ = value
     _ = outcome
 }
 
 // README.md, sample 33
 private func sample33() async throws {
-    let clock = ManualClock()
-    let run = Task { try await Retry(policy, clock: clock).run { _ in try flaky() } }
-    await clock.waitForSleepers(1)            // the engine is parked in its backoff wait
-    clock.advance(by: .milliseconds(500))
 
-    _ = clock
-    _ = run
-}
-
-// README.md, sample 34
-private func sample34() async throws {
-
-    // async/await: a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
+    // a final answer (200, 404, a POST's 503) is returned; giving up throws RetryError with every attempt
     let (data, response) = try await URLSession.shared.data(for: request, retry: .default)
-    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: .default)   // state, reason, attempts, trace
 
-    // one value for everything a call runs under, passed the same way on every surface
     var options = HTTPRetryOptions(.originalSnippet(times: 3), rules: .default)
     options.rules.failingStatuses = [404]                       // a 404 now fails the run instead of being returned
-    options.onRetry = { notice in print("retrying after", notice.error) }
-    let (body, _) = try await URLSession.shared.data(for: request, retry: options)
-
-    // completion handler: runs exactly once, on the session's delegate queue
-    let task = try URLSession.shared.retryDataTask(with: request, retry: .default) { outcome in
-        print(outcome.result)
-    }
-    task.resume()                       // task.state, task.trace, task.cancel()
+    let outcome = try await URLSession.shared.retryOutcome(for: request, retry: options)   // state, reason, attempts, trace
 
     _ = data
     _ = response
-    _ = outcome
     _ = options
-    _ = body
-    _ = task
+    _ = outcome
 }
 
-// README.md, sample 35
-private func sample35() throws {
-    // synchronous: refuses to run on its own delegate queue instead of deadlocking; `retry:` runs it on the machine
-    let (body, head, error) = URLSession.shared.synchronousDataTask(with: request)
-    let (retried, _, failure) = URLSession.shared.synchronousDataTask(with: request, retry: .default)
-
-    // the original snippets' call shapes, now on the machine (waits block no thread); `withRequest:` takes a URLRequest
+// README.md, sample 34
+private func sample34() throws {
+    // waits block no thread; `withRequest:` takes a URLRequest
     URLSession.shared.retryDataTask(withURL: url, times: 50, wait: 200_000) { data, response, error in }
     URLSession.shared.downloadAndRetry(with: url, retryCount: 3, completion: { response, data in }, failure: {})
+    // blocks; refuses to run on its own delegate queue instead of deadlocking; without `retry:`, one plain request
+    let (body, head, error) = URLSession.shared.synchronousDataTask(with: request, retry: .default)
 
     _ = body
     _ = head
     _ = error
-    _ = retried
-    _ = failure
-}
-
-// README.md, sample 36
-private func sample36() async throws {
-    let dot = DOTChart.render(RetryTable.retry, style: .flowchart)          // DOT text: needs only RetryFlowCharts
-    let mermaid = MermaidChart.render(RetryTable.retry, style: .state)      // renders on code-hosting sites
-    let overlay = TraceOverlay(trace: outcome.trace, table: .retry)         // a run drawn over the chart
-    let svg = try Graphviz.render(dot: DOTChart.render(.retry, style: .flowchart, overlay: overlay), format: "svg")
-
-    _ = dot
-    _ = mermaid
-    _ = overlay
-    _ = svg
 }
