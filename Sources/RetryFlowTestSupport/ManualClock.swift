@@ -143,7 +143,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// Moves time to the earliest sleeper's deadline and resumes it; returns that deadline, or
     /// `nil` when nobody sleeps.
     @discardableResult
-    package func advanceToNextDeadline() -> Instant? {
+    public func advanceToNextDeadline() -> Instant? {
         guard let next = nextDeadline else { return nil }
         advance(to: next)
         return next
