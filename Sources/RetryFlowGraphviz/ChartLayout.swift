@@ -30,7 +30,7 @@ public struct ChartLayout: Sendable, Hashable {
     static let positionedEdgeAttributes = ["pos", "lp"]
 
     /// Lays `dot` out with Graphviz's `dot` layout; every edge needs an `id` attribute.
-    public init(dot: String) throws(GraphvizError) {
+    package init(dot: String) throws(GraphvizError) {
         (nodes, edges, boundingBox) = try Graphviz.withGraph(dot) { (context, graph) throws(GraphvizError) in
             try Graphviz.layout(graph, context: context, engine: "dot")
             defer { rf_free_layout(context, graph) }

@@ -22,9 +22,9 @@ public struct RunReport: Sendable {
     /// A line of the outcome summary (`stop reason: succeeded`).
     public struct Fact: Hashable, Sendable {
         /// What it is.
-        public let name: String
+        package let name: String
         /// Its value, as text.
-        public let value: String
+        package let value: String
 
         /// Makes a fact.
         public init(_ name: String, _ value: String) {
@@ -65,7 +65,7 @@ public struct RunReport: Sendable {
     }
 
     /// The page's title (a redacted URL, a scenario's name).
-    public let title: String
+    package let title: String
     let tableName: String
     let columns: [[String]]
     let steps: [Step]
