@@ -33,6 +33,11 @@ let package = Package(
         // `expectConsistent` and re-exports the support, so users import one module.
         .target(name: "RetryFlowTestSupport", dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowCharts"]),
         .target(name: "RetryFlowTesting", dependencies: ["RetryFlow", "RetryFlowTestSupport"]),
+        // The simulations behind the CLI's figures, not for users' tests: the fleet and adaptive
+        // simulations (`retryflow simulate`) and the classic figures (`retryflow teach`). Not a product.
+        .target(
+            name: "RetryFlowFigures",
+            dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowCharts", "RetryFlowTestSupport"]),
         // Real servers for our own tests and benchmarks, not for users: the nginx harness and the
         // proxy that cuts bodies. Not a product.
         .target(name: "RetryFlowTestServers", dependencies: ["RetryFlow", "RetryFlowTestSupport"]),
@@ -40,7 +45,7 @@ let package = Package(
             name: "retryflow",
             dependencies: [
                 "RetryFlow", "RetryFlowHTTP", "RetryFlowCharts", "RetryFlowGraphviz", "RetryFlowTestSupport",
-                "RetryFlowSnippets",
+                "RetryFlowFigures", "RetryFlowSnippets",
             ]
         ),
         // The cancel storm at full size (`make stress`); a scaled-down run is in RetryFlowHTTPTests.
@@ -55,7 +60,8 @@ let package = Package(
             dependencies: [
                 "RetryFlowCharts", "RetryFlowGraphviz", "RetryFlowHTTP", "RetryFlowTesting", "RetryFlowSnippets",
             ]),
-        .testTarget(name: "RetryFlowTestingTests", dependencies: ["RetryFlow", "RetryFlowTesting"]),
+        .testTarget(
+            name: "RetryFlowTestingTests", dependencies: ["RetryFlow", "RetryFlowTesting", "RetryFlowFigures"]),
         .testTarget(name: "RetryFlowTestServersTests", dependencies: ["RetryFlowTestServers", "RetryFlowTesting"]),
         .testTarget(
             name: "RetryFlowHTTPTests",
@@ -69,6 +75,7 @@ let package = Package(
             name: "RetryFlowGraphvizTests",
             dependencies: [
                 "RetryFlowGraphviz", "RetryFlowCharts", "RetryFlowHTTP", "RetryFlowTesting", "RetryFlowSnippets",
+                "RetryFlowFigures",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -9,9 +9,13 @@ graphs=".build/symbol-graphs"
 rm -rf "$graphs" .build/docs-build
 mkdir -p "$graphs" "$out"
 # A scratch path of its own: the compiler writes symbol graphs only for modules it compiles.
-swift build --scratch-path .build/docs-build --target RetryFlowCharts \
-  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
-for module in RetryFlow RetryFlowHTTP RetryFlowCharts; do
+# Every library product's modules: RetryFlowTesting's target builds the core, HTTP, Charts and the test
+# support it re-exports; RetryFlowGraphviz's adds itself.
+for target in RetryFlowTesting RetryFlowGraphviz; do
+  swift build --scratch-path .build/docs-build --target "$target" \
+    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" >/dev/null
+done
+for module in RetryFlow RetryFlowHTTP RetryFlowCharts RetryFlowGraphviz RetryFlowTestSupport RetryFlowTesting; do
   only="$graphs/$module"
   rm -rf "$only"
   mkdir -p "$only"

@@ -8,7 +8,7 @@ import RetryFlowCharts
 /// without running the layout again. The table's layout does not change between runs, and the
 /// layout is most of the cost of a render (about 2 ms of 2.5 for the flowchart).
 ///
-/// Nodes are matched by name and edges by their `id` attribute (``ChartGraph/Edge/elementID``),
+/// Nodes are matched by name and edges by their `id` attribute (`ChartGraph.Edge.elementID`),
 /// so a drawing may change colours, widths and label text, but not add nodes or edges.
 ///
 /// ```swift
@@ -30,7 +30,7 @@ public struct ChartLayout: Sendable, Hashable {
     static let positionedEdgeAttributes = ["pos", "lp"]
 
     /// Lays `dot` out with Graphviz's `dot` layout; every edge needs an `id` attribute.
-    public init(dot: String) throws(GraphvizError) {
+    package init(dot: String) throws(GraphvizError) {
         (nodes, edges, boundingBox) = try Graphviz.withGraph(dot) { (context, graph) throws(GraphvizError) in
             try Graphviz.layout(graph, context: context, engine: "dot")
             defer { rf_free_layout(context, graph) }

@@ -4,7 +4,7 @@ import RetryFlow
 import RetryFlowCharts
 
 extension Graphviz {
-    /// A DOT file as Graphviz's own parser (cgraph) reads it, as a ``DrawnChart``: every node with
+    /// A DOT file as Graphviz's own parser (cgraph) reads it, as a `DrawnChart`: every node with
     /// its label and shape, every edge in the order written, the line each was written on, and a
     /// warning for each construct that is read another way (HTML labels, clusters, an undirected
     /// graph). `ChartCheck.compare(_:with:)` then compares it with a table.

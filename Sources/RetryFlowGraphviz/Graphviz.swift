@@ -111,13 +111,13 @@ public enum Graphviz {
     }
 
     /// The output formats the installed plugins offer (sorted, without duplicates).
-    public static var availableFormats: [String] {
+    package static var availableFormats: [String] {
         (try? withContext { outputFormats($0) }) ?? []
     }
 
     /// The nodes and edges of `dot` as Graphviz's own parser (cgraph) reads them: how tests prove
     /// that generated DOT says what the table says, without regexes.
-    public static func structure(of dot: String) throws(GraphvizError) -> GraphStructure {
+    package static func structure(of dot: String) throws(GraphvizError) -> GraphStructure {
         try withContext { (_) throws(GraphvizError) -> GraphStructure in
             let graph = try parse(dot)
             defer { rf_close(graph) }
@@ -186,23 +186,23 @@ public enum Graphviz {
 }
 
 /// Nodes and edges as Graphviz parsed them.
-public struct GraphStructure: Hashable, Sendable {
+package struct GraphStructure: Hashable, Sendable {
     /// An edge: its endpoints' names and its `label` attribute.
-    public struct Edge: Hashable, Sendable {
+    package struct Edge: Hashable, Sendable {
         /// The source node's name.
-        public let tail: String
+        package let tail: String
         /// The target node's name.
-        public let head: String
+        package let head: String
         /// The edge's label.
-        public let label: String
+        package let label: String
     }
 
     /// The graph's name.
-    public let name: String
+    package let name: String
     /// Node names, in Graphviz's order.
-    public let nodes: [String]
+    package let nodes: [String]
     /// Edges, grouped by tail node in Graphviz's order.
-    public let edges: [Edge]
+    package let edges: [Edge]
 }
 
 extension String {

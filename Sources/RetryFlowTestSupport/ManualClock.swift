@@ -19,7 +19,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
         public var offset: Duration
 
         /// An instant `offset` after zero.
-        public init(offset: Duration) { self.offset = offset }
+        package init(offset: Duration) { self.offset = offset }
 
         /// Moves the instant.
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
@@ -81,7 +81,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
     public var minimumResolution: Duration { .zero }
 
     /// How many tasks are sleeping on this clock now.
-    public var sleeperCount: Int { withLock { $0.sleepers.count } }
+    package var sleeperCount: Int { withLock { $0.sleepers.count } }
 
     /// The earliest deadline among the sleepers, if any.
     public var nextDeadline: Instant? { withLock { $0.sleepers.first?.deadline } }
@@ -153,7 +153,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// one that started sleeping first); returns its deadline, or `nil` when nobody sleeps. With one
     /// resumed at a time, many concurrent sleepers run in an order that never depends on threads.
     @discardableResult
-    public func resumeEarliestSleeper() -> Instant? {
+    package func resumeEarliestSleeper() -> Instant? {
         let sleeper: Sleeper? = withLock { state in
             guard !state.sleepers.isEmpty else { return nil }
             let sleeper = state.sleepers.removeFirst()
@@ -178,7 +178,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// ```swift
     /// await clock.waitUntil { $0 == [clock.now.advanced(by: .milliseconds(100))] }
     /// ```
-    public func waitUntil(_ condition: @escaping @Sendable (_ deadlines: [Instant]) -> Bool) async {
+    package func waitUntil(_ condition: @escaping @Sendable (_ deadlines: [Instant]) -> Bool) async {
         let id: UInt64 = withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
@@ -211,7 +211,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
     /// Runs `body`, advancing to the next sleeper's deadline each time something sleeps, until
     /// `body` returns: for code whose only waits are sequential sleeps (a retry run without
     /// timeouts, a simulation). With concurrent sleepers, drive the clock by hand instead.
-    public func runAdvancing<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
+    package func runAdvancing<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
         await withTaskGroup(of: T?.self) { group in
             group.addTask { await body() }
             group.addTask {
@@ -233,7 +233,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     /// ``runAdvancing(_:)`` for a `body` that throws: its error is rethrown, so a test fails with
     /// it instead of crashing on `try!`.
-    public func runAdvancing<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    package func runAdvancing<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let result: Result<T, any Error> = await runAdvancing {
             do { return .success(try await body()) } catch { return .failure(error) }
         }
@@ -242,7 +242,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     /// Re-checks every ``waitUntil(_:)`` condition now: for conditions that also read state outside
     /// the clock (a driver's own bookkeeping), call this when that state changes.
-    public func recheck() { notifyWaiters() }
+    package func recheck() { notifyWaiters() }
 
     private func notifyWaiters() {
         let ready: [Waiter] = withLock { state in

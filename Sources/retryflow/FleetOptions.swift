@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowFigures
 import RetryFlowTestSupport
 
 /// `retryflow simulate --clients N`: a fleet against a scripted outage, with a budget and a breaker.

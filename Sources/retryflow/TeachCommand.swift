@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowFigures
 import RetryFlowTestSupport
 
 /// `retryflow teach`: the classic retry figures (AWS 2015, Brooker 2022, the SRE book) regenerated

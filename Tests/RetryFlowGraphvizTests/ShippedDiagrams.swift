@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowCharts
+import RetryFlowFigures
 import RetryFlowGraphviz
 import RetryFlowHTTP
 import RetryFlowSnippets

@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowFigures
 import RetryFlowTesting
 import Testing
 

@@ -31,7 +31,7 @@ public struct RejectedResult: Error, CustomStringConvertible {
     public let description: String
 
     /// Makes one.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 /// Stands for an attempt cut off by the policy's per-attempt timeout.
@@ -40,7 +40,7 @@ public struct AttemptTimeout: Error, CustomStringConvertible {
     public let timeout: Duration
 
     /// Makes one.
-    public init(timeout: Duration) { self.timeout = timeout }
+    package init(timeout: Duration) { self.timeout = timeout }
     /// `attempt timed out after 2 s`.
     public var description: String { "attempt timed out after \(timeout.shortDescription)" }
 }
@@ -51,7 +51,7 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
     public let deadline: Duration
 
     /// Makes one.
-    public init(deadline: Duration) { self.deadline = deadline }
+    package init(deadline: Duration) { self.deadline = deadline }
     /// `deadline of 10 s exceeded`.
     public var description: String { "deadline of \(deadline.shortDescription) exceeded" }
 }

@@ -11,7 +11,7 @@ public struct RetryAttempt: Sendable {
     public let values: RetryStep.Values
 
     /// What an attempt is told; `values` are what earlier steps produced.
-    public init(number: Int, maxAttempts: Int, previousError: (any Error)?, values: RetryStep.Values = .init()) {
+    package init(number: Int, maxAttempts: Int, previousError: (any Error)?, values: RetryStep.Values = .init()) {
         self.number = number
         self.maxAttempts = maxAttempts
         self.previousError = previousError

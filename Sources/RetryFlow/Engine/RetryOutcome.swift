@@ -30,7 +30,7 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
     public var succeeded: Bool { finalState == .success }
 
     /// The error this outcome stands for when it delivers no value (``get()`` would throw it).
-    public var error: RetryError? {
+    package var error: RetryError? {
         if case .failure(let error) = result { return error }
         return nil
     }
@@ -88,7 +88,7 @@ public struct RetryError: Error, CustomStringConvertible {
     }
 
     /// The last attempt's error, if any.
-    public var lastError: (any Error)? { attempts.last?.error }
+    package var lastError: (any Error)? { attempts.last?.error }
 
     /// One line for the run, then one per attempt.
     public var description: String {

@@ -50,11 +50,11 @@ public final class AdaptiveRateLimiter: Sendable {
         static func rate(_ value: Double) -> String { String(format: "%.3g", value) }
     }
 
-    /// A disabled limiter with `options`, timed by `clock` (from now). With `tracing`, every
-    /// transition is kept in ``trace`` (for charts and tests; it grows with every call).
-    public init<C: Clock<Duration>>(_ options: AdaptiveRateLimiterOptions, clock: C, tracing: Bool = false)
-        throws(RetryPolicyError)
-    {
+    /// A disabled limiter with `options`, timed by `clock` (from now; the real clock by default). With
+    /// `tracing`, every transition is kept in ``trace`` (for charts and tests; it grows with every call).
+    public init<C: Clock<Duration>>(
+        _ options: AdaptiveRateLimiterOptions = .default, clock: C = ContinuousClock(), tracing: Bool = false
+    ) throws(RetryPolicyError) {
         try options.validate()
         self.options = options
         self.traced = Locked(
@@ -66,15 +66,8 @@ public final class AdaptiveRateLimiter: Sendable {
         self.sleep = { delay in try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil) }
     }
 
-    /// A disabled limiter on the real clock (see ``init(_:clock:tracing:)``).
-    public convenience init(_ options: AdaptiveRateLimiterOptions = .default, tracing: Bool = false)
-        throws(RetryPolicyError)
-    {
-        try self.init(options, clock: ContinuousClock(), tracing: tracing)
-    }
-
     /// `disabled` until the first throttle, then `enabled`.
-    public var state: AdaptiveState { traced.withLock { $0.machine.state } }
+    package var state: AdaptiveState { traced.withLock { $0.machine.state } }
     /// Tokens per second the bucket fills at now.
     public var fillRate: Double { traced.withLock { $0.machine.rules.fillRate } }
     /// The measured send rate, responses per second.
@@ -88,7 +81,7 @@ public final class AdaptiveRateLimiter: Sendable {
     /// after a wait: the next token is reserved for this send (sends are served in the order they
     /// asked). Send when the wait is over, or give the token back with ``withdraw()``. The wait is
     /// worked out at the present fill rate; ``acquire(maxWait:)`` follows the rate as it changes.
-    public func ask() -> RateLimitPermit { reserve().permit }
+    package func ask() -> RateLimitPermit { reserve().permit }
 
     /// ``ask()``, and the reservation behind a wait (for ``nextWake(for:now:latest:)``).
     package func reserve() -> (permit: RateLimitPermit, reservation: TokenReservation?) {
@@ -134,7 +127,7 @@ public final class AdaptiveRateLimiter: Sendable {
     }
 
     /// Gives back the token an ``ask()`` reserved for a send that will not be made.
-    public func withdraw() {
+    package func withdraw() {
         let now = elapsed()
         traced.withLock { _ = $0.deliver(.sendWithdrawn, at: now) }
     }
@@ -168,7 +161,7 @@ package struct TokenReservation: Hashable, Sendable {
 }
 
 /// The limiter's answer to ``AdaptiveRateLimiter/ask()``.
-public enum RateLimitPermit: Hashable, Sendable {
+package enum RateLimitPermit: Hashable, Sendable {
     /// Send now.
     case granted
     /// Send after this wait: the token is reserved (``AdaptiveRateLimiter/withdraw()`` gives it back).

@@ -3,29 +3,29 @@
 /// (`aws/retry/adaptive_ratelimit.go`) and smithy-swift (`ClientSideRateLimiter.swift`).
 public struct AdaptiveRateLimiterOptions: Hashable, Sendable {
     /// How much a throttle keeps of the rate sent at (CUBIC's β): 0.7.
-    public var beta: Double
+    package var beta: Double
     /// CUBIC's scale constant C: 0.4.
-    public var scaleConstant: Double
+    package var scaleConstant: Double
     /// Weight of the newest bucket in the measured send rate: 0.8.
-    public var smoothing: Double
+    package var smoothing: Double
     /// Width of a measurement bucket: 0.5 s.
-    public var bucketWidth: Duration
+    package var bucketWidth: Duration
     /// The lowest fill rate, tokens per second: 0.5.
-    public var minimumFillRate: Double
+    package var minimumFillRate: Double
     /// The lowest capacity, tokens: 1 (so a request of cost 1 always fits).
-    public var minimumCapacity: Double
+    package var minimumCapacity: Double
     /// A new rate is at most this many times the measured send rate: 2.
-    public var maxRateScale: Double
+    package var maxRateScale: Double
     /// Tokens a send costs: 1.
-    public var requestCost: Double
+    package var requestCost: Double
     /// Whether throttles less than one bucket width after a drop are counted (measured) but drop
     /// the rate no further: a burst of 429s to requests already in flight is one congestion event,
     /// as TCP treats the losses of one window. On by default; off in ``aws`` (every peer drops on
     /// each throttle, so 32 requests in flight answered 429 take the rate to its floor).
-    public var dropsOncePerBucket: Bool
+    package var dropsOncePerBucket: Bool
 
     /// Makes options; every number has AWS's value (and a burst of throttles drops the rate once).
-    public init(
+    package init(
         beta: Double = 0.7, scaleConstant: Double = 0.4, smoothing: Double = 0.8,
         bucketWidth: Duration = .milliseconds(500), minimumFillRate: Double = 0.5, minimumCapacity: Double = 1,
         maxRateScale: Double = 2, requestCost: Double = 1, dropsOncePerBucket: Bool = true
@@ -50,7 +50,7 @@ public struct AdaptiveRateLimiterOptions: Hashable, Sendable {
     public static let aws = AdaptiveRateLimiterOptions(dropsOncePerBucket: false)
 
     /// Throws ``RetryPolicyError`` naming the bad field.
-    public func validate() throws(RetryPolicyError) {
+    package func validate() throws(RetryPolicyError) {
         func check(_ value: Double, _ field: String, _ ok: Bool, _ rule: String) throws(RetryPolicyError) {
             guard value.isFinite, ok else {
                 throw RetryPolicyError(field: "adaptive.\(field)", problem: "\(rule) (got \(value))")

@@ -31,7 +31,7 @@ public enum AdaptiveGuard: String, TableSymbol {
     /// The bucket, just refilled, holds the request's cost.
     case tokenAvailable = "token available"
     /// The rate already dropped less than one measurement bucket (0.5 s) ago, and the options
-    /// count a burst of throttles as one (``AdaptiveRateLimiterOptions/dropsOncePerBucket``).
+    /// count a burst of throttles as one (``AdaptiveRateLimiterOptions/default``; ``AdaptiveRateLimiterOptions/aws`` does not).
     case droppedThisBucket = "dropped this bucket"
 
     /// `[no token]`, `[not dropped this bucket]`.

@@ -53,11 +53,11 @@ public final class CircuitBreaker: Sendable {
         }
     }
 
-    /// A closed breaker with `options`, timed by `clock` (from now). With `tracing`, every transition
-    /// is kept in ``trace`` (for charts and tests; it grows with every call).
-    public init<C: Clock<Duration>>(_ options: CircuitBreakerOptions, clock: C, tracing: Bool = false)
-        throws(RetryPolicyError)
-    {
+    /// A closed breaker with `options`, timed by `clock` (from now; the real clock by default). With
+    /// `tracing`, every transition is kept in ``trace`` (for charts and tests; it grows with every call).
+    public init<C: Clock<Duration>>(
+        _ options: CircuitBreakerOptions = .polly, clock: C = ContinuousClock(), tracing: Bool = false
+    ) throws(RetryPolicyError) {
         try options.validate()
         self.options = options
         self.traced = Locked(
@@ -66,11 +66,6 @@ public final class CircuitBreaker: Sendable {
                 trace: tracing ? BreakerTrace() : nil))
         let start = clock.now
         self.elapsed = { start.duration(to: clock.now) }
-    }
-
-    /// A closed breaker on the real clock (see ``init(_:clock:tracing:)``).
-    public convenience init(_ options: CircuitBreakerOptions = .polly, tracing: Bool = false) throws(RetryPolicyError) {
-        try self.init(options, clock: ContinuousClock(), tracing: tracing)
     }
 
     /// Where the breaker stands now, on its clock.

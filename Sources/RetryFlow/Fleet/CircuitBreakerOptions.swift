@@ -27,7 +27,7 @@ public struct CircuitBreakerOptions: Hashable, Sendable {
     public static let polly = CircuitBreakerOptions()
 
     /// Throws ``RetryPolicyError`` naming the bad field.
-    public func validate() throws(RetryPolicyError) {
+    package func validate() throws(RetryPolicyError) {
         guard breakDuration > .zero, breakDuration <= Duration.policyLimit else {
             throw RetryPolicyError(field: "breaker.breakDuration", problem: "must be more than 0 s and not absurd")
         }

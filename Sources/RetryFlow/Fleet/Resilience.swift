@@ -29,7 +29,7 @@ public struct Resilience: Sendable {
     }
 
     /// The guards for calls to `key` (a host): this context's own, else the registry's for that key.
-    public func guards(forKey key: String) -> FleetGuards {
+    package func guards(forKey key: String) -> FleetGuards {
         var resolved = guards
         if let registry {
             if resolved.budget == nil { resolved.budget = registry.budget(forKey: key) }

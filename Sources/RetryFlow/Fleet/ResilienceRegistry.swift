@@ -7,11 +7,11 @@
 /// ```
 public final class ResilienceRegistry: Sendable {
     /// The mode of every budget it makes; `nil` for none.
-    public let budgetMode: RetryBudgetMode?
+    package let budgetMode: RetryBudgetMode?
     /// The options of every breaker it makes; `nil` for none.
-    public let breakerOptions: CircuitBreakerOptions?
+    package let breakerOptions: CircuitBreakerOptions?
     /// The options of every adaptive limiter it makes; `nil` (the default) for none.
-    public let limiterOptions: AdaptiveRateLimiterOptions?
+    package let limiterOptions: AdaptiveRateLimiterOptions?
     private let made: Locked<[String: Entry]>
     private let make: @Sendable (String) -> Entry
 
@@ -23,10 +23,11 @@ public final class ResilienceRegistry: Sendable {
     }
 
     /// A registry making budgets of `budget` mode, breakers with `breaker` options and limiters
-    /// with `limiter` options (none by default: AWS calls adaptive mode advanced), timed by `clock`.
+    /// with `limiter` options (none by default: AWS calls adaptive mode advanced), timed by `clock`
+    /// (the real clock by default).
     public init<C: Clock<Duration>>(
         budget: RetryBudgetMode? = .awsStandard, breaker: CircuitBreakerOptions? = .polly,
-        limiter: AdaptiveRateLimiterOptions? = nil, clock: C
+        limiter: AdaptiveRateLimiterOptions? = nil, clock: C = ContinuousClock()
     ) throws(RetryPolicyError) {
         try budget?.validate()
         try breaker?.validate()
@@ -44,25 +45,17 @@ public final class ResilienceRegistry: Sendable {
         }
     }
 
-    /// A registry on the real clock.
-    public convenience init(
-        budget: RetryBudgetMode? = .awsStandard, breaker: CircuitBreakerOptions? = .polly,
-        limiter: AdaptiveRateLimiterOptions? = nil
-    ) throws(RetryPolicyError) {
-        try self.init(budget: budget, breaker: breaker, limiter: limiter, clock: ContinuousClock())
-    }
-
     /// The budget for `key`, made on first use.
-    public func budget(forKey key: String) -> RetryBudget? { entry(key).budget }
+    package func budget(forKey key: String) -> RetryBudget? { entry(key).budget }
 
     /// The breaker for `key`, made on first use.
-    public func breaker(forKey key: String) -> CircuitBreaker? { entry(key).breaker }
+    package func breaker(forKey key: String) -> CircuitBreaker? { entry(key).breaker }
 
     /// The adaptive limiter for `key`, made on first use.
-    public func limiter(forKey key: String) -> AdaptiveRateLimiter? { entry(key).limiter }
+    package func limiter(forKey key: String) -> AdaptiveRateLimiter? { entry(key).limiter }
 
     /// The keys seen so far, sorted.
-    public var keys: [String] { made.withLock { $0.keys.sorted() } }
+    package var keys: [String] { made.withLock { $0.keys.sorted() } }
 
     private func entry(_ key: String) -> Entry {
         made.withLock { table in

@@ -41,9 +41,12 @@ public final class RetryBudget: Sendable {
         }
     }
 
-    /// A full bucket counting by `mode`. With `tracing`, every transition is kept in ``trace``
-    /// (times on `clock`, from now); leave it off for a long-lived budget, whose trace would grow forever.
-    public init<C: Clock<Duration>>(_ mode: RetryBudgetMode, clock: C, tracing: Bool = false) throws(RetryPolicyError) {
+    /// A full bucket counting by `mode`, timed by `clock` (the real clock by default). With `tracing`,
+    /// every transition is kept in ``trace`` (times on `clock`, from now); leave it off for a
+    /// long-lived budget, whose trace would grow forever.
+    public init<C: Clock<Duration>>(
+        _ mode: RetryBudgetMode = .awsStandard, clock: C = ContinuousClock(), tracing: Bool = false
+    ) throws(RetryPolicyError) {
         try mode.validate()
         self.mode = mode
         self.tracing = tracing
@@ -55,16 +58,11 @@ public final class RetryBudget: Sendable {
         self.elapsed = { start.duration(to: clock.now) }
     }
 
-    /// A full bucket counting by `mode`, on the real clock (see ``init(_:clock:tracing:)``).
-    public convenience init(_ mode: RetryBudgetMode = .awsStandard, tracing: Bool = false) throws(RetryPolicyError) {
-        try self.init(mode, clock: ContinuousClock(), tracing: tracing)
-    }
-
     /// Tokens in the bucket now (thousandths kept exactly).
     public var tokens: Double { Double(traced.withLock { $0.machine.rules.milliTokens }) / 1000 }
 
     /// Where the budget stands now: `available` or `exhausted`.
-    public var state: BudgetState { traced.withLock { $0.machine.state } }
+    package var state: BudgetState { traced.withLock { $0.machine.state } }
 
     /// Every transition so far, when made with `tracing`.
     public var trace: BudgetTrace? { traced.withLock { $0.trace } }

@@ -22,7 +22,7 @@ public enum RetryBudgetMode: Hashable, Sendable {
     }
 
     /// The name used on charts and in the simulation: `aws` or `grpc`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .awsStandard: "aws"
         case .grpcThrottling: "grpc"
@@ -30,7 +30,7 @@ public enum RetryBudgetMode: Hashable, Sendable {
     }
 
     /// Throws ``RetryPolicyError`` naming the bad field (same error design as the policy's).
-    public func validate() throws(RetryPolicyError) {
+    package func validate() throws(RetryPolicyError) {
         switch self {
         case .awsStandard(let capacity, let retryCost, let timeoutRetryCost, let successIncrement):
             guard capacity >= 1, capacity <= 1_000_000_000 else {

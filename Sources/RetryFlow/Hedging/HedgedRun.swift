@@ -2,7 +2,7 @@
 /// clock, with no I/O of its own: the operation sends, the classifier judges, the machine decides.
 ///
 /// Structured: every attempt and timer is a child task of one task group, so when the run returns
-/// every loser has been cancelled **and awaited** (``HedgingRecord/inFlightAtReturn`` is 0), and a
+/// every loser has been cancelled **and awaited** (its record counts none still in flight), and a
 /// caller's cancellation reaches every attempt.
 ///
 /// ```swift
@@ -13,28 +13,28 @@
 ///     try await fetch(replica: attempt.number)
 /// }
 /// ```
-public struct HedgedRun<C: Clock<Duration>>: Sendable {
+package struct HedgedRun<C: Clock<Duration>>: Sendable {
     /// What one attempt is told.
-    public struct Attempt: Sendable, Hashable {
+    package struct Attempt: Sendable, Hashable {
         /// Its number, from 1; above 1 it is a hedge.
-        public let number: Int
+        package let number: Int
         /// Whether it is a hedge.
-        public var isHedge: Bool { number > 1 }
+        package var isHedge: Bool { number > 1 }
     }
 
     /// How many attempts and how far apart.
-    public let policy: HedgingPolicy
+    package let policy: HedgingPolicy
     /// Where time comes from.
-    public let clock: C
+    package let clock: C
     /// The shared budget asked for every hedge (gRPC: tokens above half); `nil` grants every hedge.
-    public var budget: RetryBudget?
+    package var budget: RetryBudget?
     /// Time allowed for the whole run, every attempt included; `nil` for none.
-    public var deadline: Duration?
+    package var deadline: Duration?
     /// Called with every row taken, as it is taken (a CLI's live trace, a test waiting for a row).
-    public var onTransition: (@Sendable (HedgingTrace.Step) -> Void)?
+    package var onTransition: (@Sendable (HedgingTrace.Step) -> Void)?
 
     /// A run of `policy` on `clock`.
-    public init(_ policy: HedgingPolicy, clock: C, budget: RetryBudget? = nil, deadline: Duration? = nil) {
+    package init(_ policy: HedgingPolicy, clock: C, budget: RetryBudget? = nil, deadline: Duration? = nil) {
         self.policy = policy
         self.clock = clock
         self.budget = budget
@@ -50,7 +50,7 @@ public struct HedgedRun<C: Clock<Duration>>: Sendable {
 
     /// Runs `operation` hedged, judging each result with `classify`, and returns once every attempt
     /// has ended. An invalid policy is the caller's to check (``HedgingPolicy/validate()``).
-    public func outcome<Value: Sendable>(
+    package func outcome<Value: Sendable>(
         classify: @escaping @Sendable (Result<Value, any Error>) -> HedgeVerdict,
         describe: @escaping @Sendable (Result<Value, any Error>) -> String? = { _ in nil },
         _ operation: @escaping @Sendable (Attempt) async throws -> Value

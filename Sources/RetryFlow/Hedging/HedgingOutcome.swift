@@ -1,5 +1,5 @@
 /// How a hedged attempt judges one attempt's result: gRPC A6's acceptable, fatal and non-fatal.
-public enum HedgeVerdict: Hashable, Sendable {
+package enum HedgeVerdict: Hashable, Sendable {
     /// The answer wins: the run returns it and cancels the rest.
     case accept
     /// A final answer or a fatal failure: the run returns it as it is and cancels the rest.
@@ -50,23 +50,23 @@ public struct HedgeAttemptRecord: Sendable, CustomStringConvertible {
 }
 
 /// Everything a hedged run did, without its value: kept in ``RetryOutcome/hedging`` for each
-/// hedged attempt of a retry run, and in ``HedgingOutcome/record``.
+/// hedged attempt of a retry run.
 public struct HedgingRecord: Sendable {
     /// The terminal state.
-    public let finalState: HedgingState
+    package let finalState: HedgingState
     /// Why it ended (`nil` only if the driver broke off, which it never does).
-    public let reason: HedgingStopReason?
+    package let reason: HedgingStopReason?
     /// Every attempt sent, by number; each ended before the run returned.
     public let attempts: [HedgeAttemptRecord]
     /// Hedges the retry budget refused.
     public let deniedHedges: Int
     /// Every row taken.
-    public let trace: HedgingTrace
+    package let trace: HedgingTrace
     /// From start to return (every loser awaited) on the run's clock.
     public let duration: Duration
     /// Attempts whose operation had not returned when the run did, counted by the attempts' tasks
     /// themselves as they end: 0 unless a loser outlived its run (stress tests check it).
-    public let inFlightAtReturn: Int
+    package let inFlightAtReturn: Int
 
     /// Hedges sent (attempts after the first): counted apart from retries, as gRPC A96's
     /// `grpc.client.call.hedges` is.
@@ -76,14 +76,14 @@ public struct HedgingRecord: Sendable {
 }
 
 /// A hedged run's result and record.
-public struct HedgingOutcome<Value: Sendable>: Sendable {
+package struct HedgingOutcome<Value: Sendable>: Sendable {
     /// The winner's value or error (accepted or final), or, when every attempt failed, the last
     /// failure's; `nil` when the deadline passed or the run was cancelled (every attempt's error is
     /// still in ``record``).
-    public let result: Result<Value, any Error>?
+    package let result: Result<Value, any Error>?
     /// What the run did.
-    public let record: HedgingRecord
+    package let record: HedgingRecord
 
     /// Whether an acceptable answer won.
-    public var succeeded: Bool { record.finalState == .succeeded }
+    package var succeeded: Bool { record.finalState == .succeeded }
 }

@@ -2,7 +2,7 @@
 /// none has answered, up to ``maxAttempts`` in all, and take the first acceptable answer; every
 /// other attempt is cancelled and awaited. An HTTP setting: set it on RetryFlowHTTP's
 /// `HTTPRetryOptions.hedging` (`nil`, the default, sends one attempt at a time), which hedges only
-/// requests safe to send more than once. ``HedgedRun`` races any operation of your own with it.
+/// requests safe to send more than once, and refuses invalid settings before anything is sent.
 ///
 /// ```swift
 /// var options = HTTPRetryOptions.default
@@ -21,7 +21,7 @@ public struct HedgingPolicy: Hashable, Sendable {
     public var delay: Duration
 
     /// The most attempts A6 allows.
-    public static let attemptLimit = 5
+    package static let attemptLimit = 5
 
     /// Hedging after `delay`, up to `maxAttempts` attempts (2 by default: one hedge).
     public init(delay: Duration, maxAttempts: Int = 2) {
@@ -30,7 +30,7 @@ public struct HedgingPolicy: Hashable, Sendable {
     }
 
     /// Throws ``RetryPolicyError`` naming the field that cannot work.
-    public func validate() throws(RetryPolicyError) {
+    package func validate() throws(RetryPolicyError) {
         guard (1...Self.attemptLimit).contains(maxAttempts) else {
             throw RetryPolicyError(
                 field: "hedging.maxAttempts", problem: "must be from 1 to \(Self.attemptLimit) (got \(maxAttempts))")

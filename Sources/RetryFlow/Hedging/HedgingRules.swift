@@ -42,7 +42,7 @@ package enum HedgingInput: Hashable, Sendable, MachineInput {
 }
 
 /// What a non-fatal failure says about the next hedge (gRPC A6's server pushback).
-public enum HedgePushback: Hashable, Sendable {
+package enum HedgePushback: Hashable, Sendable {
     /// Nothing: the next hedge goes out at once.
     case none
     /// Wait this long before the next hedge (Retry-After, the rate-limit headers).

@@ -116,7 +116,7 @@ public typealias HedgingTrace = TransitionTrace<HedgingVocabulary>
 extension TransitionTable where Vocabulary == HedgingVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
     // swift-format-ignore
-    /// Hedging, as data (gRPC A6's `hedgingPolicy`): what ``HedgedRun`` executes and
+    /// Hedging, as data (gRPC A6's `hedgingPolicy`): what a hedged HTTP attempt executes and
     /// `retryflow render --machine hedge` draws.
     ///
     /// The first attempt goes out at once, then one more every `hedgingDelay` while attempts are

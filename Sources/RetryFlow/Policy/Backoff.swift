@@ -19,7 +19,7 @@ public enum Backoff: Hashable, Sendable {
     case custom(CustomBackoff)
 
     /// The first delay; jitter's lower bound for `decorrelated`.
-    public var base: Duration {
+    package var base: Duration {
         switch self {
         case .constant(let d): d
         case .linear(let initial, _): initial
@@ -45,7 +45,7 @@ public enum Backoff: Hashable, Sendable {
     }
 
     /// Checks each value, naming the field on error.
-    public func validate() throws(RetryPolicyError) {
+    package func validate() throws(RetryPolicyError) {
         switch self {
         case .constant(let d):
             try RetryPolicy.checkDelay(d, field: "backoff.delay")
@@ -88,7 +88,7 @@ public struct CustomBackoff: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The delay before retry `n`; a negative answer counts as zero.
-    public func delay(beforeRetry n: Int) -> Duration { max(.zero, delay(n)) }
+    package func delay(beforeRetry n: Int) -> Duration { max(.zero, delay(n)) }
 
     /// Equal when named alike.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }

@@ -7,7 +7,7 @@
 /// empties it when progress resets the backoff.
 public struct BackoffMemory: Hashable, Sendable {
     /// The last delay planned from this memory (`nil` before the first).
-    public internal(set) var previous: Duration?
+    package internal(set) var previous: Duration?
     /// Polly's `prev`: the formula's value at the last draw (0 before the first).
     var formulaValue: Double = 0
 
@@ -15,5 +15,5 @@ public struct BackoffMemory: Hashable, Sendable {
     public init() {}
 
     /// A memory whose last delay was `previous` (for ``Jitter/decorrelated``; Polly's formula starts over).
-    public init(previous: Duration?) { self.previous = previous }
+    package init(previous: Duration?) { self.previous = previous }
 }

@@ -41,10 +41,10 @@ public enum Jitter: Hashable, Sendable {
 
     /// The jitters that take no number, by name (`--jitter`, JSON): `none`, `full`, `equal`,
     /// `decorrelated`, `pollyDecorrelated`.
-    public static let named: [Jitter] = [.none, .full, .equal, .decorrelated, .pollyDecorrelated]
+    package static let named: [Jitter] = [.none, .full, .equal, .decorrelated, .pollyDecorrelated]
 
     /// Its name: `full`, or `symmetric`, `additive`, `fullFrom` whatever their number.
-    public var rawValue: String {
+    package var rawValue: String {
         switch self {
         case .none: "none"
         case .full: "full"
@@ -58,7 +58,7 @@ public enum Jitter: Hashable, Sendable {
     }
 
     /// The jitter named `rawValue`, among ``named`` (the others need their number).
-    public init?(rawValue: String) {
+    package init?(rawValue: String) {
         guard let found = Self.named.first(where: { $0.rawValue == rawValue }) else { return nil }
         self = found
     }

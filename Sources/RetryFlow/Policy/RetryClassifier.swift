@@ -10,7 +10,7 @@ import Foundation
 /// Decides, for an error an attempt threw, whether to retry: the policy's "retry-if".
 ///
 /// Cancellation (`CancellationError`, `URLError(.cancelled)`) is never retried, whatever the
-/// closure says: ``decision(for:)`` answers `fail` for it without asking the closure.
+/// closure says: the classifier answers `fail` for it without asking the closure.
 ///
 /// ```swift
 /// let onlyTimeouts = RetryClassifier { error in
@@ -22,7 +22,7 @@ public struct RetryClassifier: Sendable {
     /// The user steps this classifier sends failures to (``RetryDecision/step(_:)``): what validation
     /// counts as its way into them. A step entered on a verdict that no classifier or rule sends
     /// failures to is refused, and so is a step named here that the policy does not have.
-    public let steps: [RetryStep.ID]
+    package let steps: [RetryStep.ID]
 
     /// Wraps a decision function that never names a step.
     public init(_ decide: @escaping @Sendable (any Error) -> RetryDecision) {
@@ -41,7 +41,7 @@ public struct RetryClassifier: Sendable {
     }
 
     /// The decision for `error`.
-    public func decision(for error: any Error) -> RetryDecision {
+    package func decision(for error: any Error) -> RetryDecision {
         if Self.isCancellation(error) { return .fail }
         let decision = decide(error)
         // An error has no value to answer with: a final answer for one is a failure.
@@ -55,7 +55,7 @@ public struct RetryClassifier: Sendable {
     public static let never = RetryClassifier { _ in .fail }
 
     /// Whether `error` means "the caller cancelled", which no classifier may retry.
-    public static func isCancellation(_ error: any Error) -> Bool {
+    package static func isCancellation(_ error: any Error) -> Bool {
         if error is CancellationError { return true }
         if let urlError = error as? URLError, urlError.code == .cancelled { return true }
         return false

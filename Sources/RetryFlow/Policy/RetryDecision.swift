@@ -17,7 +17,7 @@ public enum RetryDecision: Hashable, Sendable {
     case step(RetryStep.ID)
 
     /// Whether the decision allows another attempt (the `retryable` guard).
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         switch self {
         case .retry, .retryAfter: true
         case .fail, .finalAnswer, .step: false

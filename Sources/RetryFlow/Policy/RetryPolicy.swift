@@ -46,7 +46,8 @@ public struct RetryPolicy: Sendable {
     /// The actions of the table's user steps (``RetryStep``), by name. Not encoded.
     public var steps: [RetryStep] = []
 
-    /// Adds `step`: its action to ``steps`` and its rows to ``table`` (``TransitionTable/adding(_:)``).
+    /// Adds `step`: its action to ``steps`` and its rows to ``table`` (its entry before the other rows
+    /// of `retry`, its exits at the end).
     public mutating func add(_ step: RetryStep) {
         steps.append(step)
         table = table.adding(step)
@@ -152,7 +153,7 @@ public struct RetryPolicy: Sendable {
     /// `previous` is the last delay actually waited (for decorrelated jitter), `nil` before the first.
     /// ``Jitter/pollyDecorrelated`` also needs its formula's last value: use
     /// ``delay(beforeRetry:memory:using:)`` for it, with one memory for the run.
-    public func delay<R: RandomNumberGenerator>(beforeRetry n: Int, previous: Duration?, using random: inout R)
+    package func delay<R: RandomNumberGenerator>(beforeRetry n: Int, previous: Duration?, using random: inout R)
         -> Duration
     {
         var memory = BackoffMemory(previous: previous)

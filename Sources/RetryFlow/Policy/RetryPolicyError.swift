@@ -6,7 +6,7 @@ public struct RetryPolicyError: Error, Hashable, Sendable, CustomStringConvertib
     public let problem: String
 
     /// Makes an error for `field`.
-    public init(field: String, problem: String) {
+    package init(field: String, problem: String) {
         self.field = field
         self.problem = problem
     }

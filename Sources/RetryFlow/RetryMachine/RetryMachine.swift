@@ -29,13 +29,13 @@ public struct RetryMachine: Sendable {
     }
 
     /// The table this machine executes.
-    public var table: RetryTable { core.table }
+    package var table: RetryTable { core.table }
     /// The policy its guards and delays consult.
-    public var policy: RetryPolicy { core.rules.policy }
+    package var policy: RetryPolicy { core.rules.policy }
     /// The current state.
     public var state: RetryState { core.state }
     /// How many attempts have started.
-    public var attempt: Int { core.rules.attempt }
+    package var attempt: Int { core.rules.attempt }
     /// The last delay actually waited (decorrelated jitter grows from it).
     public var previousDelay: Duration? { core.rules.previousDelay }
     /// Whether the run is over.

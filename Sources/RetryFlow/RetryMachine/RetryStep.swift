@@ -52,7 +52,7 @@ public struct RetryStep: Sendable {
     /// by default). An action that returns another exit ends in `step failed`.
     public let exits: [Exit]
     /// The action: returns its exit and the values for the attempts after it, or throws to end the run.
-    public let action: @Sendable (Context) async throws -> Output
+    package let action: @Sendable (Context) async throws -> Output
 
     /// Makes a step named `name` (its state), entered on `entry`, at most `maxVisits` times a run,
     /// ending in one of `exits`.
@@ -72,14 +72,14 @@ public struct RetryStep: Sendable {
     public var id: ID { ID(name) }
 
     /// The step's state in the table.
-    public var state: RetryState { .step(id) }
+    package var state: RetryState { .step(id) }
 
     /// The rows that put the step in a retry table: first in `retry`, `[to NAME] → NAME / run step`
     /// (taken only while visits are left); from the step, for each exit, `EXIT [no attempts left] →
     /// failure` (the step ran after the last attempt: no attempt is left to use what it produced),
     /// else `EXIT → limiter / ask limiter` (the next try, paced and put to the breaker first); then `step
     /// failed → failure` with ``failureReason``, and `cancelled → cancelled`.
-    public var rows: (entry: RetryTable.Row, exits: [RetryTable.Row]) {
+    package var rows: (entry: RetryTable.Row, exits: [RetryTable.Row]) {
         let onward = exits.flatMap { exit in
             [
                 RetryTable.Row(
@@ -105,7 +105,7 @@ extension TransitionTable where Vocabulary == RetryVocabulary {
     /// without the `limiter` state (a user's table that dropped its rows), `step done` goes where
     /// the table sends a try: to `breaker / ask breaker`, or without that state too, straight to
     /// `request / start attempt`.
-    public func adding(_ step: RetryStep) -> RetryTable {
+    package func adding(_ step: RetryStep) -> RetryTable {
         var (entry, exits) = step.rows
         if !states.contains(.limiter) {
             let (next, effect): (RetryState, RetryEffect) =

@@ -11,7 +11,7 @@ extension RetryStep {
     /// ```
     public struct ID: Hashable, Sendable, Codable, CustomStringConvertible {
         /// The step's name: its state's label on charts and in traces.
-        public let name: String
+        package let name: String
 
         /// The identity of the step named `name`: the package's own (trace files, a credential step).
         package init(_ name: String) { self.name = name }

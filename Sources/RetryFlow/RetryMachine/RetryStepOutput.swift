@@ -11,7 +11,7 @@ extension RetryStep {
         /// The exit the step ends in: one of the step's ``RetryStep/exits``.
         public var exit: Exit
         /// What the step produced, merged into the run's values when it ends.
-        public var values: Values
+        package var values: Values
         /// Why the step took its exit, when the exit is a failure's (a credential store's refusal):
         /// kept as the visit's error (``StepRecord/error``) and described in the trace. The exit still
         /// routes the run; an action that throws ends in `step failed` instead.
@@ -28,7 +28,7 @@ extension RetryStep {
         public static var done: Output { Output() }
 
         /// The value under `key`.
-        public subscript<Value>(key: Key<Value>) -> Value? {
+        package subscript<Value>(key: Key<Value>) -> Value? {
             get { values[key] }
             set { values[key] = newValue }
         }

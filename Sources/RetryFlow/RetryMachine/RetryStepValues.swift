@@ -9,7 +9,7 @@ extension RetryStep {
     /// ```
     public struct Key<Value: Sendable>: Hashable, Sendable {
         /// The key's name (two keys are one only if their names and value types are).
-        public let name: String
+        package let name: String
         /// Whether every step keeps its own value under this key, so a later step's adds to an
         /// earlier one's instead of replacing it (a request change: each step's applies).
         package let perStep: Bool
@@ -50,10 +50,10 @@ extension RetryStep {
         private var entries: [(slot: Slot, value: any Sendable)] = []
 
         /// No values.
-        public init() {}
+        package init() {}
 
         /// Whether no step produced anything.
-        public var isEmpty: Bool { entries.isEmpty }
+        package var isEmpty: Bool { entries.isEmpty }
 
         /// The value under `key`, with its type; `nil` when no step produced one.
         public subscript<Value>(key: Key<Value>) -> Value? {

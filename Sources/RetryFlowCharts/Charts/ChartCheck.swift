@@ -48,11 +48,11 @@ public enum ChartCheck {
 /// table's rows the drawing lacks, as DOT to paste.
 public struct ChartCheckResult: Hashable, Sendable {
     /// Every disagreement, in the drawing's order, then the table's rows missing from it.
-    public var findings: [ChartFinding]
+    package var findings: [ChartFinding]
     /// What could not be interpreted as drawn.
-    public var warnings: [String]
+    package var warnings: [String]
     /// The rows the drawing lacks, as DOT edge statements naming the drawing's nodes.
-    public var missingRows: [String]
+    package var missingRows: [String]
 
     /// Whether the drawing agrees with the table (warnings allowed).
     public var agrees: Bool { findings.isEmpty }
@@ -69,14 +69,14 @@ public struct ChartCheckResult: Hashable, Sendable {
 }
 
 /// One disagreement: where in the drawing, and what.
-public struct ChartFinding: Hashable, Sendable, CustomStringConvertible {
+package struct ChartFinding: Hashable, Sendable, CustomStringConvertible {
     /// The drawing's line, when the finding is about something drawn.
-    public var line: Int?
+    package var line: Int?
     /// What disagrees, naming the drawing's node or edge and the table's row.
-    public var message: String
+    package var message: String
 
     /// `line 12: edge request -> wait "failed": …`.
-    public var description: String { (line.map { "line \($0): " } ?? "") + message }
+    package var description: String { (line.map { "line \($0): " } ?? "") + message }
 }
 
 /// The reading of one drawing against one table.

@@ -33,16 +33,20 @@ public enum DOTChart {
         render(ChartGraph(table, coverage: coverage, style: style), style: style)
     }
 
-    /// The chart of `policy`'s table (its user steps included) in `world`: only the rows some run takes
-    /// (``RetryExploration``). The default policy, with no budget, breaker or deadline, comes down to
-    /// the teaching loop: request, retry, wait, and the ends.
+    /// The chart of `policy`'s table (its user steps included): only the rows some run takes, as
+    /// `retryflow render --policy` draws them. The default policy, with no budget, breaker or
+    /// deadline, comes down to the teaching loop: request, retry, wait, and the ends.
     ///
     /// ```swift
     /// let dot = DOTChart.render(policy: .default, style: .flowchart)
     /// ```
-    public static func render(
-        policy: RetryPolicy, world: RetryWorld = RetryWorld(), style: ChartStyle = .state
-    ) -> String {
+    public static func render(policy: RetryPolicy, style: ChartStyle = .state) -> String {
+        render(policy: policy, world: RetryWorld(), style: style)
+    }
+
+    /// The chart of `policy`'s table in `world` (``RetryExploration``): the worlds the flags of
+    /// `retryflow render --policy` describe (`--budget`, `--breaker` …).
+    package static func render(policy: RetryPolicy, world: RetryWorld, style: ChartStyle = .state) -> String {
         render(policy.table, style: style, coverage: RetryExploration.explore(policy: policy, world: world))
     }
 

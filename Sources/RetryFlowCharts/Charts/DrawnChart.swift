@@ -5,18 +5,18 @@ import RetryFlow
 /// (RetryFlowGraphviz's `Graphviz.drawing(of:)` makes one from DOT with Graphviz's own parser).
 public struct DrawnChart: Hashable, Sendable {
     /// A node.
-    public struct Node: Hashable, Sendable {
+    package struct Node: Hashable, Sendable {
         /// Its name in the file.
-        public var id: String
+        package var id: String
         /// Its label (the name when it has none), line breaks as `\n`.
-        public var label: String
+        package var label: String
         /// Its `shape` attribute (`""` when unset).
-        public var shape: String
+        package var shape: String
         /// The line it is first written on, if known.
-        public var line: Int?
+        package var line: Int?
 
         /// A node.
-        public init(id: String, label: String, shape: String = "", line: Int? = nil) {
+        package init(id: String, label: String, shape: String = "", line: Int? = nil) {
             self.id = id
             self.label = label
             self.shape = shape
@@ -25,18 +25,18 @@ public struct DrawnChart: Hashable, Sendable {
     }
 
     /// An edge, in the order it was written.
-    public struct Edge: Hashable, Sendable {
+    package struct Edge: Hashable, Sendable {
         /// Its tail's name.
-        public var from: String
+        package var from: String
         /// Its head's name.
-        public var to: String
+        package var to: String
         /// Its label (`""` when it has none).
-        public var label: String
+        package var label: String
         /// The line it is written on, if known.
-        public var line: Int?
+        package var line: Int?
 
         /// An edge.
-        public init(from: String, to: String, label: String = "", line: Int? = nil) {
+        package init(from: String, to: String, label: String = "", line: Int? = nil) {
             self.from = from
             self.to = to
             self.label = label
@@ -45,17 +45,17 @@ public struct DrawnChart: Hashable, Sendable {
     }
 
     /// The graph's name.
-    public var name: String
+    package var name: String
     /// The nodes, in the order written.
-    public var nodes: [Node]
+    package var nodes: [Node]
     /// The edges, in the order written.
-    public var edges: [Edge]
+    package var edges: [Edge]
     /// What the reader could not interpret and read another way (HTML labels, clusters, an
     /// undirected graph): never dropped silently.
-    public var warnings: [String]
+    package var warnings: [String]
 
     /// A drawing.
-    public init(name: String, nodes: [Node], edges: [Edge], warnings: [String] = []) {
+    package init(name: String, nodes: [Node], edges: [Edge], warnings: [String] = []) {
         self.name = name
         self.nodes = nodes
         self.edges = edges

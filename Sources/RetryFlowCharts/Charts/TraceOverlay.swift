@@ -11,7 +11,7 @@ public struct TraceOverlay: Hashable, Sendable {
     package let visitedStates: Set<String>
     /// One line: attempts, waits, end state and time (a driver may say more, e.g. where a
     /// download resumed).
-    public var caption: String
+    package var caption: String
 
     /// Counts `trace`'s steps against `table`'s rows. Steps that match no row are not counted
     /// (`TransitionTrace.inconsistencies(with:)` names them).

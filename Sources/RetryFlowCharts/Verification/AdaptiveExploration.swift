@@ -12,7 +12,7 @@ extension FleetExploration {
     /// let result = FleetExploration.adaptive()
     /// print(result.text) // "… every invariant held …"
     /// ```
-    public static func adaptive(
+    package static func adaptive(
         _ table: AdaptiveTable = .adaptive, options: AdaptiveRateLimiterOptions = .default, inputs: Int = 4
     ) -> ExplorationResult<AdaptiveVocabulary> {
         TableExplorer(table: table, rules: AdaptiveRules(options: options), model: AdaptiveModel(inputLimit: inputs))

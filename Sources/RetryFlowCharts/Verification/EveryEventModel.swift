@@ -7,21 +7,21 @@ import RetryFlow
 /// ```swift
 /// let result = TableExplorer(table: door, rules: DoorRules(), model: EveryEventModel(inputLimit: 6)).explore()
 /// ```
-public struct EveryEventModel<Rules: MachineRules & Hashable>: ExplorationModel
+package struct EveryEventModel<Rules: MachineRules & Hashable>: ExplorationModel
 where Rules.Input == Rules.Vocabulary.Event {
     /// The most inputs one run may take.
-    public let inputLimit: Int
+    package let inputLimit: Int
     /// The bound in words.
-    public let boundDescription: String
+    package let boundDescription: String
 
     /// Every event, in every state, for up to `inputLimit` inputs; `bound` describes it (default "N inputs").
-    public init(inputLimit: Int, bound: String? = nil) {
+    package init(inputLimit: Int, bound: String? = nil) {
         self.inputLimit = inputLimit
         self.boundDescription = bound ?? "\(inputLimit) inputs, every event in every state"
     }
 
     /// Every event, at the time of the last.
-    public func choices(at position: ExplorationPosition<Rules>) -> [ExplorationChoice<Rules.Input>] {
+    package func choices(at position: ExplorationPosition<Rules>) -> [ExplorationChoice<Rules.Input>] {
         Rules.Vocabulary.Event.allCases.map { ExplorationChoice($0, at: position.at) }
     }
 }

@@ -7,55 +7,55 @@ public struct ExplorationResult<Vocabulary: TableVocabulary>: Sendable {
     public typealias Trace = TransitionTrace<Vocabulary>
 
     /// A broken invariant with the first (shortest) run that breaks it.
-    public struct Violation: Sendable {
+    package struct Violation: Sendable {
         /// The invariant's name.
-        public let invariant: String
+        package let invariant: String
         /// What happened, in words.
-        public let message: String
+        package let message: String
         /// The run, from the start to the step that broke it.
-        public let trace: Trace
+        package let trace: Trace
     }
 
     /// The table's name.
-    public let table: String
+    package let table: String
     /// The bound, in words.
-    public let bound: String
+    package let bound: String
     /// Each row's chart label, by index.
     let rows: [String]
     /// Each row as `from --label--> to`, by index.
-    public let rowDescriptions: [String]
+    package let rowDescriptions: [String]
     /// The table's structural problems (`TransitionTable.problems`).
-    public internal(set) var tableProblems: [String] = []
+    package internal(set) var tableProblems: [String] = []
     /// Whether the table could not be explored at all (a completion loop or an overlong step).
-    public internal(set) var refused = false
+    package internal(set) var refused = false
     /// Distinct positions reached (deduplicated by the model's key).
-    public internal(set) var statesExplored = 0
+    package internal(set) var statesExplored = 0
     /// Inputs delivered that the table took.
-    public internal(set) var transitionsExplored = 0
+    package internal(set) var transitionsExplored = 0
     /// The bytes the search held for what it keeps of every position reached (its key, how it was
     /// first reached, every transition's target) and for the widest level of whole positions it
     /// expanded: `storedBytes / statesExplored` is what a stored state costs.
-    public internal(set) var storedBytes = 0
+    package internal(set) var storedBytes = 0
     /// Of ``statesExplored`` and ``transitionsExplored``, those of an over-approximation explored
     /// first (the retry machine under a deadline, its positions told apart without the time); every
     /// reachable row, state rested in and broken invariant reported was then found again on a
     /// concrete run. Zero when the exploration was exact from the start.
-    public internal(set) var overApproximatedStates = 0
+    package internal(set) var overApproximatedStates = 0
     /// The transitions of the over-approximation (see ``overApproximatedStates``).
-    public internal(set) var overApproximatedTransitions = 0
+    package internal(set) var overApproximatedTransitions = 0
     /// States reached, by label.
-    public internal(set) var reachableStates: Set<String> = []
+    package internal(set) var reachableStates: Set<String> = []
     /// States some run stays in for a while (an input arrives later than the one that entered it);
     /// the others are passed through in no time.
-    public internal(set) var restedStates: Set<String> = []
+    package internal(set) var restedStates: Set<String> = []
     /// The invariants checked, by name.
-    public internal(set) var invariants: [String] = []
+    package internal(set) var invariants: [String] = []
     /// The first violation of each broken invariant.
-    public internal(set) var violations: [Violation] = []
+    package internal(set) var violations: [Violation] = []
     /// How many times any invariant broke (a violation may be found on many paths).
-    public internal(set) var violationCount = 0
+    package internal(set) var violationCount = 0
     /// The shortest run taking each reachable row, by row index.
-    public internal(set) var witnesses: [Int: Trace] = [:]
+    package internal(set) var witnesses: [Int: Trace] = [:]
 
     init(table: String, bound: String, rows: [String], rowDescriptions: [String]) {
         self.table = table
@@ -66,7 +66,7 @@ public struct ExplorationResult<Vocabulary: TableVocabulary>: Sendable {
 
     /// This result and `other`'s (another exploration of the same table, from other facts) as one:
     /// counts added, coverage and violations joined, the shorter witness of each row kept.
-    public func merged(with other: Self) -> Self {
+    package func merged(with other: Self) -> Self {
         var out = self
         out.statesExplored += other.statesExplored
         out.transitionsExplored += other.transitionsExplored
@@ -89,7 +89,7 @@ public struct ExplorationResult<Vocabulary: TableVocabulary>: Sendable {
     }
 
     /// This result with `bound` as its bound's words.
-    public func describing(_ bound: String) -> Self {
+    package func describing(_ bound: String) -> Self {
         var out = Self(table: table, bound: bound, rows: rows, rowDescriptions: rowDescriptions)
         out.tableProblems = tableProblems
         out.refused = refused
@@ -108,7 +108,7 @@ public struct ExplorationResult<Vocabulary: TableVocabulary>: Sendable {
     }
 
     /// The rows some run under the model takes, by index.
-    public var reachableRows: Set<Int> { Set(witnesses.keys) }
+    package var reachableRows: Set<Int> { Set(witnesses.keys) }
 
     /// Whether every invariant held and the table could be explored.
     public var holds: Bool { !refused && violations.isEmpty }

@@ -2,11 +2,11 @@ import RetryFlow
 
 /// The fleet's machines explored: a retry budget and a circuit breaker, each fed every input its
 /// runs can send, for a number of inputs (both are perpetual: no run of theirs ends).
-public enum FleetExploration {
+package enum FleetExploration {
     /// Explores the budget table in `mode` for up to `inputs` inputs: "a budget never goes negative".
     /// Small budgets (the default: 10 tokens, 5 a retry, 10 a timeout retry) reach exhaustion within
     /// a few inputs, so every row is within the bound.
-    public static func budget(
+    package static func budget(
         _ table: BudgetTable = .budget,
         mode: RetryBudgetMode = .awsStandard(capacity: 10, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1),
         inputs: Int = 8
@@ -17,7 +17,7 @@ public enum FleetExploration {
 
     /// Explores the breaker table with `options` for up to `inputs` inputs: "the breaker admits at
     /// most one half-open probe".
-    public static func breaker(
+    package static func breaker(
         _ table: BreakerTable = .breaker,
         options: CircuitBreakerOptions = CircuitBreakerOptions(
             trip: .consecutiveFailures(2), breakDuration: .seconds(5)),

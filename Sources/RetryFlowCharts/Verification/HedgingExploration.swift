@@ -2,10 +2,10 @@ import RetryFlow
 
 /// The hedging machine explored: every answer an attempt in flight can give, every timer, every
 /// budget answer, the deadline and cancellation, in every order, for up to `maxAttempts` attempts.
-public enum HedgingExploration {
+package enum HedgingExploration {
     /// Explores `table` with up to `maxAttempts` attempts: "never more attempts than maxAttempts",
     /// "an answer comes only from an attempt in flight" and "a run that ends cancels the rest".
-    public static func explore(
+    package static func explore(
         _ table: HedgingTable = .hedging, maxAttempts: Int = 3
     ) -> ExplorationResult<HedgingVocabulary> {
         let policy = HedgingPolicy(delay: .milliseconds(100), maxAttempts: maxAttempts)

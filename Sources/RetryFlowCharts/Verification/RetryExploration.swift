@@ -3,29 +3,29 @@ import RetryFlow
 /// What can happen around a retry run, beyond its policy: whether a shared budget, a circuit
 /// breaker or an adaptive rate limiter can refuse or pace, whether servers send Retry-After, whether the classifier can refuse an error,
 /// and whether the caller can cancel. ``RetryExploration`` explores every combination it allows.
-public struct RetryWorld: Hashable, Sendable {
+package struct RetryWorld: Hashable, Sendable {
     /// A shared retry budget can refuse a retry (without one, every retry is granted at once).
-    public var budget: Bool
+    package var budget: Bool
     /// A circuit breaker can refuse an attempt (`circuit open`).
-    public var breaker: Bool
+    package var breaker: Bool
     /// What a run refused by the breaker does: wait out the break, or fail.
-    public var waitsOutBreak: Bool
+    package var waitsOutBreak: Bool
     /// An adaptive rate limiter can pace a try (`rate limited`: its token is due later).
-    public var limiter: Bool
+    package var limiter: Bool
     /// What a run the limiter paces does: wait for its token, or fail.
-    public var waitsForToken: Bool
+    package var waitsForToken: Bool
     /// Servers can ask for a wait with Retry-After (the HTTP rules honour it), within the cap and beyond.
-    public var retryAfter: Bool
+    package var retryAfter: Bool
     /// An answer can be final (the HTTP rules' verdict on a 503 to a request that is not safe to repeat).
-    public var finalAnswers: Bool
+    package var finalAnswers: Bool
     /// The classifier can call an error not worth retrying.
-    public var refusals: Bool
+    package var refusals: Bool
     /// The caller can cancel in any state it can wait in.
-    public var cancellation: Bool
+    package var cancellation: Bool
 
     /// A world; by default no budget, no breaker, no limiter, no Retry-After, no final answers, and
     /// refusals and cancellation possible.
-    public init(
+    package init(
         budget: Bool = false, breaker: Bool = false, waitsOutBreak: Bool = true, limiter: Bool = false,
         waitsForToken: Bool = true, retryAfter: Bool = false, finalAnswers: Bool = false, refusals: Bool = true,
         cancellation: Bool = true
@@ -64,10 +64,10 @@ public struct RetryWorld: Hashable, Sendable {
 /// let result = RetryExploration.explore(policy: .default)
 /// print(result.text)             // bound, states explored, invariants, coverage
 /// ```
-public enum RetryExploration {
+package enum RetryExploration {
     /// Explores `table` (the policy's own, `RetryPolicy.table`, with its user steps, by default)
     /// under `policy` in `world`.
-    public static func explore(
+    package static func explore(
         _ table: RetryTable? = nil, policy: RetryPolicy, world: RetryWorld = RetryWorld()
     ) -> ExplorationResult<RetryVocabulary> {
         if ExplorationEngine.reference { return exploreReference(table, policy: policy, world: world) }
@@ -106,7 +106,7 @@ public enum RetryExploration {
     }
 
     /// The rows of `table` some run under `policy` in `world` takes.
-    public static func reachableRows(
+    package static func reachableRows(
         _ table: RetryTable? = nil, policy: RetryPolicy, world: RetryWorld = RetryWorld()
     ) -> Set<Int> {
         explore(table, policy: policy, world: world).reachableRows

@@ -19,14 +19,14 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
     /// The rules of the machine explored.
     public typealias Rules = Model.Rules
     /// The machine explored.
-    public typealias Machine = TableMachine<Rules>
+    package typealias Machine = TableMachine<Rules>
 
     /// The table explored.
-    public let table: Rules.Table
+    package let table: Rules.Table
     /// The facts the machine starts with.
-    public let rules: Rules
+    package let rules: Rules
     /// What the world can deliver, and what must hold.
-    public let model: Model
+    package let model: Model
 
     /// An explorer of `table` run by `rules`, fed by `model`.
     public init(table: Rules.Table, rules: Rules, model: Model) {
@@ -494,9 +494,9 @@ public final class ExplorationPosition<Rules: MachineRules>: Sendable {
     /// When its last input happened (zero at the start).
     public let at: Duration
     /// What the last input did (`nil` at the start).
-    public let last: TableMachine<Rules>.Step?
+    package let last: TableMachine<Rules>.Step?
     /// The last input (`nil` at the start).
-    public let lastInput: Rules.Input?
+    package let lastInput: Rules.Input?
 
     init(machine: TableMachine<Rules>, at: Duration, last: TableMachine<Rules>.Step?, lastInput: Rules.Input? = nil) {
         self.machine = machine
@@ -509,12 +509,12 @@ public final class ExplorationPosition<Rules: MachineRules>: Sendable {
 /// One input the world can deliver: what, when, and whether the table must have a row for it.
 public struct ExplorationChoice<Input: MachineInput>: Sendable {
     /// The input.
-    public var input: Input
+    package var input: Input
     /// When it happens (since the run started).
-    public var at: Duration
+    package var at: Duration
     /// Whether a missing row for it is a violation (a driver always delivers it here), rather than
     /// an input this state simply never receives.
-    public var required: Bool
+    package var required: Bool
     /// Whether the time stands for any later one (an over-approximating world's input at the
     /// deadline, ``DeadlineOverApproximation``): no concrete run need rest where it arrives.
     var standsForLater = false
@@ -530,9 +530,9 @@ public struct ExplorationChoice<Input: MachineInput>: Sendable {
 /// A broken invariant, in words: which, and what happened.
 public struct InvariantViolation: Hashable, Sendable {
     /// The invariant's name, as listed in ``ExplorationModel/invariants``.
-    public var invariant: String
+    package var invariant: String
     /// What happened.
-    public var text: String
+    package var text: String
 
     /// A violation.
     public init(_ invariant: String, _ text: String) {
@@ -596,11 +596,11 @@ extension ExplorationModel where Rules: Hashable {
 /// The key of a position whose rules are `Hashable`: its state, its facts and its time.
 public struct PositionKey<Rules: MachineRules & Hashable>: Hashable {
     /// The state.
-    public let state: Rules.Vocabulary.State
+    package let state: Rules.Vocabulary.State
     /// The facts.
-    public let rules: Rules
+    package let rules: Rules
     /// The time.
-    public let at: Duration
+    package let at: Duration
 }
 
 extension TableProblem {

@@ -7,7 +7,7 @@ import RetryFlowCharts
 /// attempts and waits, and the outcome. Inline SVG, CSS and a little JavaScript; nothing is
 /// fetched. Without JavaScript the page still shows the run drawn over the chart and every step.
 ///
-/// Generic over any ``TransitionTable`` and its trace, so every machine gets the same page. The
+/// Generic over any `TransitionTable` and its trace, so every machine gets the same page. The
 /// timeline reads only the steps: an attempt runs from the first step numbered with it to the next
 /// step; a wait is the last step of an attempt that carries a delay, and its reason is that step's
 /// `detail` when the driver gives one (a budget, a breaker), else "Retry-After" when the attempt's
@@ -22,9 +22,9 @@ public struct RunReport: Sendable {
     /// A line of the outcome summary (`stop reason: succeeded`).
     public struct Fact: Hashable, Sendable {
         /// What it is.
-        public let name: String
+        package let name: String
         /// Its value, as text.
-        public let value: String
+        package let value: String
 
         /// Makes a fact.
         public init(_ name: String, _ value: String) {
@@ -65,7 +65,7 @@ public struct RunReport: Sendable {
     }
 
     /// The page's title (a redacted URL, a scenario's name).
-    public let title: String
+    package let title: String
     let tableName: String
     let columns: [[String]]
     let steps: [Step]

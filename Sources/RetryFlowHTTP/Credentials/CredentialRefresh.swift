@@ -9,10 +9,10 @@ import RetryFlow
 /// written, `check credential`, sharing one ``CredentialStore`` with every run that uses it.
 ///
 /// The step runs before the first send and after each refresh response (401 by default). It asks
-/// the store, which hands the current credential (exit ``current``: the first send, or a stale
+/// the store, which hands the current credential (exit `current`: the first send, or a stale
 /// request's resend), or joins the refresh under way or starts the one refresh (single flight) and
-/// waits for it (exit ``refreshed``), or refuses one refresh too many for the window (exit
-/// ``excessiveRefresh``: the run ends `excessive refresh`). A refresh that threw ends the step in
+/// waits for it (exit `refreshed`), or refuses one refresh too many for the window (exit
+/// `excessive refresh`: the run ends `excessive refresh`). A refresh that threw ends the step in
 /// `step failed`: the run ends `refresh failed`, with its error. On `current` and `refreshed` the
 /// credential goes on every later request (the step's `RequestChange`).
 ///
@@ -33,22 +33,22 @@ import RetryFlow
 /// ```
 public struct CredentialRefresh<Credential: Sendable>: Sendable {
     /// The step's identity (its state's name, `check credential`): what the status rules name.
-    public static var stepID: RetryStep.ID { RetryStep.ID("check credential") }
+    package static var stepID: RetryStep.ID { RetryStep.ID("check credential") }
     /// The exit when the store handed the current credential (no refresh was needed).
-    public static var current: RetryStep.Exit { RetryStep.Exit("current") }
+    package static var current: RetryStep.Exit { RetryStep.Exit("current") }
     /// The exit when the step waited for a refresh and has the new credential.
-    public static var refreshed: RetryStep.Exit { RetryStep.Exit("refreshed") }
+    package static var refreshed: RetryStep.Exit { RetryStep.Exit("refreshed") }
     /// The exit when a refresh was needed and the window was full: the run ends `excessive refresh`.
-    public static var excessiveRefresh: RetryStep.Exit { RetryStep.Exit(excessiveRefreshReason) }
+    package static var excessiveRefresh: RetryStep.Exit { RetryStep.Exit(excessiveRefreshReason) }
     /// The reason a run ends when the refresh window is full.
-    public static var excessiveRefreshReason: String { "excessive refresh" }
+    package static var excessiveRefreshReason: String { "excessive refresh" }
     /// The reason a run ends when the refresh threw.
-    public static var refreshFailedReason: String { "refresh failed" }
+    package static var refreshFailedReason: String { "refresh failed" }
 
     /// The store every run using this refresh shares.
-    public let store: CredentialStore<Credential>
+    package let store: CredentialStore<Credential>
     /// Puts the credential on a request.
-    public let apply: @Sendable (Credential, inout URLRequest) -> Void
+    package let apply: @Sendable (Credential, inout URLRequest) -> Void
     /// The response statuses that mean "refresh" (401 by default; 403, 419, 440, or 407 for a proxy).
     public var statuses: Set<Int>
     /// How many refresh responses a run may answer with a refresh (or a stale resend).
@@ -69,7 +69,7 @@ public struct CredentialRefresh<Credential: Sendable>: Sendable {
     static var versionKey: RetryStep.Key<Int> { RetryStep.Key("credential version") }
 
     /// The step, with its action: one step, three exits, no value passed between steps.
-    public var step: RetryStep {
+    package var step: RetryStep {
         let store = self.store
         let apply = self.apply
         // The first send visits the step too, so its bound is one more than the refreshes.
@@ -103,8 +103,8 @@ public struct CredentialRefresh<Credential: Sendable>: Sendable {
         }
     }
 
-    /// Adds the step to the options' policy and sends `statuses` to it in its rules: the rows of
-    /// ``table(adding:)`` become `options.policy.table`.
+    /// Adds the step to the options' policy and sends `statuses` to it in its rules: the policy's
+    /// table gains the credential rows (docs/credentials.md draws them). The one way to use a refresh.
     public func install(in options: inout HTTPRetryOptions) {
         options.policy.table = Self.table(adding: options.policy.table)
         options.policy.steps.append(step)
@@ -117,7 +117,7 @@ public struct CredentialRefresh<Credential: Sendable>: Sendable {
     /// `refreshed` go where `idle` started before (`breaker / ask breaker` in the shipped table: the
     /// first send and every resend are put to the breaker), with the attempt count over;
     /// `excessive refresh` and `step failed` (`refresh failed`) end the run; `cancelled` ends it cancelled.
-    public static func table(adding table: RetryTable) -> RetryTable {
+    package static func table(adding table: RetryTable) -> RetryTable {
         let check = RetryState.step(stepID)
         var rows = table.rows
         // The start row the credential rows take over: its target and effects become the resend's.

@@ -36,7 +36,7 @@ public actor CredentialStore<Credential: Sendable> {
     private var waiterWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// How many refreshes have started.
-    public private(set) var refreshes = 0
+    package private(set) var refreshes = 0
     /// Every transition of the store's machine, when made with `tracing` (times on its clock, from
     /// its creation): states and version numbers, never the credential.
     public private(set) var trace: TransitionTrace<CredentialVocabulary>?
@@ -74,9 +74,9 @@ public actor CredentialStore<Credential: Sendable> {
     }
 
     /// The current credential's version, from 1.
-    public var version: Int { machine.rules.version }
+    package var version: Int { machine.rules.version }
     /// Where the store's machine stands.
-    public var state: CredentialState { machine.state }
+    package var state: CredentialState { machine.state }
 
     /// Replaces the credential from outside (a new login): a version up, and a failed store works again.
     public func replace(with credential: Credential) {

@@ -36,7 +36,7 @@ public struct DownloadError: Error, CustomStringConvertible {
     public let outcome: DownloadOutcome
 
     /// The error for `outcome`.
-    public init(outcome: DownloadOutcome) { self.outcome = outcome }
+    package init(outcome: DownloadOutcome) { self.outcome = outcome }
 
     /// One line for the run, then one per attempt.
     public var description: String {

@@ -20,7 +20,7 @@ public enum DownloadProblem: Error, Hashable, Sendable, CustomStringConvertible 
     case file(String, Int32)
 
     /// Whether another attempt may help.
-    public var isRetryable: Bool {
+    package var isRetryable: Bool {
         switch self {
         case .rejected, .incomplete, .stalled: true
         case .checksumMismatch, .tooLarge, .file: false

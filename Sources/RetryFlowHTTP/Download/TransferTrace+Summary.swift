@@ -3,7 +3,7 @@ import RetryFlow
 extension TransitionTrace where Vocabulary == TransferVocabulary {
     /// Where each attempt started, in words, for a chart's caption: `resumed at 37.5 MB,
     /// restarted at 0, resumed at 40 MB`; `nil` when no attempt resumed or restarted.
-    public var resumeSummary: String? {
+    package var resumeSummary: String? {
         var parts: [String] = []
         for step in steps where step.event == .attempt && step.attempt > 1 {
             let start = step.detail.flatMap(Self.requestedStart) ?? 0

@@ -25,7 +25,7 @@ public struct AttemptHeader: Hashable, Sendable, Codable {
     public static let grpcPreviousAttempts = AttemptHeader(name: "grpc-previous-rpc-attempts", countsPrevious: true)
 
     /// The value to send on attempt `number` (from 1), or `nil` to send none.
-    public func value(forAttempt number: Int) -> String? {
+    package func value(forAttempt number: Int) -> String? {
         guard countsPrevious else { return String(number) }
         return number > 1 ? String(number - 1) : nil
     }

@@ -30,7 +30,7 @@ public enum ConnectionClose: String, Hashable, Sendable, Codable, CaseIterable {
 extension HTTPRetryRules {
     /// `request` as it goes on the wire under these rules: with `Connection: close` when
     /// ``connectionClose`` asks for it (a header the caller set is left alone).
-    public func prepared(_ request: URLRequest) -> URLRequest {
+    package func prepared(_ request: URLRequest) -> URLRequest {
         let close: Bool
         switch connectionClose {
         case .never: close = false

@@ -7,7 +7,7 @@ import RetryFlow
 
 extension HTTPRetryRules {
     /// Whether `request` may be sent again: an idempotent method, an idempotency key, or the opt-in.
-    public func isSafeToRepeat(_ request: URLRequest) -> Bool {
+    package func isSafeToRepeat(_ request: URLRequest) -> Bool {
         let method = (request.httpMethod ?? "GET").uppercased()
         return retryNonIdempotent || idempotentMethods.contains(method)
             || request.value(forHTTPHeaderField: idempotencyKeyHeader) != nil
@@ -15,7 +15,7 @@ extension HTTPRetryRules {
 
     /// The decision for an error an attempt of `request` threw. Timeouts of the engine count as
     /// `URLError.timedOut`; other errors than `URLError` are not retried.
-    public func decision(for error: any Error, request: URLRequest) -> RetryDecision {
+    package func decision(for error: any Error, request: URLRequest) -> RetryDecision {
         let code: Int
         if let urlError = error as? URLError {
             code = urlError.code.rawValue
@@ -31,7 +31,7 @@ extension HTTPRetryRules {
     /// The verdict on `answer` (response and body) to `request` at `now`: a body over
     /// ``maxBodyBytes`` fails the run; a throttle (``throttling``) is retried and marked
     /// `RetryVerdict.throttled`; anything else is judged by its response, as below.
-    public func verdict(for answer: HTTPResponse, request: URLRequest, now: Date) -> RetryVerdict? {
+    package func verdict(for answer: HTTPResponse, request: URLRequest, now: Date) -> RetryVerdict? {
         if let maxBodyBytes, answer.data.count > maxBodyBytes {
             return RetryVerdict(.fail, "the body has \(answer.data.count) bytes, more than the \(maxBodyBytes) allowed")
         }
@@ -53,7 +53,7 @@ extension HTTPRetryRules {
     /// why it is the caller's final answer (a status neither retried nor failed, such as a 404, or a
     /// retryable one not safe to repeat: a POST's 503), or why it fails the run (one of the
     /// ``failingStatuses``).
-    public func verdict(for response: HTTPURLResponse, request: URLRequest, now: Date) -> RetryVerdict? {
+    package func verdict(for response: HTTPURLResponse, request: URLRequest, now: Date) -> RetryVerdict? {
         let status = response.statusCode
         // Words only for a verdict: an accepted answer (every success) builds no string.
         var what: String { "HTTP \(status) \(HTTPURLResponse.localizedString(forStatusCode: status))" }

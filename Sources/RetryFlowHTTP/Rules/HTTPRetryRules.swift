@@ -37,8 +37,8 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     /// Whether Retry-After is honoured at all (`retryflow fetch --no-retry-after` turns it off).
     public var honorRetryAfter: Bool
     /// Whether the rate-limit headers are honoured on the ``retryAfterStatuses`` too: the
-    /// ``rateLimitResetHeaders`` and the IETF `RateLimit`/`RateLimit-Policy` fields (see
-    /// ``RateLimitHeaders``). With Retry-After, the longest wait asked for wins, so no retry is early.
+    /// ``rateLimitResetHeaders`` and the IETF `RateLimit`/`RateLimit-Policy` fields (docs/http.md).
+    /// With Retry-After, the longest wait asked for wins, so no retry is early.
     public var honorRateLimit: Bool
     /// Headers giving the reset as delay-seconds or a Unix timestamp: `RateLimit-Reset`, `X-RateLimit-Reset`.
     public var rateLimitResetHeaders: [String]

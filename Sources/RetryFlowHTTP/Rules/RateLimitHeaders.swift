@@ -17,12 +17,12 @@ import Foundation
 /// RateLimitHeaders.parseReset("1796000000", now: .now)      // a Unix timestamp: the time until then
 /// RateLimitHeaders.parseField("\"default\";r=0;t=12", policy: nil)  // .seconds(12)
 /// ```
-public enum RateLimitHeaders {
+package enum RateLimitHeaders {
     /// Values at or above this many seconds (ten years) are Unix timestamps, not delays.
-    public static let timestampThreshold: Int64 = 315_360_000
+    package static let timestampThreshold: Int64 = 315_360_000
 
     /// What a reset header asks for.
-    public enum Reset: Hashable, Sendable {
+    package enum Reset: Hashable, Sendable {
         /// Wait this long; `timestamp` says whether the value was read as a Unix time.
         case delay(Duration, timestamp: Bool)
         /// Not a number of seconds or a timestamp; ignored.
@@ -30,7 +30,7 @@ public enum RateLimitHeaders {
     }
 
     /// The wait a `RateLimit-Reset`-style value asks for at `now`.
-    public static func parseReset(_ value: String, now: Date) -> Reset {
+    package static func parseReset(_ value: String, now: Date) -> Reset {
         let text = value.trimmingCharacters(in: .whitespaces)
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), !parts[0].isEmpty,
@@ -49,7 +49,7 @@ public enum RateLimitHeaders {
     /// The wait an IETF `RateLimit` field asks for, or `nil` when it asks for none (quota left,
     /// or nothing understood). With several quotas, the longest spent one decides. `policy` is
     /// the `RateLimit-Policy` field, read for its window `w` when a spent quota gives no reset.
-    public static func parseField(_ field: String, policy: String?) -> Duration? {
+    package static func parseField(_ field: String, policy: String?) -> Duration? {
         let windows = Dictionary(
             (policy.map(items) ?? []).compactMap { item in item.params["w"].map { (item.name, $0) } },
             uniquingKeysWith: { first, _ in first })

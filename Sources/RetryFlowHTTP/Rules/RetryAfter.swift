@@ -10,9 +10,9 @@ import Foundation
 /// RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", now: .now) // .delay(.zero): a past date
 /// RetryAfter.parse("soon", now: .now)                          // .malformed
 /// ```
-public enum RetryAfter {
+package enum RetryAfter {
     /// What a Retry-After value asks for.
-    public enum Parsed: Hashable, Sendable {
+    package enum Parsed: Hashable, Sendable {
         /// Wait this long (zero for a date in the past).
         case delay(Duration)
         /// Not a Retry-After value; the policy's backoff applies instead.
@@ -22,7 +22,7 @@ public enum RetryAfter {
     /// The delay `value` asks for, measured from `now`. Never more than about 31,700 years
     /// (`Duration.inputLimit`): a larger ask, in digits or as a far-future date, is saturated to
     /// it, still a clear "wait forever" that the policy's `maxRetryAfter` refuses.
-    public static func parse(_ value: String, now: Date) -> Parsed {
+    package static func parse(_ value: String, now: Date) -> Parsed {
         let text = value.trimmingCharacters(in: .whitespaces)
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
             // Leading zeros carry no size: 0000000000005 is 5 s.
@@ -44,7 +44,7 @@ public enum RetryAfter {
     private static let longDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
     /// An HTTP-date in any of the three forms, or `nil`. `now` resolves RFC 850's two-digit years.
-    public static func httpDate(_ text: String, now: Date = Date()) -> Date? {
+    package static func httpDate(_ text: String, now: Date = Date()) -> Date? {
         let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
         if words.count == 6, words[0].hasSuffix(","), shortDays.contains(String(words[0].dropLast())),
@@ -75,7 +75,7 @@ public enum RetryAfter {
     }
 
     /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form servers should send.
-    public static func imfFixdate(_ date: Date) -> String {
+    package static func imfFixdate(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "GMT")!
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: date)

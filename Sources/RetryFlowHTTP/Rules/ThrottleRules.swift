@@ -58,7 +58,7 @@ public struct ThrottleRules: Hashable, Sendable, Codable {
 
     /// Why `answer` is a throttle, in words (`HTTP 429`, `error code SlowDown`), or `nil` when it is not.
     /// A success (2xx) never is.
-    public func throttle(in answer: HTTPResponse) -> String? {
+    package func throttle(in answer: HTTPResponse) -> String? {
         let status = answer.statusCode
         if (200..<300).contains(status) { return nil }
         if statuses.contains(status) { return "a throttle (HTTP \(status))" }

@@ -10,7 +10,7 @@ import RetryFlow
 /// ```
 public enum HTTPTraceJSON {
     /// The key OpenTelemetry's HTTP semantic conventions use for the resend count.
-    public static let resendCountKey = "http.request.resend_count"
+    package static let resendCountKey = "http.request.resend_count"
 
     /// `trace` as pretty, key-sorted JSON. A hedged run's `races` (its outcome's `hedging`) add a
     /// `hedging` array, one race an attempt: each copy's number, start and end (seconds from the

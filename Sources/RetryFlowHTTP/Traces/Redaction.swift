@@ -8,14 +8,14 @@ import RetryFlow
 /// Keeps secrets out of traces, attempt records and error messages: URL user-info is removed,
 /// and the values of query items that look like credentials are masked. Request headers
 /// (`Authorization`, `Proxy-Authorization`, `Cookie`) are never written anywhere in the first place.
-public enum Redaction {
+package enum Redaction {
     /// Query item names whose values are masked (compared case-insensitively, as substrings).
-    public static let sensitiveQueryNames = [
+    package static let sensitiveQueryNames = [
         "token", "key", "secret", "password", "passwd", "auth", "signature", "sig", "session",
     ]
 
     /// `url` without user-info and with credential-like query values replaced by `***`.
-    public static func redact(_ url: URL) -> String {
+    package static func redact(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             return "<unparsable URL>"
         }
@@ -31,7 +31,7 @@ public enum Redaction {
 
     /// An error in words, safe to store: `URLError -1004 cannotConnectToHost: Could not connect to
     /// the server. (http://127.0.0.1:1/)`, with the URL redacted.
-    public static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         guard let urlError = error as? URLError else { return String(describing: error) }
         var text = "URLError \(urlError.code.rawValue) \(name(of: urlError.code))"
         if let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String, !message.isEmpty, message != "(null)"
@@ -53,7 +53,7 @@ public enum Redaction {
     }
 
     /// The Swift name of a `URLError.Code`, for messages people can search for.
-    public static func name(of code: URLError.Code) -> String {
+    package static func name(of code: URLError.Code) -> String {
         switch code {
         case .unknown: "unknown"
         case .cancelled: "cancelled"

@@ -15,7 +15,7 @@ import RetryFlow
 /// Why not a Dispatch queue: this toolchain's libdispatch (Linux) has no cooperative queue, so
 /// Swift's global executor *is* the default-QoS root queue, and a concurrent Dispatch queue runs its
 /// items on those same two threads; a blocked call there delayed an unrelated task by 2.9 s
-/// (docs/benchmarks.md, "success-overhead, fourth look", part 5). A serial queue per call or per
+/// (success-overhead, fourth look, part 5: docs/benchmarks.md at 143d768). A serial queue per call or per
 /// turn took every call to a thread of its own and starved URLSession's one work queue under load.
 package final class CallThreads: @unchecked Sendable {
     /// Two threads: the throttle the concurrent queue gave on two cores (about two blocked calls at

@@ -35,7 +35,7 @@ public struct RequestChange: Sendable {
 extension RetryStep.Output {
     /// The change this step makes to every later request, if any: an output of its own kind, not a
     /// value under a key of yours.
-    public var change: RequestChange? {
+    package var change: RequestChange? {
         get { self[RequestChange.key] }
         set { self[RequestChange.key] = newValue }
     }

@@ -111,7 +111,7 @@ public final class FlakyServer: @unchecked Sendable {
 
     /// How many connections are open now. It waits for the server's queue: from async code, read
     /// it inside ``runOnOwnThread(_:)``, not on one of Swift's threads.
-    public var openConnections: Int { queue.sync { connections.count } }
+    package var openConnections: Int { queue.sync { connections.count } }
 
     /// Closes the listening socket and every connection; once it returns, new connections are
     /// refused. Safe to call more than once, from any thread, and it never blocks: async tests call

@@ -8,7 +8,7 @@ extension FlakyServer {
     /// ```
     public struct Step: Hashable, Sendable, CustomStringConvertible {
         /// What the server does.
-        public enum Action: Hashable, Sendable {
+        package enum Action: Hashable, Sendable {
             /// Answer with a complete response.
             case respond(status: Int, headers: [Header], body: [UInt8])
             /// Reset the connection (RST: `SO_LINGER` 0, then close) without answering.
@@ -22,12 +22,12 @@ extension FlakyServer {
         }
 
         /// What the server does.
-        public var action: Action
+        package var action: Action
         /// How long the server waits (real time) before doing it.
-        public var delay: Duration
+        package var delay: Duration
 
         /// A step doing `action` after `delay`.
-        public init(_ action: Action, delay: Duration = .zero) {
+        package init(_ action: Action, delay: Duration = .zero) {
             self.action = action
             self.delay = delay
         }
@@ -99,14 +99,14 @@ extension FlakyServer {
     }
 
     /// A response header.
-    public struct Header: Hashable, Sendable {
+    package struct Header: Hashable, Sendable {
         /// The field name, e.g. `Retry-After`.
-        public var name: String
+        package var name: String
         /// The field value.
-        public var value: String
+        package var value: String
 
         /// A header.
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }

@@ -10,21 +10,21 @@ extension FlakyServer {
         /// The query, without `?`, if any.
         public let query: String?
         /// Header fields in arrival order.
-        public let headers: [Header]
+        package let headers: [Header]
         /// The body.
         public let body: Data
         /// When it arrived, since the server started.
         public let arrival: Duration
         /// When it arrived, by the wall clock (to compare with HTTP dates such as Retry-After).
-        public let arrivalDate: Date
+        package let arrivalDate: Date
         /// Which connection it came on (1, 2, …): a new number means a new connection.
         public let connection: Int
         /// Which scripted step answered it (0-based), or `nil` for an unscripted path.
-        public let step: Int?
+        package let step: Int?
         /// When the server sent its answer (or reset, or closed), since it started; `nil` while it
         /// is still pending, or for a hang. Set before the bytes leave, so it is never after the
         /// client could have seen them.
-        public internal(set) var answered: Duration?
+        package internal(set) var answered: Duration?
 
         /// The first value of header `name` (case-insensitive).
         public func header(_ name: String) -> String? {

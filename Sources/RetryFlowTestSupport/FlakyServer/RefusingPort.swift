@@ -22,13 +22,13 @@ import RetryFlow
 /// defer { refusing.stop() }
 /// let outcome = try await session.data(for: URLRequest(url: refusing.url("/x")), retry: .default)
 /// ```
-public final class RefusingPort: Sendable {
+package final class RefusingPort: Sendable {
     /// The port that refuses connections.
-    public let port: Int
+    package let port: Int
     private let socket: Locked<Int32?>
 
     /// Reserves an ephemeral port on 127.0.0.1 that refuses every connection.
-    public init() throws(FlakyServerError) {
+    package init() throws(FlakyServerError) {
         // No SO_REUSEADDR: a socket that asks for it may not share the port with this one.
         let bound: (Int32, Int)
         do { bound = try LoopbackSocket.bound() } catch { throw FlakyServerError(error.description) }
@@ -38,10 +38,10 @@ public final class RefusingPort: Sendable {
     }
 
     /// The URL of `path` on this port.
-    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    package func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// Gives the port back, like ``FlakyServer/stop()``. Safe to call more than once; runs on release too.
-    public func stop() {
+    package func stop() {
         let held = socket.withLock { fd -> Int32? in
             defer { fd = nil }
             return fd

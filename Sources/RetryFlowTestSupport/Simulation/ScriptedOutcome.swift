@@ -45,16 +45,16 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether the attempt spends virtual time (sleeps on the clock).
-    public var takesTime: Bool { result == .hang || duration > .zero }
+    package var takesTime: Bool { result == .hang || duration > .zero }
 
     /// The fault names and the errors they stand for.
-    public static let faults: [(name: String, code: URLError.Code)] = [
+    package static let faults: [(name: String, code: URLError.Code)] = [
         ("reset", .networkConnectionLost), ("close", .badServerResponse), ("truncated", .unknown),
         ("timeout", .timedOut), ("refused", .cannotConnectToHost), ("dns", .cannotFindHost),
     ]
 
     /// Parses a comma-separated list, naming the bad item on error.
-    public static func parseList(_ text: String) throws(ScriptedOutcomeError) -> [ScriptedOutcome] {
+    package static func parseList(_ text: String) throws(ScriptedOutcomeError) -> [ScriptedOutcome] {
         let items = text.split(separator: ",", omittingEmptySubsequences: false).map {
             $0.trimmingCharacters(in: .whitespaces)
         }
@@ -67,7 +67,7 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses one item such as `503:retry-after=2` or `reset:after=0.5`.
-    public static func parse(_ item: String) throws(ScriptedOutcomeError) -> ScriptedOutcome {
+    package static func parse(_ item: String) throws(ScriptedOutcomeError) -> ScriptedOutcome {
         let parts = item.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard let head = parts.first, !head.isEmpty else { throw ScriptedOutcomeError("empty outcome in the list") }
         var outcome: ScriptedOutcome
@@ -135,7 +135,7 @@ public struct ScriptedOutcome: Hashable, Sendable, CustomStringConvertible {
 
 /// A bad list of scripted outcomes, naming the item. Its words name no command-line flag (the tool
 /// adds its own): the library is used from tests too.
-public struct ScriptedOutcomeError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct ScriptedOutcomeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of problem, for a caller that words it its own way.
     package enum Kind: Hashable, Sendable {
         /// No outcome at all.
@@ -147,7 +147,7 @@ public struct ScriptedOutcomeError: Error, Hashable, Sendable, CustomStringConve
     }
 
     /// What is wrong.
-    public let description: String
+    package let description: String
     /// What kind of problem.
     package let kind: Kind
     init(_ description: String, kind: Kind = .badItem) {

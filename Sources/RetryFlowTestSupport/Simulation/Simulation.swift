@@ -22,7 +22,7 @@ public enum Simulation {
     static let hangTime = Duration.seconds(10_000_000_000)
 
     /// The address simulated requests go to (the reserved `.invalid` domain: never resolved).
-    public static let url = URL(string: "http://simulated.invalid/")!
+    package static let url = URL(string: "http://simulated.invalid/")!
 
     /// Runs `outcomes` (the last repeats if the policy allows more attempts) under `options`, as
     /// an HTTP surface would. Jitter draws from `SeededRandom(seed:)`, so a seed replays a run exactly.

@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowTestSupport
 
 /// AWS's "Exponential Backoff And Jitter" (2015) contention experiment, with the waits computed by
 /// ``RetryPolicy/delay(beforeRetry:memory:using:)``: N clients start at once, each reads one shared

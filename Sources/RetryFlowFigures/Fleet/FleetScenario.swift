@@ -7,32 +7,32 @@ import RetryFlow
 /// previous one, as real traffic does not), staggered evenly across the interval. The clients share
 /// one retry budget and one circuit breaker, as the requests of one process to one host do
 /// (``ResilienceRegistry`` keeps one of each per host).
-public struct FleetScenario: Sendable {
+package struct FleetScenario: Sendable {
     /// How many clients.
-    public var clients: Int
+    package var clients: Int
     /// How long the simulation runs (first attempts are sent before this; retries may run past it).
-    public var duration: Duration
+    package var duration: Duration
     /// Time between one client's requests.
-    public var interval: Duration
+    package var interval: Duration
     /// When the server answers 503 (every request, unless `failureRate` says fewer); healthy (200) otherwise.
-    public var outage: Range<Duration>
+    package var outage: Range<Duration>
     /// The share of requests answered 503 during the outage, from 0 to 1 (1: a full outage); which
     /// ones is drawn from `seed`, request by request.
-    public var failureRate: Double
+    package var failureRate: Double
     /// Every request's policy.
-    public var policy: RetryPolicy
+    package var policy: RetryPolicy
     /// The shared budget's mode; `nil` for none.
-    public var budget: RetryBudgetMode?
+    package var budget: RetryBudgetMode?
     /// The shared breaker's options; `nil` for none.
-    public var breaker: CircuitBreakerOptions?
+    package var breaker: CircuitBreakerOptions?
     /// What a run does when the breaker refuses it.
-    public var whenCircuitOpen: CircuitOpenBehavior
+    package var whenCircuitOpen: CircuitOpenBehavior
     /// Seed for jitter; client `i` draws from `seed + i`.
-    public var seed: UInt64
+    package var seed: UInt64
 
     /// A scenario; by default 100 clients, 1 request/s each for 60 s, a full outage from 10 s to 30 s,
     /// 4 attempts with exponential backoff from 0.5 s and full jitter, no budget, no breaker.
-    public init(
+    package init(
         clients: Int = 100, duration: Duration = .seconds(60), interval: Duration = .seconds(1),
         outage: Range<Duration> = Duration.seconds(10)..<Duration.seconds(30),
         policy: RetryPolicy = RetryPolicy(maxAttempts: 4), budget: RetryBudgetMode? = nil,
@@ -52,7 +52,7 @@ public struct FleetScenario: Sendable {
     }
 
     /// Throws ``RetryPolicyError`` naming the first field that cannot work.
-    public func validate() throws(RetryPolicyError) {
+    package func validate() throws(RetryPolicyError) {
         try policy.validate()
         try budget?.validate()
         try breaker?.validate()

@@ -3,7 +3,7 @@ import RetryFlow
 
 /// A line chart of a fleet simulation, as SVG (``LoadChart``): server load, first attempts offered
 /// and successes per second, with the outage shaded.
-public enum FleetChart {
+package enum FleetChart {
     /// The series drawn, with their colours.
     static let series: [(name: String, color: String, value: @Sendable (FleetReport.Second) -> Int)] = [
         ("server load", "#d1242f", { $0.serverLoad }),
@@ -12,7 +12,7 @@ public enum FleetChart {
     ]
 
     /// The SVG document. `title` goes above the plot.
-    public static func svg(_ report: FleetReport, title: String) -> String {
+    package static func svg(_ report: FleetReport, title: String) -> String {
         LoadChart.svg(
             title: title, seconds: report.seconds.count,
             series: series.map { line in (line.name, line.color, report.seconds.map { Double(line.value($0)) }) },

@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowHTTP
+import RetryFlowTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -19,12 +20,12 @@ import RetryFlowHTTP
 /// (ties: the first to park). A request in its attempt is never parked, even when a sleeper of its own
 /// is registered (HTTP's default per-attempt timer). So runs never race each other for the budget or
 /// the breaker, and a seed replays a simulation exactly, however loaded the machine.
-public enum FleetSimulation {
+package enum FleetSimulation {
     /// The host every simulated request goes to (the reserved `.invalid` domain: never resolved).
-    public static let url = URL(string: "http://fleet.invalid/")!
+    package static let url = URL(string: "http://fleet.invalid/")!
 
     /// Runs `scenario` and reports what happened each second.
-    public static func run(_ scenario: FleetScenario) async throws(RetryPolicyError) -> FleetReport {
+    package static func run(_ scenario: FleetScenario) async throws(RetryPolicyError) -> FleetReport {
         try scenario.validate()
         let clock = ManualClock()
         let budget = try scenario.budget.map { mode throws(RetryPolicyError) in try RetryBudget(mode, clock: clock) }

@@ -1,52 +1,52 @@
 import RetryFlow
 
 /// What a ``FleetSimulation`` saw, second by second, and its summary.
-public struct FleetReport: Sendable {
+package struct FleetReport: Sendable {
     /// One second of the simulation.
-    public struct Second: Hashable, Sendable {
+    package struct Second: Hashable, Sendable {
         /// Its start, in whole seconds.
-        public var time: Int
+        package var time: Int
         /// First attempts the clients offered.
-        public var offered = 0
+        package var offered = 0
         /// Retry attempts sent to the server.
-        public var retries = 0
+        package var retries = 0
         /// Retries the shared budget refused.
-        public var refusedByBudget = 0
+        package var refusedByBudget = 0
         /// Attempts the breaker refused (not sent).
-        public var refusedByBreaker = 0
+        package var refusedByBreaker = 0
         /// Requests that reached the server.
-        public var serverLoad = 0
+        package var serverLoad = 0
         /// Runs that ended in success.
-        public var successes = 0
+        package var successes = 0
         /// Runs that ended in failure.
-        public var failures = 0
+        package var failures = 0
     }
 
     /// The scenario that was run.
-    public let scenario: FleetScenario
+    package let scenario: FleetScenario
     /// Every second from 0 until the last run ended.
-    public let seconds: [Second]
+    package let seconds: [Second]
     /// When the last failure or refusal after the server healed happened (`nil`: none after it).
-    public let lastTroubleAfterHealing: Duration?
+    package let lastTroubleAfterHealing: Duration?
 
     /// Requests that reached the server ÷ first attempts, over the whole run.
-    public var amplification: Double { ratio(seconds) }
+    package var amplification: Double { ratio(seconds) }
 
     /// Requests that reached the server ÷ first attempts, counting only the outage's seconds.
-    public var amplificationDuringOutage: Double {
+    package var amplificationDuringOutage: Double {
         let from = Int(scenario.outage.lowerBound / .seconds(1))
         let to = Int((scenario.outage.upperBound / .seconds(1)).rounded(.up))
         return ratio(seconds.filter { $0.time >= from && $0.time < to })
     }
 
     /// How long after the server healed the fleet still saw failures or refusals (zero when none).
-    public var timeToRecover: Duration {
+    package var timeToRecover: Duration {
         guard let last = lastTroubleAfterHealing else { return .zero }
         return max(.zero, last - scenario.outage.upperBound)
     }
 
     /// Totals over every second.
-    public var totals: Second {
+    package var totals: Second {
         seconds.reduce(into: Second(time: -1)) { sum, s in
             sum.offered += s.offered
             sum.retries += s.retries

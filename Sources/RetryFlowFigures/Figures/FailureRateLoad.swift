@@ -1,4 +1,5 @@
 import RetryFlow
+import RetryFlowTestSupport
 
 /// Brooker's "Fixing retries with token buckets and circuit breakers" (2022): the load a fleet puts
 /// on a server, and the share of its requests that succeed, as the server fails a growing share of

@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowTestSupport
 
 /// The SRE book's client-side throttling ("Handling Overload"): a client that counts its requests
 /// and the backend's accepts over the last two minutes rejects a new request itself with probability

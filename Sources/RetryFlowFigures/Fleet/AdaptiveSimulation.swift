@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowTestSupport
 
 /// Clients sending as fast as they can against a rate-limited server, on a ``ManualClock``, with
 /// or without one shared ``AdaptiveRateLimiter`` (the real one): `retryflow simulate --clients N
@@ -16,27 +17,27 @@ import RetryFlow
 /// let report = try AdaptiveSimulation.run(.init(clients: 32, serverRate: 100, adaptive: true))
 /// print(report.text)
 /// ```
-public enum AdaptiveSimulation {
+package enum AdaptiveSimulation {
     /// Who sends, against what.
-    public struct Scenario: Hashable, Sendable {
+    package struct Scenario: Hashable, Sendable {
         /// How many clients (1-1000).
-        public var clients: Int
+        package var clients: Int
         /// What the server accepts, requests per second.
-        public var serverRate: Double
+        package var serverRate: Double
         /// How many requests above the rate the server accepts at once (nginx's `burst`).
-        public var burst: Int
+        package var burst: Int
         /// How long the clients send.
-        public var duration: Duration
+        package var duration: Duration
         /// From send to answer.
-        public var latency: Duration
+        package var latency: Duration
         /// Whether the clients share an adaptive limiter.
-        public var adaptive: Bool
+        package var adaptive: Bool
         /// The limiter's options.
-        public var limiter: AdaptiveRateLimiterOptions
+        package var limiter: AdaptiveRateLimiterOptions
 
         /// A scenario; by default 32 clients against 100 requests/s with a burst of 20, 10 ms a
         /// request, for 20 s, without the limiter.
-        public init(
+        package init(
             clients: Int = 32, serverRate: Double = 100, burst: Int = 20, duration: Duration = .seconds(20),
             latency: Duration = .milliseconds(10), adaptive: Bool = false,
             limiter: AdaptiveRateLimiterOptions = .default
@@ -51,7 +52,7 @@ public enum AdaptiveSimulation {
         }
 
         /// Throws ``RetryPolicyError`` naming the first field that cannot work.
-        public func validate() throws(RetryPolicyError) {
+        package func validate() throws(RetryPolicyError) {
             try limiter.validate()
             guard (1...1000).contains(clients) else {
                 throw RetryPolicyError(field: "clients", problem: "must be from 1 to 1000 (got \(clients))")
@@ -72,37 +73,37 @@ public enum AdaptiveSimulation {
     }
 
     /// One second.
-    public struct Second: Hashable, Sendable {
+    package struct Second: Hashable, Sendable {
         /// Its start, in whole seconds.
-        public var time: Int
+        package var time: Int
         /// New requests the clients wanted to send.
-        public var offered = 0
+        package var offered = 0
         /// Requests that reached the server (throttled ones sent again count again).
-        public var sent = 0
+        package var sent = 0
         /// Of those, answered 429.
-        public var throttled = 0
+        package var throttled = 0
         /// Sends the limiter made wait (each wait once).
-        public var delayed = 0
+        package var delayed = 0
         /// Answered 200.
-        public var succeeded = 0
+        package var succeeded = 0
     }
 
     /// What a simulation saw.
-    public struct Report: Hashable, Sendable {
+    package struct Report: Hashable, Sendable {
         /// The scenario run.
-        public let scenario: Scenario
+        package let scenario: Scenario
         /// Every second of the run.
-        public let seconds: [Second]
+        package let seconds: [Second]
 
         /// 200s per second over the run.
-        public var goodput: Double { Double(seconds.reduce(0) { $0 + $1.succeeded }) / Double(max(seconds.count, 1)) }
+        package var goodput: Double { Double(seconds.reduce(0) { $0 + $1.succeeded }) / Double(max(seconds.count, 1)) }
         /// 429s ÷ requests sent.
-        public var throttledShare: Double {
+        package var throttledShare: Double {
             Double(seconds.reduce(0) { $0 + $1.throttled }) / Double(max(seconds.reduce(0) { $0 + $1.sent }, 1))
         }
 
         /// The per-second table and a summary, as `retryflow simulate --server-rate` prints them.
-        public var text: String {
+        package var text: String {
             let header = ["second", "offered", "sent", "throttled", "delayed", "succeeded"]
             var rows = [header]
             for s in seconds {
@@ -127,7 +128,7 @@ public enum AdaptiveSimulation {
     }
 
     /// Runs `scenario`.
-    public static func run(_ scenario: Scenario) throws(RetryPolicyError) -> Report {
+    package static func run(_ scenario: Scenario) throws(RetryPolicyError) -> Report {
         try scenario.validate()
         let clock = ManualClock()
         let limiter = scenario.adaptive ? try AdaptiveRateLimiter(scenario.limiter, clock: clock) : nil
@@ -179,7 +180,7 @@ public enum AdaptiveSimulation {
     }
 
     /// The run's load curves as SVG (``LoadChart``): sent, succeeded, throttled and delayed per second.
-    public static func chart(_ report: Report) -> String {
+    package static func chart(_ report: Report) -> String {
         let s = report.scenario
         let limiter = s.adaptive ? "adaptive limiter" : "no limiter"
         return LoadChart.svg(

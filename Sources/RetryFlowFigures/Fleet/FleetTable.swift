@@ -1,9 +1,10 @@
 import Foundation
 import RetryFlow
+import RetryFlowTestSupport
 
 extension FleetReport {
     /// The per-second table and the summary, as `retryflow simulate --clients` prints them.
-    public var text: String {
+    package var text: String {
         let header = [
             "second", "offered", "retries", "refused: budget", "refused: breaker", "server load", "succeeded", "failed",
         ]
@@ -26,7 +27,7 @@ extension FleetReport {
     }
 
     /// Two lines: amplification overall and during the outage, refusals, recovery.
-    public var summary: String {
+    package var summary: String {
         let all = totals
         let outage = "\(scenario.outage.lowerBound.shortDescription)–\(scenario.outage.upperBound.shortDescription)"
         return """
