@@ -50,10 +50,16 @@ public final class AdaptiveRateLimiter: Sendable {
         static func rate(_ value: Double) -> String { String(format: "%.3g", value) }
     }
 
-    /// A disabled limiter with `options`, timed by `clock` (from now; the real clock by default). With
-    /// `tracing`, every transition is kept in ``trace`` (for charts and tests; it grows with every call).
-    public init<C: Clock<Duration>>(
-        _ options: AdaptiveRateLimiterOptions = .default, clock: C = ContinuousClock(), tracing: Bool = false
+    /// A disabled limiter with `options`, timed by `clock` (from now; the real clock by default).
+    public convenience init<C: Clock<Duration>>(
+        _ options: AdaptiveRateLimiterOptions = .default, clock: C = ContinuousClock()
+    ) throws(RetryPolicyError) {
+        try self.init(options, clock: clock, tracing: false)
+    }
+
+    /// The same, with `tracing`: every transition is kept in ``trace`` (for charts and tests).
+    package init<C: Clock<Duration>>(
+        _ options: AdaptiveRateLimiterOptions = .default, clock: C = ContinuousClock(), tracing: Bool
     ) throws(RetryPolicyError) {
         try options.validate()
         self.options = options
@@ -75,7 +81,7 @@ public final class AdaptiveRateLimiter: Sendable {
     /// Tokens in the bucket as of its last refill.
     public var tokens: Double { traced.withLock { $0.machine.rules.tokens } }
     /// Every transition so far, when made with `tracing`.
-    public var trace: AdaptiveTrace? { traced.withLock { $0.trace } }
+    package var trace: AdaptiveTrace? { traced.withLock { $0.trace } }
 
     /// Asks to send one request: granted now (a token was taken, or the limiter is disabled), or
     /// after a wait: the next token is reserved for this send (sends are served in the order they
@@ -182,4 +188,4 @@ public struct RateLimitRefusal: Error, Hashable, Sendable, CustomStringConvertib
 }
 
 /// An adaptive limiter's trace: each step's `detail` holds the bucket after it.
-public typealias AdaptiveTrace = TransitionTrace<AdaptiveVocabulary>
+package typealias AdaptiveTrace = TransitionTrace<AdaptiveVocabulary>

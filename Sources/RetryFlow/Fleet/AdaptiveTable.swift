@@ -1,5 +1,5 @@
 /// Where an ``AdaptiveRateLimiter`` stands. The raw values are the node labels on its chart.
-public enum AdaptiveState: String, TableSymbol {
+package enum AdaptiveState: String, TableSymbol {
     /// The bucket is not consulted: every send goes out at once, and responses are only measured
     /// (AWS's adaptive mode, until the first throttle).
     case disabled
@@ -14,7 +14,7 @@ public enum AdaptiveState: String, TableSymbol {
 }
 
 /// What happens to a limiter. Each comes from a run sharing it (or a caller of its own API).
-public enum AdaptiveEvent: String, TableSymbol {
+package enum AdaptiveEvent: String, TableSymbol {
     /// An attempt wants to go out (first attempts and retries alike).
     case sendAsked = "send asked"
     /// A response that is not a throttle (any answer or transport error): the rate may grow.
@@ -27,7 +27,7 @@ public enum AdaptiveEvent: String, TableSymbol {
 }
 
 /// The questions a limiter asks.
-public enum AdaptiveGuard: String, TableSymbol {
+package enum AdaptiveGuard: String, TableSymbol {
     /// The bucket, just refilled, holds the request's cost.
     case tokenAvailable = "token available"
     /// The rate already dropped less than one measurement bucket (0.5 s) ago, and the options
@@ -35,7 +35,7 @@ public enum AdaptiveGuard: String, TableSymbol {
     case droppedThisBucket = "dropped this bucket"
 
     /// `[no token]`, `[not dropped this bucket]`.
-    public var negatedLabel: String {
+    package var negatedLabel: String {
         switch self {
         case .tokenAvailable: "no token"
         case .droppedThisBucket: "not dropped this bucket"
@@ -44,7 +44,7 @@ public enum AdaptiveGuard: String, TableSymbol {
 }
 
 /// What a limiter's rows do, each one formula of AWS's adaptive mode.
-public enum AdaptiveEffect: String, TableSymbol {
+package enum AdaptiveEffect: String, TableSymbol {
     /// Answer the send: go.
     case grant
     /// Answer the send: go after (cost − tokens) ÷ fill rate, when the token it takes is earned.
@@ -68,12 +68,12 @@ public enum AdaptiveEffect: String, TableSymbol {
 }
 
 /// The words of an adaptive rate limiter's table: its states, events, guards, effects and the reasons a run ends.
-public typealias AdaptiveVocabulary = TableWords<
+package typealias AdaptiveVocabulary = TableWords<
     AdaptiveState, AdaptiveEvent, AdaptiveGuard, AdaptiveEffect, PerpetualReason
 >
 
 /// An adaptive rate limiter's transition table.
-public typealias AdaptiveTable = TransitionTable<AdaptiveVocabulary>
+package typealias AdaptiveTable = TransitionTable<AdaptiveVocabulary>
 
 extension TransitionTable where Vocabulary == AdaptiveVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
@@ -86,7 +86,7 @@ extension TransitionTable where Vocabulary == AdaptiveVocabulary {
     /// `enabled` makes sends pay; a send with no token yet reserves the next one (the bucket goes
     /// below zero) and is told when it is due. The `acquiring` decision reads the tokens its row's `refill` produced;
     /// `dropping`'s `[dropped this bucket]` reads the time of the last `cubic drop` and of the throttle.
-    public static let adaptive = AdaptiveTable(
+    package static let adaptive = AdaptiveTable(
         name: "AdaptiveRateLimiter",
         initial: .disabled,
         terminals: [],

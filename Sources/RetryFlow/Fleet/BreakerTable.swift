@@ -13,7 +13,7 @@ public enum BreakerState: String, TableSymbol {
 }
 
 /// What happens to a breaker. Its events carry nothing but their time, so each is its own input.
-public enum BreakerEvent: String, TableSymbol, MachineInput {
+package enum BreakerEvent: String, TableSymbol, MachineInput {
     /// A run wants to send an attempt.
     case callAsked = "call asked"
     /// An attempt admitted as an ordinary call succeeded.
@@ -34,18 +34,18 @@ public enum BreakerEvent: String, TableSymbol, MachineInput {
     case reset
 
     /// The event this input stands for: itself.
-    public var event: BreakerEvent { self }
+    package var event: BreakerEvent { self }
 }
 
 /// The questions a breaker asks.
-public enum BreakerGuard: String, TableSymbol {
+package enum BreakerGuard: String, TableSymbol {
     /// The sampled outcomes trip it (failure ratio over the minimum throughput, or consecutive failures).
     case windowTrips = "window trips"
     /// A half-open probe is already in flight.
     case probeInFlight = "probe in flight"
 
     /// `[window healthy]`, `[no probe in flight]`.
-    public var negatedLabel: String {
+    package var negatedLabel: String {
         switch self {
         case .windowTrips: "window healthy"
         case .probeInFlight: "no probe in flight"
@@ -54,7 +54,7 @@ public enum BreakerGuard: String, TableSymbol {
 }
 
 /// What a breaker's rows do.
-public enum BreakerEffect: String, TableSymbol {
+package enum BreakerEffect: String, TableSymbol {
     /// Let the call through.
     case admit
     /// Let the call through as the one probe.
@@ -74,12 +74,12 @@ public enum BreakerEffect: String, TableSymbol {
 }
 
 /// The words of a circuit breaker's table: its states, events, guards, effects and the reasons a run ends.
-public typealias BreakerVocabulary = TableWords<
+package typealias BreakerVocabulary = TableWords<
     BreakerState, BreakerEvent, BreakerGuard, BreakerEffect, PerpetualReason
 >
 
 /// A circuit breaker's transition table.
-public typealias BreakerTable = TransitionTable<BreakerVocabulary>
+package typealias BreakerTable = TransitionTable<BreakerVocabulary>
 
 extension TransitionTable where Vocabulary == BreakerVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
@@ -89,7 +89,7 @@ extension TransitionTable where Vocabulary == BreakerVocabulary {
     /// A perpetual machine (no terminal state). Outcomes of calls admitted earlier can arrive in any
     /// state (a slow call outlives a trip): those rows change nothing but are written down, so no
     /// input is ever "invalid" by accident.
-    public static let breaker = BreakerTable(
+    package static let breaker = BreakerTable(
         name: "CircuitBreaker",
         initial: .closed,
         terminals: [],

@@ -1,5 +1,5 @@
 /// Where a ``RetryBudget`` stands. The raw values are the node labels on its chart.
-public enum BudgetState: String, TableSymbol {
+package enum BudgetState: String, TableSymbol {
     /// The bucket can pay for an ordinary retry.
     case available
     /// It cannot: every retry is refused until successes refill it.
@@ -11,7 +11,7 @@ public enum BudgetState: String, TableSymbol {
 }
 
 /// What happens to a budget. Each comes from a run sharing it.
-public enum BudgetEvent: String, TableSymbol {
+package enum BudgetEvent: String, TableSymbol {
     /// A run wants to retry (the retry machine's `ask retry budget` effect).
     case retryAsked = "retry asked"
     /// An attempt failed (gRPC charges every failure; AWS charges nothing here).
@@ -21,16 +21,16 @@ public enum BudgetEvent: String, TableSymbol {
 }
 
 /// The one question a budget asks.
-public enum BudgetGuard: String, TableSymbol {
+package enum BudgetGuard: String, TableSymbol {
     /// The bucket can pay for the retry asked (AWS: tokens ≥ its cost; gRPC: tokens > maxTokens / 2).
     case retryAffordable = "retry affordable"
 
     /// `[retry budget exhausted]`.
-    public var negatedLabel: String { "retry budget exhausted" }
+    package var negatedLabel: String { "retry budget exhausted" }
 }
 
 /// What a budget's rows do.
-public enum BudgetEffect: String, TableSymbol {
+package enum BudgetEffect: String, TableSymbol {
     /// Take the retry's cost from the bucket (AWS; gRPC retries cost nothing more than their failure).
     case takeTokens = "take tokens"
     /// Answer the run: retry permitted.
@@ -44,10 +44,10 @@ public enum BudgetEffect: String, TableSymbol {
 }
 
 /// The words of a retry budget's table: its states, events, guards, effects and the reasons a run ends.
-public typealias BudgetVocabulary = TableWords<BudgetState, BudgetEvent, BudgetGuard, BudgetEffect, PerpetualReason>
+package typealias BudgetVocabulary = TableWords<BudgetState, BudgetEvent, BudgetGuard, BudgetEffect, PerpetualReason>
 
 /// A retry budget's transition table.
-public typealias BudgetTable = TransitionTable<BudgetVocabulary>
+package typealias BudgetTable = TransitionTable<BudgetVocabulary>
 
 extension TransitionTable where Vocabulary == BudgetVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
@@ -57,7 +57,7 @@ extension TransitionTable where Vocabulary == BudgetVocabulary {
     /// A perpetual machine (no terminal state). A retry asked is weighed in `pricing` (its guard reads
     /// the cost the input brought); every token change passes through `settling`, whose guard reads
     /// the tokens the change produced.
-    public static let budget = BudgetTable(
+    package static let budget = BudgetTable(
         name: "RetryBudget",
         initial: .available,
         terminals: [],

@@ -53,10 +53,16 @@ public final class CircuitBreaker: Sendable {
         }
     }
 
-    /// A closed breaker with `options`, timed by `clock` (from now; the real clock by default). With
-    /// `tracing`, every transition is kept in ``trace`` (for charts and tests; it grows with every call).
-    public init<C: Clock<Duration>>(
-        _ options: CircuitBreakerOptions = .polly, clock: C = ContinuousClock(), tracing: Bool = false
+    /// A closed breaker with `options`, timed by `clock` (from now; the real clock by default).
+    public convenience init<C: Clock<Duration>>(
+        _ options: CircuitBreakerOptions = .polly, clock: C = ContinuousClock()
+    ) throws(RetryPolicyError) {
+        try self.init(options, clock: clock, tracing: false)
+    }
+
+    /// The same, with `tracing`: every transition is kept in ``trace`` (for charts and tests).
+    package init<C: Clock<Duration>>(
+        _ options: CircuitBreakerOptions = .polly, clock: C = ContinuousClock(), tracing: Bool
     ) throws(RetryPolicyError) {
         try options.validate()
         self.options = options
@@ -78,7 +84,7 @@ public final class CircuitBreaker: Sendable {
     }
 
     /// Every transition so far, when made with `tracing`.
-    public var trace: BreakerTrace? { traced.withLock { $0.trace } }
+    package var trace: BreakerTrace? { traced.withLock { $0.trace } }
 
     /// Holds the breaker open by hand until ``reset()``.
     public func isolate() { deliver(.isolate) }
@@ -172,4 +178,4 @@ public enum CircuitResult: Hashable, Sendable {
 }
 
 /// A circuit breaker's trace.
-public typealias BreakerTrace = TransitionTrace<BreakerVocabulary>
+package typealias BreakerTrace = TransitionTrace<BreakerVocabulary>

@@ -41,11 +41,16 @@ public final class RetryBudget: Sendable {
         }
     }
 
-    /// A full bucket counting by `mode`, timed by `clock` (the real clock by default). With `tracing`,
-    /// every transition is kept in ``trace`` (times on `clock`, from now); leave it off for a
-    /// long-lived budget, whose trace would grow forever.
-    public init<C: Clock<Duration>>(
-        _ mode: RetryBudgetMode = .awsStandard, clock: C = ContinuousClock(), tracing: Bool = false
+    /// A full bucket counting by `mode`, timed by `clock` (the real clock by default).
+    public convenience init<C: Clock<Duration>>(
+        _ mode: RetryBudgetMode = .awsStandard, clock: C = ContinuousClock()
+    ) throws(RetryPolicyError) {
+        try self.init(mode, clock: clock, tracing: false)
+    }
+
+    /// The same, with `tracing`: every transition is kept in ``trace`` (for charts and tests).
+    package init<C: Clock<Duration>>(
+        _ mode: RetryBudgetMode = .awsStandard, clock: C = ContinuousClock(), tracing: Bool
     ) throws(RetryPolicyError) {
         try mode.validate()
         self.mode = mode
@@ -65,7 +70,7 @@ public final class RetryBudget: Sendable {
     package var state: BudgetState { traced.withLock { $0.machine.state } }
 
     /// Every transition so far, when made with `tracing`.
-    public var trace: BudgetTrace? { traced.withLock { $0.trace } }
+    package var trace: BudgetTrace? { traced.withLock { $0.trace } }
 
     /// Asks to retry (`afterTimeout`: the failed attempt timed out, which AWS charges more for).
     /// Granted with a ticket for the tokens taken, or refused when the bucket is too low.
@@ -136,4 +141,4 @@ public enum RetryBudgetResult: Hashable, Sendable {
 }
 
 /// A retry budget's trace: each step's `detail` holds the tokens left after it.
-public typealias BudgetTrace = TransitionTrace<BudgetVocabulary>
+package typealias BudgetTrace = TransitionTrace<BudgetVocabulary>

@@ -1,5 +1,5 @@
 /// Where a hedged run stands. The raw values are the node labels on its chart.
-public enum HedgingState: String, TableSymbol {
+package enum HedgingState: String, TableSymbol {
     /// Nothing sent yet.
     case idle
     /// Attempts in flight, and the timer for the next hedge armed.
@@ -26,7 +26,7 @@ public enum HedgingState: String, TableSymbol {
 }
 
 /// What happens to a hedged run. Each comes from the driver: an attempt's answer, a timer, the budget.
-public enum HedgingEvent: String, TableSymbol {
+package enum HedgingEvent: String, TableSymbol {
     /// The run starts: the first attempt goes out at once.
     case start
     /// The hedge timer fired (`hedgingDelay` after the last attempt, or a pushback's delay).
@@ -46,7 +46,7 @@ public enum HedgingEvent: String, TableSymbol {
 }
 
 /// The questions a hedged run asks.
-public enum HedgingGuard: String, TableSymbol {
+package enum HedgingGuard: String, TableSymbol {
     /// Fewer attempts sent than `maxAttempts`.
     case attemptsLeft = "attempts left"
     /// The retry budget granted the hedge (gRPC: tokens above half; no budget: always).
@@ -59,7 +59,7 @@ public enum HedgingGuard: String, TableSymbol {
     case attemptsInFlight = "attempts in flight"
 
     /// How the negation reads on the chart.
-    public var negatedLabel: String {
+    package var negatedLabel: String {
         switch self {
         case .attemptsLeft: "all attempts sent"
         case .hedgeAffordable: "hedge refused by budget"
@@ -71,7 +71,7 @@ public enum HedgingGuard: String, TableSymbol {
 }
 
 /// What a hedged run's rows do.
-public enum HedgingEffect: String, TableSymbol {
+package enum HedgingEffect: String, TableSymbol {
     /// Send the next attempt (the first, or a hedge) and count it in flight.
     case sendAttempt = "send attempt"
     /// Arm the hedge timer: `hedgingDelay` from now, or the pushback's delay.
@@ -89,7 +89,7 @@ public enum HedgingEffect: String, TableSymbol {
 }
 
 /// Why a hedged run ended, named on every row entering a terminal.
-public enum HedgingStopReason: String, TableSymbol {
+package enum HedgingStopReason: String, TableSymbol {
     /// An acceptable answer won.
     case accepted
     /// A final answer (or a fatal failure) was returned as it is.
@@ -103,15 +103,15 @@ public enum HedgingStopReason: String, TableSymbol {
 }
 
 /// The words of a hedged run's table: its states, events, guards, effects and the reasons a run ends.
-public typealias HedgingVocabulary = TableWords<
+package typealias HedgingVocabulary = TableWords<
     HedgingState, HedgingEvent, HedgingGuard, HedgingEffect, HedgingStopReason
 >
 
 /// A hedged run's transition table.
-public typealias HedgingTable = TransitionTable<HedgingVocabulary>
+package typealias HedgingTable = TransitionTable<HedgingVocabulary>
 
 /// A hedged run's trace: every row taken, with the number of attempts sent after it.
-public typealias HedgingTrace = TransitionTrace<HedgingVocabulary>
+package typealias HedgingTrace = TransitionTrace<HedgingVocabulary>
 
 extension TransitionTable where Vocabulary == HedgingVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
@@ -122,7 +122,7 @@ extension TransitionTable where Vocabulary == HedgingVocabulary {
     /// The first attempt goes out at once, then one more every `hedgingDelay` while attempts are
     /// left and the budget allows; a non-fatal failure sends the next at once (or after its
     /// pushback); the first acceptable or final answer ends the run, and the rest are cancelled.
-    public static let hedging = HedgingTable(
+    package static let hedging = HedgingTable(
         name: "Hedging",
         initial: .idle,
         terminals: [.succeeded, .failed, .cancelled],
