@@ -67,7 +67,7 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
     @inlinable public func isTerminal(_ state: Vocabulary.State) -> Bool { terminals.contains(state) }
 
     /// Whether `state` is left only by completion transitions (a decision the machine never rests in).
-    public func isDecision(_ state: Vocabulary.State) -> Bool {
+    package func isDecision(_ state: Vocabulary.State) -> Bool {
         var sawRow = false
         for row in rows where row.from == state {
             if row.event != nil { return false }
@@ -89,13 +89,13 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
     }
 
     /// The rows leaving `state` on `event`, in lookup order.
-    public func rows(from state: Vocabulary.State, on event: Vocabulary.Event?) -> [Row] {
+    package func rows(from state: Vocabulary.State, on event: Vocabulary.Event?) -> [Row] {
         rows.filter { $0.from == state && $0.event == event }
     }
 
     /// The chart label of row `index`: the row's own label, with `[else]` for an unconditional row
     /// that follows guarded rows for the same state and event (UML's convention).
-    public func label(ofRow index: Int) -> String {
+    package func label(ofRow index: Int) -> String {
         let row = rows[index]
         return RowLabel.text(event: row.event, guardText: guardText(ofRow: index), effects: row.effects)
     }
@@ -103,7 +103,7 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
     /// The words of a trace step as the chart labels the row it took, without the effects: its
     /// event, then `[else]` when that row is its decision's last way out, else its bracketed guard.
     /// The timeline and the run report both write steps with this, so they read like the chart.
-    public func label(of step: Trace.Step) -> String {
+    package func label(of step: Trace.Step) -> String {
         let row = index(from: step.from, event: step.event, condition: step.condition, to: step.to)
         return RowLabel.text(
             event: step.event, guardText: row.map(guardText(ofRow:)) ?? step.condition.bracketed,
@@ -125,7 +125,7 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
 
     /// Every (state, event) pair that has no row: delivering that event in that state is an
     /// invalid transition.
-    public var invalidPairs: [(state: Vocabulary.State, event: Vocabulary.Event)] {
+    package var invalidPairs: [(state: Vocabulary.State, event: Vocabulary.Event)] {
         var pairs: [(state: Vocabulary.State, event: Vocabulary.Event)] = []
         for state in states {
             for event in Vocabulary.Event.allCases
@@ -137,7 +137,7 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
     }
 
     /// Whether `(from, event, condition, to)` is a row of this table (effects are not compared).
-    public func contains(
+    package func contains(
         from: Vocabulary.State, event: Vocabulary.Event?, condition: GuardCondition<Vocabulary.Guard>,
         to: Vocabulary.State
     ) -> Bool {
@@ -146,7 +146,7 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
 
     /// The index of the row `(from, event, condition, to)`, if the table has it (how a trace step is
     /// matched to its row).
-    public func index(
+    package func index(
         from: Vocabulary.State, event: Vocabulary.Event?, condition: GuardCondition<Vocabulary.Guard>,
         to: Vocabulary.State
     ) -> Int? {

@@ -75,7 +75,7 @@ public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
     ///
     /// Checks: the first step leaves the initial state; each step is a row of the table; each step
     /// leaves the state the previous one entered; there are no rejected events.
-    public func inconsistencies(with table: TransitionTable<Vocabulary>) -> [String] {
+    package func inconsistencies(with table: TransitionTable<Vocabulary>) -> [String] {
         var found: [String] = []
         if let first = steps.first, first.from != table.initial {
             found.append("first step leaves '\(first.from.label)', not the initial state '\(table.initial.label)'")
@@ -102,7 +102,7 @@ public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
     }
 
     /// `from --event [guard]--> to`.
-    public static func describe(_ step: Step) -> String {
+    package static func describe(_ step: Step) -> String {
         let label = RowLabel.text(event: step.event, guardText: step.condition.bracketed, effects: [Vocabulary.Event]())
         return "\(step.from.label) --\(label)--> \(step.to.label)"
     }
