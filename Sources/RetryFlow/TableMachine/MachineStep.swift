@@ -2,11 +2,11 @@
 /// completion row of the decisions it passed through) and the actions to perform, in order.
 ///
 /// Every field is a plain value (for the retry machine), so returning and dropping a step costs
-/// nothing; ``taken(detail:)`` lists the rows as trace steps, with the input's words on its row, and
+/// nothing; `taken(detail:)` lists the rows as trace steps, with the input's words on its row, and
 /// ``actions`` the actions.
 public struct MachineStep<Vocabulary: TableVocabulary, Action: Sendable>: Sendable {
     /// A trace step of this machine.
-    public typealias TraceStep = TransitionTrace<Vocabulary>.Step
+    package typealias TraceStep = TransitionTrace<Vocabulary>.Step
 
     /// One row taken, without the words: every field a plain value.
     @usableFromInline
@@ -49,16 +49,16 @@ public struct MachineStep<Vocabulary: TableVocabulary, Action: Sendable>: Sendab
 
     /// The rows taken, as trace steps (the input's row first), without words. Builds an array: for
     /// drivers recording a trace and for tests, not for the allocation-free step itself.
-    public var taken: [TraceStep] { taken(detail: nil) }
+    package var taken: [TraceStep] { taken(detail: nil) }
 
     /// The rows taken, as trace steps, with `detail` (the input's words, ``MachineInput/detail``)
     /// on the input's row: what a driver records.
-    public func taken(detail: String?) -> [TraceStep] {
+    package func taken(detail: String?) -> [TraceStep] {
         rows.indices.map { traceStep($0, detail: $0 == 0 ? detail : nil) }
     }
 
     /// The row triggered by the input.
-    public var transition: TraceStep { traceStep(0, detail: nil) }
+    package var transition: TraceStep { traceStep(0, detail: nil) }
 
     /// The trace step of the `index`-th row (what the engine records, without building an array).
     package func traceStep(_ index: Int, detail: String?) -> TraceStep {
