@@ -19,7 +19,7 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
     public let duration: Duration
     /// For a hedged HTTP run (RetryFlowHTTP's `HTTPRetryOptions.hedging`): each hedged attempt's
     /// race, in order (its copies, hedges counted apart from retries, and its trace against
-    /// ``TransitionTable/hedging``).
+    /// `TransitionTable.hedging`).
     /// Empty for a run that did not hedge.
     public package(set) var hedging: [HedgingRecord] = []
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A client-side rate limiter shared by many runs: AWS's "adaptive" retry mode as a table
-/// (``TransitionTable/adaptive``), drawn by `retryflow render --machine adaptive`.
+/// (`TransitionTable.adaptive`), drawn by `retryflow render --machine adaptive`.
 ///
 /// Disabled until the first throttle: until then every send goes out and responses only measure
 /// the send rate. From the first throttle on, every attempt (first attempts too) takes a token

@@ -98,5 +98,5 @@ extension AdaptiveRules {
     }
 }
 
-/// The adaptive limiter's machine: the one core running ``TransitionTable/adaptive`` with its rules.
+/// The adaptive limiter's machine: the one core running `TransitionTable.adaptive` with its rules.
 package typealias AdaptiveMachine = TableMachine<AdaptiveRules>

@@ -70,5 +70,5 @@ package struct BreakerRules: MachineRules, Hashable {
     }
 }
 
-/// The breaker's machine: the one core running ``TransitionTable/breaker`` with the breaker rules.
+/// The breaker's machine: the one core running `TransitionTable.breaker` with the breaker rules.
 package typealias BreakerMachine = TableMachine<BreakerRules>

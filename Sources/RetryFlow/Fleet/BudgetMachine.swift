@@ -96,5 +96,5 @@ package struct BudgetRules: MachineRules, Hashable {
     }
 }
 
-/// The budget's machine: the one core running ``TransitionTable/budget`` with the budget rules.
+/// The budget's machine: the one core running `TransitionTable.budget` with the budget rules.
 package typealias BudgetMachine = TableMachine<BudgetRules>

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A circuit breaker shared by many runs: after enough failures it refuses attempts for a break,
-/// then lets exactly one probe through. Its states are a table (``TransitionTable/breaker``), drawn by
+/// then lets exactly one probe through. Its states are a table (`TransitionTable.breaker`), drawn by
 /// `retryflow render --machine breaker`.
 ///
 /// Time comes from the injected clock only. The break ends at its instant whoever looks: reading

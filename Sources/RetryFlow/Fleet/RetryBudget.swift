@@ -3,7 +3,7 @@ import Foundation
 /// A token bucket shared by many runs that caps retries, so a fleet of clients cannot multiply the
 /// load on a struggling server. It gates retries only, never first attempts.
 ///
-/// Its states are a table (``TransitionTable/budget``), drawn by `retryflow render --machine budget`.
+/// Its states are a table (`TransitionTable.budget`), drawn by `retryflow render --machine budget`.
 /// Thread-safe and cheap: one lock, one table lookup per call.
 ///
 /// ```swift

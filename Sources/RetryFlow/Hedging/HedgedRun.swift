@@ -1,4 +1,4 @@
-/// Runs one request as a race of hedged attempts by ``TransitionTable/hedging``, on an injected
+/// Runs one request as a race of hedged attempts by `TransitionTable.hedging`, on an injected
 /// clock, with no I/O of its own: the operation sends, the classifier judges, the machine decides.
 ///
 /// Structured: every attempt and timer is a child task of one task group, so when the run returns

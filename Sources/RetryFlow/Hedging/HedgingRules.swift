@@ -136,5 +136,5 @@ package struct HedgingRules: MachineRules, Hashable {
     package func annotate(_ notes: inout StepNotes) { notes.attempt = sent }
 }
 
-/// The hedging machine: the one core running ``TransitionTable/hedging`` with the hedging rules.
+/// The hedging machine: the one core running `TransitionTable.hedging` with the hedging rules.
 package typealias HedgingMachine = TableMachine<HedgingRules>
