@@ -67,6 +67,26 @@ extension Duration {
         return "\(minutes) min \(Self.trim(s - Double(minutes * 60), digits: 1)) s"
     }
 
+    /// Reads back what ``shortDescription`` writes (`420 ms`, `1.5 s`, `5 min 1 s`) through
+    /// ``checkedSeconds(_:limit:rounding:)``: `nil` for anything else, NaN, infinities and negatives
+    /// included, so text from a file can never trap.
+    package init?(shortDescription text: String) {
+        let words = text.split(separator: " ")
+        guard !words.isEmpty, words.count.isMultiple(of: 2) else { return nil }
+        var seconds = 0.0
+        for index in stride(from: 0, to: words.count, by: 2) {
+            guard let value = Double(words[index]), value.isFinite, value >= 0 else { return nil }
+            switch words[index + 1] {
+            case "ms": seconds += value / 1000
+            case "s": seconds += value
+            case "min": seconds += value * 60
+            default: return nil
+            }
+        }
+        guard let duration = Duration.checkedSeconds(seconds) else { return nil }
+        self = duration
+    }
+
     private static func trim(_ value: Double, digits: Int) -> String {
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }

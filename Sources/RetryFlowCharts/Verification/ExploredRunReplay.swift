@@ -77,7 +77,7 @@ package enum ExploredRunReplay {
         case .tokenGranted: return .tokenGranted
         case .rateLimited:
             guard let text = step.detail, text.hasPrefix("token in "),
-                let wait = duration(String(text.dropFirst("token in ".count)))
+                let wait = Duration(shortDescription: String(text.dropFirst("token in ".count)))
             else {
                 throw Departure(
                     step: index, problem: "'rate limited' needs 'token in DURATION' as its detail", isBadInput: true)
@@ -110,7 +110,9 @@ package enum ExploredRunReplay {
         case "not retryable": return .fail
         case "final answer": return .finalAnswer
         default:
-            if text.hasPrefix("Retry-After "), let wait = duration(String(text.dropFirst("Retry-After ".count))) {
+            if text.hasPrefix("Retry-After "),
+                let wait = Duration(shortDescription: String(text.dropFirst("Retry-After ".count)))
+            {
                 return .retryAfter(wait)
             }
             if text.hasPrefix("step "), let step = policy.steps.first(where: { "step \($0.id.name)" == text }) {
@@ -121,22 +123,5 @@ package enum ExploredRunReplay {
                 problem: "'\(step.event?.label ?? "")' needs a verdict as its detail (retryable, not retryable, "
                     + "final answer, Retry-After DURATION, step NAME), not '\(text)'", isBadInput: true)
         }
-    }
-
-    /// A duration as `Duration.shortDescription` writes it: `420 ms`, `1.5 s`, `5 min 1 s`.
-    static func duration(_ text: String) -> Duration? {
-        let words = text.split(separator: " ")
-        guard !words.isEmpty, words.count.isMultiple(of: 2) else { return nil }
-        var seconds = 0.0
-        for index in stride(from: 0, to: words.count, by: 2) {
-            guard let value = Double(words[index]) else { return nil }
-            switch words[index + 1] {
-            case "ms": seconds += value / 1000
-            case "s": seconds += value
-            case "min": seconds += value * 60
-            default: return nil
-            }
-        }
-        return .seconds(seconds)
     }
 }
