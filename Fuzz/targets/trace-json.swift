@@ -7,17 +7,17 @@ import RetryFlowCharts
 /// the same trace.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard let trace = try? JSONDecoder().decode(RetryTrace.self, from: Data(bytes: data, count: size)) else { return 0 }
+    guard let trace = try? TraceJSON<RetryVocabulary>.decode(Data(bytes: data, count: size)) else { return 0 }
     let problems = trace.inconsistencies(with: RetryTable.retry)
     _ = Timeline.render(trace)
     if problems.isEmpty {
         _ = DOTChart.render(RetryTable.retry, style: .flowchart, overlay: TraceOverlay(trace: trace, table: .retry))
     }
-    guard let encoded = try? JSONEncoder().encode(trace) else {
+    guard let encoded = try? TraceJSON.encode(trace) else {
         require(false, "a decoded trace does not encode")
         return 0
     }
-    let again = try? JSONDecoder().decode(RetryTrace.self, from: encoded)
+    let again = try? TraceJSON<RetryVocabulary>.decode(encoded)
     require(again == trace, "trace does not round-trip: \(String(decoding: encoded, as: UTF8.self))")
     return 0
 }

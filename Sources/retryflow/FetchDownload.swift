@@ -113,9 +113,9 @@ enum FetchDownload {
     }
 
     static func writeTransferTrace(_ trace: TransferTrace, to path: String) throws(OperationFailed) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(trace) else { throw OperationFailed("cannot encode the transfer trace") }
+        guard let data = try? TraceJSON.encode(trace, formatting: [.prettyPrinted, .sortedKeys]) else {
+            throw OperationFailed("cannot encode the transfer trace")
+        }
         try AtomicFile.write(data + Data("\n".utf8), to: path)
     }
 }

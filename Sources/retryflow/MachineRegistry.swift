@@ -112,9 +112,9 @@ enum MachineRegistry {
             verify: { args in
                 if name != "retry" { try ExplorationOptions.refuseRetryFlags(args, machine: name) }
                 let result = try ExplorerChoice.run { try verify(args) }
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                let counterexample = try result.violations.first.map { try encoder.encode($0.trace) }
+                let counterexample = try result.violations.first.map {
+                    try TraceJSON.encode($0.trace, formatting: [.prettyPrinted, .sortedKeys])
+                }
                 return (result.text, result.holds, counterexample)
             })
     }

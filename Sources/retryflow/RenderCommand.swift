@@ -70,7 +70,7 @@ enum RenderCommand {
                 throw UsageError("--trace \(path): cannot read the file")
             }
             let decoded: TransitionTrace<V>
-            do { decoded = try JSONDecoder().decode(TransitionTrace<V>.self, from: data) } catch {
+            do { decoded = try TraceJSON.decode(data) } catch {
                 throw UsageError(
                     "--trace \(path): not a RetryFlow trace of the \(machine) machine (\(PolicyOptions.describe(error)))"
                 )

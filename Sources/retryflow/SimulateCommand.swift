@@ -48,7 +48,7 @@ enum SimulateCommand {
             throw UsageError("--replay \(path): cannot read the file")
         }
         let trace: RetryTrace
-        do { trace = try JSONDecoder().decode(RetryTrace.self, from: data) } catch {
+        do { trace = try TraceJSON.decode(data) } catch {
             throw UsageError(
                 "--replay \(path): not a RetryFlow trace of the retry machine (\(PolicyOptions.describe(error)))")
         }

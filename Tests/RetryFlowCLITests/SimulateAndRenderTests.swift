@@ -200,7 +200,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("run.json")
-        try JSONEncoder().encode(witness).write(to: file)
+        try TraceJSON.encode(witness).write(to: file)
 
         let replayed = try await Tool.run(["simulate", "--replay", file.path, "--max-attempts", "4"])
         #expect(replayed.status == 0, "\(replayed.stderr)")
@@ -215,7 +215,7 @@ import Testing
         var changed = witness
         let index = try #require(changed.steps.firstIndex { $0.event == .failed })
         changed.steps[index].detail = "sometimes"
-        try JSONEncoder().encode(changed).write(to: file)
+        try TraceJSON.encode(changed).write(to: file)
         let bad = try await Tool.run(["simulate", "--replay", file.path, "--max-attempts", "4"])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("step \(index + 1): 'failed' needs a verdict"), "\(bad.stderr)")

@@ -54,8 +54,8 @@ import Testing
         // go, then no: back in `asking` with nothing changed, forever.
         #expect(violation.trace.steps.map(\.to) == [.asking, .deciding, .asking])
         #expect(violation.message.contains("a loop without a bound"))
-        let json = try JSONEncoder().encode(violation.trace)
-        let trace = try JSONDecoder().decode(TransitionTrace<Words>.self, from: json)
+        let json = try TraceJSON.encode(violation.trace)
+        let trace = try TraceJSON<Words>.decode(json)
         #expect(trace.isConsistent(with: Self.table))
         let svg = try Graphviz.render(
             dot: DOTChart.render(Self.table, style: .flowchart, overlay: TraceOverlay(trace: trace, table: Self.table)),

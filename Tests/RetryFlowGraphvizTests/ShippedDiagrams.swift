@@ -92,11 +92,14 @@ enum ShippedDiagrams {
     /// Every text file of `diagrams/`, by name.
     static func textFiles() async throws -> [(name: String, text: String)] {
         let trace = try await exampleTrace()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let traceJSON = String(decoding: try encoder.encode(trace), as: UTF8.self) + "\n"
+        let traceJSON =
+            String(decoding: try TraceJSON.encode(trace, formatting: [.prettyPrinted, .sortedKeys]), as: UTF8.self)
+            + "\n"
         let breakerTrace = try breakerExampleTrace()
-        let breakerJSON = String(decoding: try encoder.encode(breakerTrace), as: UTF8.self) + "\n"
+        let breakerJSON =
+            String(
+                decoding: try TraceJSON.encode(breakerTrace, formatting: [.prettyPrinted, .sortedKeys]), as: UTF8.self)
+            + "\n"
         // Seconds of a debug build's CPU in one go: on a thread of its own, never on the two threads
         // every other test's timers need (docs/reliability.md, "The loaded machine").
         let shipped = await runOnOwnThread {

@@ -204,7 +204,7 @@ import Testing
         #expect(steps[2][HTTPTraceJSON.resendCountKey] as? Int == 1)
         #expect(steps[2]["attempt"] as? Int == 2, "the trace's own keys are kept")
         // It still reads back as a trace.
-        #expect(try JSONDecoder().decode(RetryTrace.self, from: HTTPTraceJSON.encode(trace)) == trace)
+        #expect(try TraceJSON<RetryVocabulary>.decode(HTTPTraceJSON.encode(trace)) == trace)
     }
 }
 

@@ -327,7 +327,7 @@ import Testing
         request.setValue("Basic cHJveHk=", forHTTPHeaderField: "Proxy-Authorization")
         request.setValue("session=c00kie", forHTTPHeaderField: "Cookie")
         let outcome = try await Runner.session().retryOutcome(for: request, retry: .policy(Self.policy))
-        let json = String(decoding: try JSONEncoder().encode(outcome.trace), as: UTF8.self)
+        let json = String(decoding: try HTTPTraceJSON.encode(outcome.trace), as: UTF8.self)
         let text = json + (outcome.error?.description ?? "") + outcome.attempts.map(\.description).joined()
         for secret in ["pa55word", "alice", "tok3n", "s3cr3t", "cHJveHk=", "c00kie"] {
             #expect(!text.contains(secret), "\(secret) leaked")

@@ -448,21 +448,20 @@ import Testing
                 return 1
             }
         }
-        let json = try JSONEncoder().encode(outcome.trace)
-        let back = try JSONDecoder().decode(RetryTrace.self, from: json)
+        let json = try TraceJSON.encode(outcome.trace)
+        let back = try TraceJSON<RetryVocabulary>.decode(json)
         #expect(back == outcome.trace)
         let text = String(decoding: json, as: UTF8.self)
         #expect(text.contains(#""event":"failed""#))
         #expect(text.contains(#""detail":"boom 1""#))
         // Any name reads back as a state (a table's own steps are states too); the table decides.
-        let limbo = try JSONDecoder().decode(
-            RetryTrace.self, from: Data(#"{"steps":[{"from":"limbo","to":"wait","at":0,"attempt":0}]}"#.utf8))
+        let limbo = try TraceJSON<RetryVocabulary>.decode(
+            Data(#"{"steps":[{"from":"limbo","to":"wait","at":0,"attempt":0}]}"#.utf8))
         #expect(limbo.steps.first?.from.label == "limbo")
         #expect(!limbo.isConsistent(with: .retry))
         // So does any event's name, as a step's exit (a table's steps name their own); the table decides.
-        let teleported = try JSONDecoder().decode(
-            RetryTrace.self,
-            from: Data(#"{"steps":[{"from":"idle","event":"teleported","to":"wait","at":0,"attempt":0}]}"#.utf8))
+        let teleported = try TraceJSON<RetryVocabulary>.decode(
+            Data(#"{"steps":[{"from":"idle","event":"teleported","to":"wait","at":0,"attempt":0}]}"#.utf8))
         #expect(teleported.steps.first?.event == .stepExit(RetryStep.Exit("teleported")))
         #expect(!teleported.isConsistent(with: .retry))
     }

@@ -29,7 +29,7 @@ public enum HTTPTraceJSON {
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Key.self)
             try c.encode(trace.steps.map(Step.init), forKey: .steps)
-            try c.encode(trace.rejections, forKey: .rejections)
+            try c.encode(trace.rejections.map(Rejection.init), forKey: .rejections)
             if !races.isEmpty {
                 try c.encode(races.enumerated().map { Race(attempt: $0 + 1, record: $1) }, forKey: .hedging)
             }
@@ -61,6 +61,13 @@ public enum HTTPTraceJSON {
         }
     }
 
+    /// A rejection in the trace's own form.
+    private struct Rejection: Encodable {
+        let rejection: RetryTrace.Rejection
+        func encode(to encoder: any Encoder) throws { try TraceJSON.encode(rejection, to: encoder) }
+    }
+
+    /// A step in the trace's own form (``TraceJSON``), plus the resend count.
     private struct Step: Encodable {
         let step: RetryTrace.Step
         private struct Key: CodingKey {
@@ -71,7 +78,7 @@ public enum HTTPTraceJSON {
         }
 
         func encode(to encoder: any Encoder) throws {
-            try step.encode(to: encoder)
+            try TraceJSON.encode(step, to: encoder)
             guard step.attempt > 1 else { return }
             // A second keyed container on the same encoder adds to the step's object.
             var c = encoder.container(keyedBy: Key.self)
