@@ -4,6 +4,7 @@ import RetryFlow
 import RetryFlowCharts
 import RetryFlowGraphviz
 import RetryFlowHTTP
+import RetryFlowTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -15,17 +16,14 @@ enum EngineBenchmarks {
     /// cached for the process (``ChartLayout``), against spawning `dot -Tsvg` on the same DOT.
     static func renderInProcess(quick: Bool) async throws -> BenchmarkResult {
         let table = RetryTable.retry
-        let trace = RetryTrace(steps: [
-            .init(from: .idle, event: .start, condition: .always, to: .request, at: .zero, attempt: 1),
-            .init(from: .request, event: .failed, condition: .always, to: .retry, at: .milliseconds(20), attempt: 1),
-            .init(
-                from: .retry, event: nil, condition: .always, to: .wait, at: .milliseconds(20), attempt: 1,
-                delay: .milliseconds(100)),
-            .init(
-                from: .wait, event: .delayElapsed, condition: .always, to: .request, at: .milliseconds(120), attempt: 2),
-            .init(
-                from: .request, event: .succeeded, condition: .always, to: .success, at: .milliseconds(140), attempt: 2),
-        ])
+        // A real run's trace, as users have them (they receive traces from runs, never build one): a 503
+        // after 20 ms, the default wait, then a 200, simulated on a manual clock.
+        let trace = try await Simulation.run(
+            outcomes: [
+                ScriptedOutcome(.status(503, retryAfter: nil), duration: .milliseconds(20)),
+                ScriptedOutcome(.status(200, retryAfter: nil), duration: .milliseconds(20)),
+            ], retry: .policy(.default)
+        ).trace
         let dot = DOTChart.render(table, style: .flowchart, overlay: TraceOverlay(trace: trace, table: table))
         let layout = try ChartLayout.cached(table, style: .flowchart)
         _ = try layout.render(dot: dot)

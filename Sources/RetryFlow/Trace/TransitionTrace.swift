@@ -1,8 +1,9 @@
 /// The record of one run: every transition taken, in order, with when and during which attempt.
 ///
-/// A trace is data (`Codable` to JSON) so it can be saved, drawn over the chart, and checked
-/// against the table with ``isConsistent(with:)``: a run that took a transition the table does not
-/// have is caught.
+/// A run makes its trace (`RetryOutcome.trace`); you read it. It is data, so it can be saved as
+/// JSON (`HTTPTraceJSON.encode` in RetryFlowHTTP), drawn over the chart, and checked against the
+/// table with ``isConsistent(with:)``: a run that took a transition the table does not have is
+/// caught.
 public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
     /// One transition taken.
     public struct Step: Sendable, Hashable {
@@ -23,8 +24,8 @@ public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
         /// What happened, in words (an error description, redacted by the driver), if anything.
         public var detail: String?
 
-        /// Makes a step.
-        public init(
+        /// Makes a step: the driver, and our tools and tests (a trace file read back, a replay).
+        package init(
             from: Vocabulary.State, event: Vocabulary.Event?, condition: GuardCondition<Vocabulary.Guard>,
             to: Vocabulary.State, at: Duration, attempt: Int,
             delay: Duration? = nil, detail: String? = nil
@@ -49,8 +50,9 @@ public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
         /// When, since the run started.
         public var at: Duration
 
-        /// Makes a rejection record.
-        public init(state: Vocabulary.State, event: Vocabulary.Event, at: Duration) {
+        /// Makes a rejection record (the machine, and our tools and tests). Usable from inline code:
+        /// `TableMachine.handle` throws one, and is inlined into the modules that run machines.
+        @usableFromInline package init(state: Vocabulary.State, event: Vocabulary.Event, at: Duration) {
             self.state = state
             self.event = event
             self.at = at
@@ -62,14 +64,14 @@ public struct TransitionTrace<Vocabulary: TableVocabulary>: Sendable, Hashable {
     /// Events that had no row. A correct driver never produces one; tests assert this is empty.
     public var rejections: [Rejection]
 
-    /// An empty trace.
-    public init(steps: [Step] = [], rejections: [Rejection] = []) {
+    /// A trace of these steps (empty by default): the driver's, or one our tools and tests build.
+    package init(steps: [Step] = [], rejections: [Rejection] = []) {
         self.steps = steps
         self.rejections = rejections
     }
 
     /// The state the run ended in (the last step's target), or `nil` before any step.
-    public var finalState: Vocabulary.State? { steps.last?.to }
+    package var finalState: Vocabulary.State? { steps.last?.to }
 
     /// Why this trace does not match `table`, one sentence per problem (empty when consistent).
     ///

@@ -67,7 +67,7 @@ public enum HTTPTraceJSON {
         func encode(to encoder: any Encoder) throws { try TraceJSON.encode(rejection, to: encoder) }
     }
 
-    /// A step in the trace's own form (``TraceJSON``), plus the resend count.
+    /// A step in the trace's own form (`TraceJSON`), plus the resend count.
     private struct Step: Encodable {
         let step: RetryTrace.Step
         private struct Key: CodingKey {
