@@ -17,14 +17,13 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
     public let trace: RetryTrace
     /// Time from start to finish on the run's clock.
     public let duration: Duration
-    /// For a hedged HTTP run (RetryFlowHTTP's `HTTPRetryOptions.hedging`): each hedged attempt's
-    /// race, in order (its copies, hedges counted apart from retries, and its trace against
-    /// `TransitionTable.hedging`).
-    /// Empty for a run that did not hedge.
-    public package(set) var hedging: [HedgingRecord] = []
-
-    /// Hedges sent over the whole run (retries are ``attempts`` after the first).
-    public var hedges: Int { hedging.reduce(0) { $0 + $1.hedges } }
+    /// Records a surface keeps with the run, opaque to the core: RetryFlowHTTP puts a hedged run's
+    /// races here (a `[HedgingRecord]`) and reads them back as `outcome.hedging` with one typed
+    /// cast. The core cannot name an HTTP type, and one untyped slot costs less than the
+    /// alternatives: a second generic parameter would change every user's `RetryOutcome<Value>`,
+    /// and a protocol for "records a surface adds" would be public surface for one user. Whole
+    /// arrays go in and come out, so the cast is exact (no per-record filtering to lose one).
+    package var hedgingStorage: (any Sendable)?
 
     /// Whether an attempt's result was accepted.
     public var succeeded: Bool { finalState == .success }

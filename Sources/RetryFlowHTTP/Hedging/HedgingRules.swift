@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// What a hedged run's driver tells its machine, with the payload.
 package enum HedgingInput: Hashable, Sendable, MachineInput {
     /// The run starts.
@@ -65,7 +67,7 @@ package enum HedgingAction: Hashable, Sendable {
     case cancelTheRest
 }
 
-/// The hedging machine's specialisation of ``TableMachine``: counts of attempts sent and in flight,
+/// The hedging machine's specialisation of `TableMachine`: counts of attempts sent and in flight,
 /// and the facts the last input brought.
 package struct HedgingRules: MachineRules, Hashable {
     package typealias Vocabulary = HedgingVocabulary

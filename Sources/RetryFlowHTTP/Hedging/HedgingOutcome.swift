@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// How a hedged attempt judges one attempt's result: gRPC A6's acceptable, fatal and non-fatal.
 package enum HedgeVerdict: Hashable, Sendable {
     /// The answer wins: the run returns it and cancels the rest.
@@ -49,7 +51,7 @@ public struct HedgeAttemptRecord: Sendable, CustomStringConvertible {
     }
 }
 
-/// Everything a hedged run did, without its value: kept in ``RetryOutcome/hedging`` for each
+/// Everything a hedged run did, without its value: kept in `RetryOutcome.hedging` for each
 /// hedged attempt of a retry run.
 public struct HedgingRecord: Sendable {
     /// The terminal state.
