@@ -1,5 +1,6 @@
 import Foundation
 import RetryFlow
+import RetryFlowHTTP
 import RetryFlowTesting
 import Testing
 
