@@ -40,7 +40,7 @@ public struct HedgeAttemptRecord: Sendable, CustomStringConvertible {
     public let detail: String?
 
     /// Whether it was a hedge (not the first attempt).
-    public var isHedge: Bool { number > 1 }
+    package var isHedge: Bool { number > 1 }
 
     /// `#2 (hedge) 0.05 s–0.06 s: won`.
     public var description: String {
