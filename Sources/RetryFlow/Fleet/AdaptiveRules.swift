@@ -1,7 +1,7 @@
 /// What a run tells an adaptive rate limiter. Its events carry nothing but their time.
 extension AdaptiveEvent: MachineInput {
     /// The event this input stands for: itself.
-    public var event: AdaptiveEvent { self }
+    package var event: AdaptiveEvent { self }
 }
 
 /// The adaptive limiter's specialisation of ``TableMachine``: the token bucket, the measured send
