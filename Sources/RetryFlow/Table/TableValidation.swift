@@ -114,7 +114,9 @@ extension TransitionTable {
                 found.append(.endingEffectWithoutEnd(row: row.description, effect: ending.label))
             }
             for effect in row.effects {
-                guard let gate = (effect as? any AdmittedEffect)?.admittedBy, states.contains(where: { $0.label == gate.state }) else {
+                guard let gate = (effect as? any AdmittedEffect)?.admittedBy,
+                    states.contains(where: { $0.label == gate.state })
+                else {
                     continue
                 }
                 if row.from.label != gate.state || row.event?.label != gate.event {
@@ -233,7 +235,9 @@ extension TransitionTable {
     /// finitely often on any loop, so a loop through it counts as bounded for the other bounds too.
     private func unboundedLoop() -> ([Vocabulary.State], Row)? {
         func countsItsOwnBound(_ index: Int) -> Bool {
-            guard let effect = bound(ofRow: index).flatMap({ ($0 as? any CountedBound)?.countingEffect }) else { return false }
+            guard let effect = bound(ofRow: index).flatMap({ ($0 as? any CountedBound)?.countingEffect }) else {
+                return false
+            }
             return rows[index].effects.contains { $0.label == effect }
         }
         let selfCounting = rows.indices.filter(countsItsOwnBound)
