@@ -93,7 +93,7 @@ private func sample5() async throws {
         var rings = 0
         mutating func receive(_ input: DoorEvent, at time: Duration) {}
         func holds(_ guardSymbol: DoorGuard) -> Bool { rings > 0 }   // read only what an effect produced
-        mutating func perform(_ effect: DoorEffect, of row: Row, notes: inout StepNotes) -> String? {
+        mutating func perform(_ effect: DoorEffect, of row: Row) -> String? {
             rings += 1
             return "ring \(rings)"
         }
