@@ -2,7 +2,7 @@
 /// every attempt with its error, and the trace. Nothing is lost.
 public struct RetryOutcome<Value: Sendable>: Sendable {
     /// The terminal state: `success`, `answered`, `failure` or `cancelled`; it alone decides what the
-    /// caller receives (``RetryState/delivery``).
+    /// caller receives (`RetryState.delivery`).
     public let finalState: RetryState
     /// Why the run ended.
     public let reason: StopReason
@@ -34,7 +34,7 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
         return nil
     }
 
-    /// The value or the error, as the final state decides (``RetryState/delivery``): the value of a
+    /// The value or the error, as the final state decides (`RetryState.delivery`): the value of a
     /// run that ended in `success` or `answered`, else a ``RetryError`` (for `cancelled` too, with every
     /// attempt; ``get()`` throws `CancellationError` instead).
     public var result: Result<Value, RetryError> {
@@ -45,7 +45,7 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
                 duration: duration, lastValue: value))
     }
 
-    /// What every surface hands its caller, by ``RetryState/delivery``: the value of a run that ended
+    /// What every surface hands its caller, by `RetryState.delivery`: the value of a run that ended
     /// in `success` or `answered` (a 404, a POST's 503); `CancellationError` for `cancelled`; otherwise
     /// a ``RetryError`` carrying every attempt.
     public func get() throws -> Value {
