@@ -25,9 +25,11 @@ let package = Package(
         // Graphviz is needed only to render images; DOT text comes from RetryFlowCharts alone. Its headers
         // are read at build time (<graphviz/gvc.h> from the default include path), but the library is
         // opened on first render, not linked (Sources/CGraphviz/shim.h): no pkg-config, whose flags
-        // would link it into every program and load it at every start.
+        // would link it into every program and load it at every start. A run report draws a hedged
+        // run's races (RetryFlowHTTP's `HedgingRecord`), hence RetryFlowHTTP.
         .systemLibrary(name: "CGraphviz", providers: [.apt(["libgraphviz-dev"]), .brew(["graphviz"])]),
-        .target(name: "RetryFlowGraphviz", dependencies: ["RetryFlow", "RetryFlowCharts", "CGraphviz"]),
+        .target(
+            name: "RetryFlowGraphviz", dependencies: ["RetryFlow", "RetryFlowHTTP", "RetryFlowCharts", "CGraphviz"]),
         // What users' tests need too: a manual clock, a scripted loopback server, simulations. The
         // support needs no test framework, so the CLI can link it; RetryFlowTesting adds swift-testing's
         // `expectConsistent` and re-exports the support, so users import one module.

@@ -19,9 +19,7 @@ public struct SwiftSnippetRules: MachineRules, Hashable {
     public func holds(_ guardSymbol: SwiftSnippetGuard) -> Bool { times > 0 }
 
     /// Counts `recurse` down; every effect is what the snippet does, returned as is.
-    public mutating func perform(_ effect: SwiftSnippetEffect, of row: Row, notes: inout StepNotes)
-        -> SwiftSnippetEffect?
-    {
+    public mutating func perform(_ effect: SwiftSnippetEffect, of row: Row) -> SwiftSnippetEffect? {
         if effect == .recurse { times -= 1 }
         return effect
     }
@@ -44,9 +42,7 @@ public struct ObjCSnippetRules: MachineRules, Hashable {
     public func holds(_ guardSymbol: ObjCSnippetGuard) -> Bool { retryCount > 0 }
 
     /// Counts `recurse` down; every effect is what the snippet does, returned as is.
-    public mutating func perform(_ effect: ObjCSnippetEffect, of row: Row, notes: inout StepNotes)
-        -> ObjCSnippetEffect?
-    {
+    public mutating func perform(_ effect: ObjCSnippetEffect, of row: Row) -> ObjCSnippetEffect? {
         if effect == .recurse { retryCount -= 1 }
         return effect
     }

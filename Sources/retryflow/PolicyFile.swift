@@ -1,4 +1,5 @@
 import RetryFlow
+import RetryFlowHTTP
 
 /// What `--policy FILE.json` holds: a `RetryPolicy` in its JSON form and, beside the policy's
 /// fields, `"hedging": {"delay": 0.05, "maxAttempts": 2}`. Hedging is an HTTP option

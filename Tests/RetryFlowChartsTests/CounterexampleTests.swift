@@ -36,7 +36,7 @@ import Testing
         typealias Vocabulary = Words
         mutating func receive(_ input: Signal, at time: Duration) {}
         func holds(_ guardSymbol: Question) -> Bool { true }
-        mutating func perform(_ effect: Work, of row: Row, notes: inout StepNotes) -> Work? { effect }
+        mutating func perform(_ effect: Work, of row: Row) -> Work? { effect }
     }
 
     struct Model: ExplorationModel {

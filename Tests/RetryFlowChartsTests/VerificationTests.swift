@@ -115,11 +115,11 @@ import Testing
         var attempts = 0
         mutating func receive(_ input: Signal, at time: Duration) {}
         func holds(_ guardSymbol: Question) -> Bool { attempts < 3 }
-        mutating func perform(_ effect: Work, of row: Row, notes: inout StepNotes) -> Int? {
+        mutating func perform(_ effect: Work, of row: Row) -> Int? {
             if effect == .attempt { attempts += 1 }
-            notes.attempt = attempts
             return attempts
         }
+        func traced(_ row: Row) -> (attempt: Int, delay: Duration?) { (row.effects.isEmpty ? 0 : attempts, nil) }
     }
 
     struct CountingModel: ExplorationModel {

@@ -93,7 +93,7 @@ private func sample5() async throws {
         var rings = 0
         mutating func receive(_ input: DoorEvent, at time: Duration) {}
         func holds(_ guardSymbol: DoorGuard) -> Bool { rings > 0 }   // read only what an effect produced
-        mutating func perform(_ effect: DoorEffect, of row: Row, notes: inout StepNotes) -> String? {
+        mutating func perform(_ effect: DoorEffect, of row: Row) -> String? {
             rings += 1
             return "ring \(rings)"
         }
@@ -215,17 +215,17 @@ private func sample10() async throws {
 private func sample11() async throws {
     let budget = try RetryBudget(.awsStandard)
     let breaker = try CircuitBreaker(.polly)
-    let resilience = Resilience(policy: .default, budget: budget, breaker: breaker)
+    let guards = FleetGuards(budget: budget, breaker: breaker)
 
-    let options = HTTPRetryOptions(resilience)          // or set options.guards.budget, options.guards.breaker
+    let options = HTTPRetryOptions(.default, guards: guards)   // or set options.guards.budget, options.guards.breaker
     let (data, _) = try await URLSession.shared.data(for: request, retry: options)
     let outcome = try await URLSession.shared.retryOutcome(for: request, retry: options)
     let task = try URLSession.shared.retryDataTask(with: request, retry: options) { outcome in print(outcome.reason) }
-    let value = try await Retry(resilience, clock: ContinuousClock()).run { _ in 42 }
+    let value = try await Retry(.default, guards: guards).run { _ in 42 }
 
     _ = budget
     _ = breaker
-    _ = resilience
+    _ = guards
     _ = options
     _ = data
     _ = outcome
@@ -236,7 +236,7 @@ private func sample11() async throws {
 // fleet.md, sample 12
 private func sample12() async throws {
     let registry = try ResilienceRegistry(budget: .grpc(maxTokens: 10, tokenRatio: 0.1), breaker: .polly)
-    let shared = Resilience(policy: .default, registry: registry)
+    let shared = HTTPRetryOptions(.default, registry: registry)
 
     _ = registry
     _ = shared
@@ -270,14 +270,14 @@ private func sample13() async throws {
 private func sample14() async throws {
     let limiter = try AdaptiveRateLimiter(.default)                       // one per host
     let budget = try RetryBudget(.awsStandard)
-    let resilience = Resilience(policy: .default, budget: budget, limiter: limiter,
-                                whenRateLimited: .waitForToken)           // or .fail
+    let guards = FleetGuards(budget: budget, limiter: limiter,
+                             whenRateLimited: .waitForToken)              // or .fail
     // or one per host from the registry:
     let registry = try ResilienceRegistry(budget: .awsStandard, breaker: nil, limiter: .default)
 
     _ = limiter
     _ = budget
-    _ = resilience
+    _ = guards
     _ = registry
 }
 

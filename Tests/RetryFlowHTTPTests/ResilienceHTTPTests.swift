@@ -8,7 +8,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Every HTTP surface takes a ``Resilience``: the breaker and the budget it carries decide, on the
+/// Every HTTP surface takes the fleet's guards in its options: the breaker and the budget decide, on the
 /// wire (counted by the loopback server), not just in the trace.
 @Suite struct ResilienceHTTPTests {
     static let policy = RetryPolicy(maxAttempts: 3, backoff: .constant(.milliseconds(10)), jitter: .none)
@@ -20,8 +20,8 @@ import Testing
         defer { server.stop() }
         let breaker = try CircuitBreaker(
             .init(trip: .consecutiveFailures(1), breakDuration: .seconds(60)), tracing: true)
-        let resilience = Resilience(policy: Self.policy, breaker: breaker, whenCircuitOpen: .fail)
-        let outcome = try await Self.run(surface, URLRequest(url: server.url("/down")), resilience: resilience)
+        let options = HTTPRetryOptions(Self.policy, guards: FleetGuards(breaker: breaker, whenCircuitOpen: .fail))
+        let outcome = try await Self.run(surface, URLRequest(url: server.url("/down")), options: options)
         #expect(outcome.reason == .circuitOpen)
         #expect(outcome.attempts.count == 2)
         #expect(server.requests(to: "/down").count == 1, "the refused retry was never sent")
@@ -36,9 +36,9 @@ import Testing
         let server = try FlakyServer(scripts: ["/busy": [.status(503)]])
         defer { server.stop() }
         let budget = try RetryBudget(.grpc(maxTokens: 2, tokenRatio: 0.1), tracing: true)
-        let resilience = Resilience(policy: Self.policy, budget: budget)
+        let options = HTTPRetryOptions(Self.policy, guards: FleetGuards(budget: budget))
         for _ in 1...2 {
-            let outcome = try await Self.run(surface, URLRequest(url: server.url("/busy")), resilience: resilience)
+            let outcome = try await Self.run(surface, URLRequest(url: server.url("/busy")), options: options)
             #expect(outcome.reason == .budgetExhausted)
             expectConsistent(outcome.trace)
         }
@@ -54,19 +54,19 @@ import Testing
         defer { server.stop() }
         let registry = try ResilienceRegistry(
             budget: nil, breaker: .init(trip: .consecutiveFailures(1), breakDuration: .seconds(60)))
-        let resilience = Resilience(policy: Self.policy, whenCircuitOpen: .fail, registry: registry)
+        let options = HTTPRetryOptions(Self.policy, guards: FleetGuards(whenCircuitOpen: .fail), registry: registry)
         let session = Runner.session()
         let first = try await session.retryOutcome(
-            for: URLRequest(url: server.url("/a")), retry: HTTPRetryOptions(resilience))
+            for: URLRequest(url: server.url("/a")), retry: options)
         let second = try await session.retryOutcome(
-            for: URLRequest(url: server.url("/b")), retry: HTTPRetryOptions(resilience))
+            for: URLRequest(url: server.url("/b")), retry: options)
         #expect(first.reason == .circuitOpen)
         #expect(second.reason == .circuitOpen)
         #expect(server.requests(to: "/b").isEmpty)
         #expect(registry.keys == ["127.0.0.1"])
     }
 
-    static func run(_ surface: Surface, _ request: URLRequest, resilience: Resilience) async throws -> RetryOutcome<
+    static func run(_ surface: Surface, _ request: URLRequest, options: HTTPRetryOptions) async throws -> RetryOutcome<
         HTTPResponse
     > {
         let session = Runner.session()
@@ -74,7 +74,7 @@ import Testing
         case .completionHandler:
             return try await withCheckedThrowingContinuation { continuation in
                 do {
-                    try session.retryDataTask(with: request, retry: HTTPRetryOptions(resilience)) {
+                    try session.retryDataTask(with: request, retry: options) {
                         continuation.resume(returning: $0)
                     }.resume()
                 } catch {
@@ -87,14 +87,14 @@ import Testing
                     do {
                         continuation.resume(
                             returning: try session.synchronousRetryOutcome(
-                                for: request, retry: HTTPRetryOptions(resilience)))
+                                for: request, retry: options))
                     } catch {
                         continuation.resume(throwing: error)
                     }
                 }
             }
         case .async, .originalShape:
-            return try await session.retryOutcome(for: request, retry: HTTPRetryOptions(resilience))
+            return try await session.retryOutcome(for: request, retry: options)
         }
     }
 }

@@ -173,7 +173,7 @@ extension AdaptiveRateLimiterTests {
         let a = try #require(registry.limiter(forKey: "a.example"))
         #expect(registry.limiter(forKey: "a.example") === a)
         #expect(registry.limiter(forKey: "b.example") !== a)
-        let guards = Resilience(registry: registry).guards(forKey: "a.example")
+        let guards = registry.guards(forKey: "a.example", completing: FleetGuards())
         #expect(guards.limiter === a)
         #expect(guards.whenRateLimited == .waitForToken)
         #expect(try ResilienceRegistry(clock: clock).limiter(forKey: "a.example") == nil)

@@ -68,7 +68,7 @@ import Testing
         let breaker = try CircuitBreaker(
             .init(trip: .consecutiveFailures(1), breakDuration: .seconds(5)), clock: clock, tracing: true)
         let calls = Counter()
-        let engine = Retry(Resilience(policy: constant, breaker: breaker), clock: clock)
+        let engine = Retry(constant, clock: clock, guards: FleetGuards(breaker: breaker))
         let outcome = await clock.runAdvancing {
             try! await engine.outcome { attempt -> String in
                 if calls.next() == 1 { throw Boom(n: 1) }
@@ -100,7 +100,7 @@ import Testing
         let clock = ManualClock()
         let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(1)), clock: clock)
         breaker.isolate()
-        let engine = Retry(Resilience(policy: constant, breaker: breaker, whenCircuitOpen: .fail), clock: clock)
+        let engine = Retry(constant, clock: clock, guards: FleetGuards(breaker: breaker, whenCircuitOpen: .fail))
         let calls = Counter()
         let outcome = await clock.runAdvancing {
             try! await engine.outcome { _ -> Int in calls.next() }
@@ -124,7 +124,7 @@ import Testing
         let clock = ManualClock()
         let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(1)), clock: clock)
         breaker.isolate()
-        let engine = Retry(Resilience(policy: constant, breaker: breaker), clock: clock)
+        let engine = Retry(constant, clock: clock, guards: FleetGuards(breaker: breaker))
         let calls = Counter()
         let outcome = await clock.runAdvancing {
             try! await engine.outcome { _ -> Int in calls.next() }

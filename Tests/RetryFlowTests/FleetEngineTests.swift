@@ -14,7 +14,7 @@ import Testing
             .awsStandard(capacity: 5, retryCost: 5, timeoutRetryCost: 10, successIncrement: 1),
             clock: clock, tracing: true)
         let calls = Counter()
-        let engine = Retry(Resilience(policy: constant, budget: budget), clock: clock)
+        let engine = Retry(constant, clock: clock, guards: FleetGuards(budget: budget))
         let outcome = await clock.runAdvancing {
             try! await engine.outcome { _ -> Int in throw Boom(n: calls.next()) }
         }
@@ -37,7 +37,7 @@ import Testing
         let breaker = try CircuitBreaker(
             .init(trip: .consecutiveFailures(1), breakDuration: .seconds(5)), clock: clock, tracing: true)
         let calls = Counter()
-        let engine = Retry(Resilience(policy: constant, breaker: breaker), clock: clock)
+        let engine = Retry(constant, clock: clock, guards: FleetGuards(breaker: breaker))
         let outcome = await clock.runAdvancing {
             try! await engine.outcome { _ -> String in
                 if calls.next() == 1 { throw Boom(n: 1) }
@@ -62,7 +62,7 @@ import Testing
         let clock = ManualClock()
         let breaker = try CircuitBreaker(.init(trip: .consecutiveFailures(1)), clock: clock)
         breaker.isolate()
-        let engine = Retry(Resilience(policy: constant, breaker: breaker, whenCircuitOpen: .fail), clock: clock)
+        let engine = Retry(constant, clock: clock, guards: FleetGuards(breaker: breaker, whenCircuitOpen: .fail))
         let calls = Counter()
         let outcome = await clock.runAdvancing {
             try! await engine.outcome { _ -> Int in calls.next() }
@@ -78,7 +78,7 @@ import Testing
     @Test func thousandConcurrentRunsLoseNoToken() async throws {
         let budget = try RetryBudget(.awsStandard)
         let policy = RetryPolicy(maxAttempts: 2, backoff: .constant(.zero), jitter: .none)
-        let engine = Retry(Resilience(policy: policy, budget: budget), clock: ContinuousClock())
+        let engine = Retry(policy, clock: ContinuousClock(), guards: FleetGuards(budget: budget))
         let reasons = await withTaskGroup(of: StopReason.self) { group in
             for _ in 0..<1000 {
                 group.addTask {
@@ -101,15 +101,14 @@ import Testing
 
     @Test func registryKeepsOneBudgetAndOneBreakerPerKey() throws {
         let registry = try ResilienceRegistry(budget: .grpc(), breaker: .polly, clock: ManualClock())
-        let resilience = Resilience(policy: .default, registry: registry)
-        let a = resilience.guards(forKey: "a.example")
-        let b = resilience.guards(forKey: "b.example")
-        #expect(a.budget === resilience.guards(forKey: "a.example").budget)
+        let a = registry.guards(forKey: "a.example", completing: FleetGuards())
+        let b = registry.guards(forKey: "b.example", completing: FleetGuards())
+        #expect(a.budget === registry.guards(forKey: "a.example", completing: FleetGuards()).budget)
         #expect(a.breaker === registry.breaker(forKey: "a.example"))
         #expect(a.budget !== b.budget)
         #expect(registry.keys == ["a.example", "b.example"])
         let own = try RetryBudget(.awsStandard)
-        #expect(Resilience(budget: own, registry: registry).guards(forKey: "a.example").budget === own)
+        #expect(registry.guards(forKey: "a.example", completing: FleetGuards(budget: own)).budget === own)
     }
 
     @Test func perpetualTablesValidateButDeadEndsStillFail() {

@@ -39,7 +39,7 @@ import Testing
             case .big: hits >= 4
             }
         }
-        mutating func perform(_ effect: GateEffect, of row: Row, notes: inout StepNotes) -> GateAction? {
+        mutating func perform(_ effect: GateEffect, of row: Row) -> GateAction? {
             switch effect {
             case .count:
                 hits += 1

@@ -26,7 +26,7 @@ import Testing
 
         mutating func receive(_ input: Input, at time: Duration) { received += 1 }
         func holds(_ guardSymbol: Vocabulary.Guard) -> Bool { Self.answer(guardSymbol, after: received) }
-        mutating func perform(_ effect: Vocabulary.Effect, of row: Row, notes: inout StepNotes) -> Never? { nil }
+        mutating func perform(_ effect: Vocabulary.Effect, of row: Row) -> Never? { nil }
     }
 
     /// Drives `table` with 4,000 pseudo-random events and checks every step against a full scan;

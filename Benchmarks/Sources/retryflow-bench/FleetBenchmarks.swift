@@ -129,9 +129,9 @@ enum FleetBenchmarks {
             let breaker = try configuration.breaker.map { options throws(RetryPolicyError) in
                 try CircuitBreaker(options)
             }
-            let resilience = Resilience(
-                policy: RetryPolicy(maxAttempts: 4, backoff: .exponential(base: .milliseconds(100), multiplier: 2)),
-                budget: budget, breaker: breaker, whenCircuitOpen: .fail)
+            let options = HTTPRetryOptions(
+                RetryPolicy(maxAttempts: 4, backoff: .exponential(base: .milliseconds(100), multiplier: 2)),
+                guards: FleetGuards(budget: budget, breaker: breaker, whenCircuitOpen: .fail))
             let start = ContinuousClock.now
             let firstAttempts = Locked(0)
             let lastFailure = Locked(Duration.zero)
@@ -147,7 +147,7 @@ enum FleetBenchmarks {
                             try? await Task.sleep(until: next, clock: .continuous)
                             if start.duration(to: .now) < outage { firstAttempts.withLock { $0 += 1 } }
                             let outcome = try? await session.retryOutcome(
-                                for: URLRequest(url: server.url("/storm")), retry: HTTPRetryOptions(resilience))
+                                for: URLRequest(url: server.url("/storm")), retry: options)
                             if outcome?.succeeded != true {
                                 let at = start.duration(to: .now)
                                 lastFailure.withLock { $0 = max($0, at) }

@@ -107,17 +107,6 @@ public struct Retry<C: Clock>: Sendable where C.Duration == Duration {
     }
 }
 
-extension Retry {
-    /// An engine for a policy with its fleet's shared budget and breaker, on `clock`.
-    public init(
-        _ resilience: Resilience, clock: C,
-        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil
-    ) {
-        self.init(resilience.policy, clock: clock, random: random, onRetry: onRetry, guards: resilience.guards)
-    }
-}
-
 extension Retry where C == ContinuousClock {
     /// An engine for `policy` on the real clock, with every option.
     public init(

@@ -2,7 +2,7 @@
 /// every attempt with its error, and the trace. Nothing is lost.
 public struct RetryOutcome<Value: Sendable>: Sendable {
     /// The terminal state: `success`, `answered`, `failure` or `cancelled`; it alone decides what the
-    /// caller receives (``RetryState/delivery``).
+    /// caller receives (`RetryState.delivery`).
     public let finalState: RetryState
     /// Why the run ended.
     public let reason: StopReason
@@ -17,14 +17,13 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
     public let trace: RetryTrace
     /// Time from start to finish on the run's clock.
     public let duration: Duration
-    /// For a hedged HTTP run (RetryFlowHTTP's `HTTPRetryOptions.hedging`): each hedged attempt's
-    /// race, in order (its copies, hedges counted apart from retries, and its trace against
-    /// `TransitionTable.hedging`).
-    /// Empty for a run that did not hedge.
-    public package(set) var hedging: [HedgingRecord] = []
-
-    /// Hedges sent over the whole run (retries are ``attempts`` after the first).
-    public var hedges: Int { hedging.reduce(0) { $0 + $1.hedges } }
+    /// Records a surface keeps with the run, opaque to the core: RetryFlowHTTP puts a hedged run's
+    /// races here (a `[HedgingRecord]`) and reads them back as `outcome.hedging` with one typed
+    /// cast. The core cannot name an HTTP type, and one untyped slot costs less than the
+    /// alternatives: a second generic parameter would change every user's `RetryOutcome<Value>`,
+    /// and a protocol for "records a surface adds" would be public surface for one user. Whole
+    /// arrays go in and come out, so the cast is exact (no per-record filtering to lose one).
+    package var hedgingStorage: (any Sendable)?
 
     /// Whether an attempt's result was accepted.
     public var succeeded: Bool { finalState == .success }
@@ -35,7 +34,7 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
         return nil
     }
 
-    /// The value or the error, as the final state decides (``RetryState/delivery``): the value of a
+    /// The value or the error, as the final state decides (`RetryState.delivery`): the value of a
     /// run that ended in `success` or `answered`, else a ``RetryError`` (for `cancelled` too, with every
     /// attempt; ``get()`` throws `CancellationError` instead).
     public var result: Result<Value, RetryError> {
@@ -46,7 +45,7 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
                 duration: duration, lastValue: value))
     }
 
-    /// What every surface hands its caller, by ``RetryState/delivery``: the value of a run that ended
+    /// What every surface hands its caller, by `RetryState.delivery`: the value of a run that ended
     /// in `success` or `answered` (a 404, a POST's 503); `CancellationError` for `cancelled`; otherwise
     /// a ``RetryError`` carrying every attempt.
     public func get() throws -> Value {

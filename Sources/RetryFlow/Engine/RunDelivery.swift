@@ -1,6 +1,6 @@
 /// What a run hands its caller, decided by the state it ended in and nothing else: the one rule
 /// every surface (`Retry.run`, the HTTP surfaces, downloads) and the `retryflow` tool follow.
-public enum RunDelivery: String, Sendable, CaseIterable {
+package enum RunDelivery: String, Sendable, CaseIterable {
     /// `success` or `answered`: the last value (a 200, a 404, a POST's 503 that may not be sent again).
     case value
     /// `failure`: a ``RetryError`` carrying every attempt.
@@ -11,7 +11,7 @@ public enum RunDelivery: String, Sendable, CaseIterable {
 
 extension RetryState {
     /// What a run that ended here hands its caller; `nil` for a state a run does not end in.
-    public var delivery: RunDelivery? {
+    package var delivery: RunDelivery? {
         switch self {
         case .success, .answered: .value
         case .failure: .error

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// ```swift
 /// let limiter = try AdaptiveRateLimiter(.default)   // AWS's numbers; .aws for AWS exactly
-/// let resilience = Resilience(policy: .default, limiter: limiter, whenRateLimited: .wait)
+/// let guards = FleetGuards(limiter: limiter, whenRateLimited: .waitForToken)
 /// ```
 public final class AdaptiveRateLimiter: Sendable {
     /// Its numbers.

@@ -1,7 +1,7 @@
 /// What a run tells an adaptive rate limiter. Its events carry nothing but their time.
 extension AdaptiveEvent: MachineInput {
     /// The event this input stands for: itself.
-    public var event: AdaptiveEvent { self }
+    package var event: AdaptiveEvent { self }
 }
 
 /// The adaptive limiter's specialisation of ``TableMachine``: the token bucket, the measured send
@@ -55,12 +55,17 @@ package struct AdaptiveRules: MachineRules {
         }
     }
 
-    package mutating func perform(_ effect: AdaptiveEffect, of row: Row, notes: inout StepNotes) -> AdaptiveAction? {
+    /// The row planning a wait shows it: the token its `take token` (after `plan wait`) left the
+    /// bucket short of, at the fill rate, exactly what `plan wait` answered.
+    package func traced(_ row: Row) -> (attempt: Int, delay: Duration?) {
+        (0, row.effects.contains(.planWait) ? Duration.checkedSeconds(-tokens / fillRate, rounding: .up) : nil)
+    }
+
+    package mutating func perform(_ effect: AdaptiveEffect, of row: Row) -> AdaptiveAction? {
         switch effect {
         case .grant: return .grant
         case .planWait:
             let missing = options.requestCost - tokens
-            notes.delay = Duration.checkedSeconds(missing / fillRate, rounding: .up)
             return .wait(missing / fillRate, dueAtCredit: credited + missing)
         case .refill:
             let earned = max(0, now - lastRefill) * fillRate

@@ -43,7 +43,12 @@ package struct BreakerRules: MachineRules, Hashable {
         }
     }
 
-    package mutating func perform(_ effect: BreakerEffect, of row: Row, notes: inout StepNotes) -> BreakerAction? {
+    /// The row starting a break shows its length.
+    package func traced(_ row: Row) -> (attempt: Int, delay: Duration?) {
+        (0, row.effects.contains(.startBreak) ? options.breakDuration : nil)
+    }
+
+    package mutating func perform(_ effect: BreakerEffect, of row: Row) -> BreakerAction? {
         switch effect {
         case .admit: return .admit
         case .admitProbe:
@@ -60,7 +65,6 @@ package struct BreakerRules: MachineRules, Hashable {
             window.record(failed: true, at: now)
         case .startBreak:
             openUntil = now + options.breakDuration
-            notes.delay = options.breakDuration
         case .clearWindow:
             consecutiveFailures = 0
             window.clear()

@@ -78,7 +78,7 @@ package struct BudgetRules: MachineRules, Hashable {
         }
     }
 
-    package mutating func perform(_ effect: BudgetEffect, of row: Row, notes: inout StepNotes) -> BudgetAction? {
+    package mutating func perform(_ effect: BudgetEffect, of row: Row) -> BudgetAction? {
         switch effect {
         case .takeTokens:
             milliTokens -= asked

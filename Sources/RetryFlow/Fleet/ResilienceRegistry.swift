@@ -2,8 +2,8 @@
 /// HTTP surfaces), made on first use: for users who do not want to manage them. Thread-safe.
 ///
 /// ```swift
-/// let registry = ResilienceRegistry(budget: .awsStandard, breaker: .polly, limiter: .aws)
-/// let resilience = Resilience(policy: .default, registry: registry)
+/// let registry = try ResilienceRegistry(budget: .awsStandard, breaker: .polly, limiter: .aws)
+/// let options = HTTPRetryOptions(.default, registry: registry)
 /// ```
 public final class ResilienceRegistry: Sendable {
     /// The mode of every budget it makes; `nil` for none.
@@ -53,6 +53,15 @@ public final class ResilienceRegistry: Sendable {
 
     /// The adaptive limiter for `key`, made on first use.
     package func limiter(forKey key: String) -> AdaptiveRateLimiter? { entry(key).limiter }
+
+    /// `own` completed for `key`: each guard `own` has, else this registry's for the key.
+    package func guards(forKey key: String, completing own: FleetGuards) -> FleetGuards {
+        var resolved = own
+        if resolved.budget == nil { resolved.budget = budget(forKey: key) }
+        if resolved.breaker == nil { resolved.breaker = breaker(forKey: key) }
+        if resolved.limiter == nil { resolved.limiter = limiter(forKey: key) }
+        return resolved
+    }
 
     /// The keys seen so far, sorted.
     package var keys: [String] { made.withLock { $0.keys.sorted() } }

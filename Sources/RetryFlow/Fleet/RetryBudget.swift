@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// let budget = try RetryBudget(.awsStandard)      // 500 tokens, 5 per retry, 10 per timeout retry
-/// let engine = Retry(Resilience(policy: .default, budget: budget), clock: ContinuousClock())
+/// let engine = Retry(.default, guards: FleetGuards(budget: budget))
 /// ```
 public final class RetryBudget: Sendable {
     /// How it counts.

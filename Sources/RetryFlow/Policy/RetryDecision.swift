@@ -8,7 +8,7 @@ public enum RetryDecision: Hashable, Sendable {
     case fail
     /// Do not retry, and do not fail: the value is the caller's answer (a 404, a POST's 503 that may
     /// not be sent again). The run ends in `answered` for the reason `final answer`, and every surface
-    /// returns the value (``RetryState/delivery``). For a thrown error, which has no value to hand
+    /// returns the value (`RetryState.delivery`). For a thrown error, which has no value to hand
     /// over, it is ``fail``.
     case finalAnswer
     /// Go to this user step (``RetryStep``, entered ``RetryStep/Entry/onVerdict``), named by its

@@ -132,7 +132,7 @@ public struct RetryPolicy: Sendable {
 
     /// Throws unless `d` is from zero to the policy limit: the one check of every policy duration
     /// (the backoff's too).
-    static func check(_ d: Duration, field: String) throws(RetryPolicyError) {
+    package static func check(_ d: Duration, field: String) throws(RetryPolicyError) {
         guard d >= .zero else {
             throw RetryPolicyError(field: field, problem: "must not be negative (got \(d.inSeconds) s)")
         }

@@ -46,10 +46,12 @@ public enum RetryEffect: String, TableSymbol {
 
     /// `finish` ends the run, so only rows entering a terminal state may carry it.
     public var endsRun: Bool { self == .finish }
+}
 
+extension RetryEffect: AdmittedEffect {
     /// `start attempt` only on `breaker --admitted-->` (in a table with the `breaker` state): every
     /// attempt is put to the circuit breaker first, the first send and a resend after a step alike.
-    public var admittedBy: (state: String, event: String)? {
+    package var admittedBy: (state: String, event: String)? {
         self == .startAttempt ? (RetryState.breaker.label, RetryEvent.admitted.label) : nil
     }
 }

@@ -80,13 +80,6 @@ public enum RetryGuard: TableSymbol {
         }
     }
 
-    /// The guard whose negation reads `label`.
-    public static func negated(label: String) -> RetryGuard? {
-        if let known = allCases.first(where: { $0.negatedLabel == label }) { return known }
-        guard label.hasPrefix("not to "), label.count > 7 else { return nil }
-        return .enters(RetryStep.ID(String(label.dropFirst(7))))
-    }
-
     /// `attempts left`, `refusals left` and a step's `to NAME` count something that only grows along a
     /// loop (attempts started, tries refused, the step's visits): a loop through a row they guard ends. ``TransitionTable/validate()``
     /// refuses a loop that passes no such row.
@@ -98,10 +91,12 @@ public enum RetryGuard: TableSymbol {
             false
         }
     }
+}
 
+extension RetryGuard: CountedBound {
     /// What grows the count: `start attempt` for the attempts, `count refusal` for the refused tries,
     /// `run step` for a step's visits.
-    public var countingEffect: String? {
+    package var countingEffect: String? {
         switch self {
         case .attemptsLeft: RetryEffect.startAttempt.label
         case .refusalsLeft: RetryEffect.countRefusal.label

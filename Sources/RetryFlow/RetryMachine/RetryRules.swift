@@ -123,9 +123,7 @@ package struct RetryRules: MachineRules {
         return id
     }
 
-    @usableFromInline package mutating func perform(_ effect: RetryEffect, of row: Row, notes: inout StepNotes)
-        -> RetryAction?
-    {
+    @usableFromInline package mutating func perform(_ effect: RetryEffect, of row: Row) -> RetryAction? {
         switch effect {
         case .startAttempt:
             attempt += 1
@@ -166,10 +164,8 @@ package struct RetryRules: MachineRules {
         case .askRetryBudget:
             return .askRetryBudget(afterTimeout: failureTimedOut)
         case .notifyRetry:
-            notes.delay = plannedDelay
             return .notifyRetry(attempt: attempt, delay: plannedDelay)
         case .sleep:
-            notes.delay = plannedDelay
             // A server's Retry-After is not the policy's own delay: decorrelated jitter ignores it.
             if case .retryAfter = decision {} else { backoffMemory = plannedMemory }
             return .sleep(plannedDelay)
@@ -184,8 +180,10 @@ package struct RetryRules: MachineRules {
         }
     }
 
-    @usableFromInline package func annotate(_ notes: inout StepNotes) {
-        notes.attempt = attempt
+    /// A trace step carries the attempt current after its row, and the planned delay on the rows
+    /// that announce or sleep it (`notify retry`, `sleep`: neither changes it).
+    @usableFromInline package func traced(_ row: Row) -> (attempt: Int, delay: Duration?) {
+        (attempt, row.effects.contains { $0 == .sleep || $0 == .notifyRetry } ? plannedDelay : nil)
     }
 }
 

@@ -13,7 +13,7 @@ public enum GuardCondition<Guard: TableSymbol>: Hashable, Sendable {
     case unless(Guard)
 
     /// The guard this condition tests, if any.
-    public var guardSymbol: Guard? {
+    package var guardSymbol: Guard? {
         switch self {
         case .always: nil
         case .when(let g), .unless(let g): g
@@ -22,7 +22,7 @@ public enum GuardCondition<Guard: TableSymbol>: Hashable, Sendable {
 
     /// Whether the row applies, given how its guard evaluates.
     @inlinable
-    public func holds(_ evaluate: (Guard) -> Bool) -> Bool {
+    package func holds(_ evaluate: (Guard) -> Bool) -> Bool {
         switch self {
         case .always: true
         case .when(let g): evaluate(g)

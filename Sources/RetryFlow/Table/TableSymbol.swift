@@ -17,16 +17,6 @@ where RawValue == String, AllCases: Sendable {
     /// started, a step's visits), so that a loop through a row it guards ends. `validate()` refuses
     /// a table with a loop that passes no such row.
     var boundsLoops: Bool { get }
-    /// For a guard that bounds loops: the label of the effect that grows its count (`start attempt`
-    /// for `attempts left`). A loop is bounded only if it passes a row this guard keeps finite and
-    /// a row with this effect; `nil` (the default) takes any bounded row as enough.
-    var countingEffect: String? { get }
-    /// For effects: the state and event (labels) that every row carrying this effect must leave by,
-    /// in a table that has that state. The retry table's `start attempt` comes only from `breaker`
-    /// on `admitted`, so no attempt is sent without the breaker's admission. `nil` (the default): anywhere.
-    var admittedBy: (state: String, event: String)? { get }
-    /// The symbol whose ``negatedLabel`` is `label`, if any (how a trace file's `"not retryable"` reads back).
-    static func negated(label: String) -> Self?
 }
 
 extension TableSymbol {
@@ -42,12 +32,31 @@ extension TableSymbol {
     /// `false`: most guards bound nothing.
     public var boundsLoops: Bool { false }
 
-    /// `nil`: no effect named.
-    public var countingEffect: String? { nil }
+    /// The symbol whose ``negatedLabel`` is `label`, if any (how a trace file's `"not retryable"` reads
+    /// back): a case, else a symbol its raw value makes (a step's `to NAME`) that negates to `label`.
+    package static func negated(label: String) -> Self? {
+        if let known = allCases.first(where: { $0.negatedLabel == label }) { return known }
+        guard label.hasPrefix("not "), let symbol = Self(rawValue: String(label.dropFirst(4))),
+            symbol.negatedLabel == label
+        else { return nil }
+        return symbol
+    }
+}
 
-    /// `nil`: an effect that may be on any row.
-    public var admittedBy: (state: String, event: String)? { nil }
+/// A guard that bounds loops by a count one effect grows: `attempts left` is kept finite by `start
+/// attempt`. `validate()` then counts a loop as bounded only if it also passes a row with that effect
+/// (`attempts left` bounds nothing on a loop that starts no attempt). Package-only: the shipped
+/// retry table's stricter check; a table of your own counts any row its bounding guard keeps finite.
+package protocol CountedBound {
+    /// The label of the effect that grows the count this guard bounds, if any.
+    var countingEffect: String? { get }
+}
 
-    /// The case whose negated label is `label`, searched in `allCases`.
-    public static func negated(label: String) -> Self? { allCases.first { $0.negatedLabel == label } }
+/// An effect that may be taken only by one state and event: the retry table's `start attempt`
+/// leaves only `breaker` on `admitted`, so no attempt is sent without the breaker's admission.
+/// Package-only: `validate()`'s check of the shipped retry table (and of tables built on its words).
+package protocol AdmittedEffect {
+    /// The state and event (labels) every row carrying this effect must leave by, in a table that has
+    /// that state; `nil`: anywhere.
+    var admittedBy: (state: String, event: String)? { get }
 }

@@ -35,7 +35,7 @@ public enum TableProblem: Hashable, Sendable, CustomStringConvertible {
     /// One step (this event row, then the longest completion chain after it) takes more rows or
     /// produces more actions than a step holds (six of each).
     case stepTooLong(row: String, rows: Int, effects: Int)
-    /// A row carries an effect that must follow an admission (``TableSymbol/admittedBy``: `start
+    /// A row carries an effect that must follow an admission (`AdmittedEffect.admittedBy`: `start
     /// attempt` only from `breaker` on `admitted`) but leaves another state or on another event, in a
     /// table that has the admitting state: what the effect starts would bypass it.
     case unadmittedEffect(row: String, effect: String, state: String, event: String)
@@ -94,7 +94,7 @@ extension TransitionTable {
     /// no events and cannot loop among themselves; every row into a terminal names its reason, and
     /// only those; no step (an event row and the completion chain after it) needs more rows or
     /// actions than a step holds (six); an effect that ends the run only on rows entering a
-    /// terminal; an effect that needs an admission (``TableSymbol/admittedBy``) only on the admitting
+    /// terminal; an effect that needs an admission (`AdmittedEffect.admittedBy`) only on the admitting
     /// row. A table that validates runs.
     public var problems: [TableProblem] {
         var found: [TableProblem] = []
@@ -114,7 +114,9 @@ extension TransitionTable {
                 found.append(.endingEffectWithoutEnd(row: row.description, effect: ending.label))
             }
             for effect in row.effects {
-                guard let gate = effect.admittedBy, states.contains(where: { $0.label == gate.state }) else {
+                guard let gate = (effect as? any AdmittedEffect)?.admittedBy,
+                    states.contains(where: { $0.label == gate.state })
+                else {
                     continue
                 }
                 if row.from.label != gate.state || row.event?.label != gate.event {
@@ -226,20 +228,22 @@ extension TransitionTable {
 
     /// A cycle of rows with no bound on it, and the row where a bound belongs (its first guarded row,
     /// else its first); depth-first in state order. A bounded row ends a cycle only if the cycle also
-    /// grows the bound's count (``TableSymbol/countingEffect``): `attempts left` bounds nothing on a
+    /// grows the bound's count (`CountedBound.countingEffect`): `attempts left` bounds nothing on a
     /// loop that starts no attempt. So each bound is tried in turn, its rows removed where its effect
     /// is on every loop through them; what is left must have no cycle. A row that grows its own
     /// bound's count (`circuit open [else] / count refusal`, under `[no refusals left]`) is taken
     /// finitely often on any loop, so a loop through it counts as bounded for the other bounds too.
     private func unboundedLoop() -> ([Vocabulary.State], Row)? {
         func countsItsOwnBound(_ index: Int) -> Bool {
-            guard let effect = bound(ofRow: index)?.countingEffect else { return false }
+            guard let effect = bound(ofRow: index).flatMap({ ($0 as? any CountedBound)?.countingEffect }) else {
+                return false
+            }
             return rows[index].effects.contains { $0.label == effect }
         }
         let selfCounting = rows.indices.filter(countsItsOwnBound)
         let free = rows.indices.filter { index in
             guard let g = bound(ofRow: index) else { return true }
-            guard let effect = g.countingEffect else { return false }
+            guard let effect = (g as? any CountedBound)?.countingEffect else { return false }
             if rows[index].effects.contains(where: { $0.label == effect }) { return false }
             // Kept when some loop through this row may avoid the effect: the row leads back to its
             // own state through rows that neither carry it nor count a bound of their own.

@@ -19,8 +19,9 @@ public struct Transition<Vocabulary: TableVocabulary>: Hashable, Sendable {
     /// (``TransitionTable/validate()`` checks both).
     public let reason: Vocabulary.Reason?
 
-    /// Makes a row; tables list one per line, in the order of a chart's column header.
-    public init(
+    /// Makes a row. Tables write rows with the builders below (``on(_:from:_:to:do:ends:)``,
+    /// ``completion(from:_:to:do:ends:)``), one per line; our own modules build rows from parts.
+    package init(
         from: Vocabulary.State, event: Vocabulary.Event?, condition: GuardCondition<Vocabulary.Guard> = .always,
         to: Vocabulary.State, effects: [Vocabulary.Effect] = [],
         reason: Vocabulary.Reason? = nil

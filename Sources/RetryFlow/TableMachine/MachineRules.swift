@@ -3,12 +3,12 @@
 ///
 /// The rules see only what the rows give them, in this order for each row taken: ``receive(_:at:)``
 /// with the input (event rows only; so an event row's own guard reads the facts as they were before
-/// its input), then ``perform(_:of:notes:)`` for each effect in order. Completion rows then read
+/// its input), then ``perform(_:of:)`` for each effect in order. Completion rows then read
 /// what those produced. No step is hidden: whatever a guard reads comes from an input or an effect
 /// drawn on the chart.
 ///
 /// The rules name their table's vocabulary (``TableVocabulary``); Swift infers the input and the
-/// action from ``receive(_:at:)`` and ``perform(_:of:notes:)``:
+/// action from ``receive(_:at:)`` and ``perform(_:of:)``:
 ///
 /// ```swift
 /// struct CounterRules: MachineRules {
@@ -16,7 +16,7 @@
 ///     var count = 0
 ///     mutating func receive(_ input: CounterEvent, at time: Duration) {}   // an event enum that is its own input
 ///     func holds(_ guardSymbol: CounterGuard) -> Bool { count >= 3 }      // [three counted]
-///     mutating func perform(_ effect: CounterEffect, of row: Row, notes: inout StepNotes) -> CounterAction? {
+///     mutating func perform(_ effect: CounterEffect, of row: Row) -> CounterAction? {
 ///         count += 1
 ///         return nil
 ///     }
@@ -34,13 +34,12 @@ public protocol MachineRules: Sendable {
     mutating func receive(_ input: Input, at time: Duration)
     /// Whether `guardSymbol` holds, from facts received or produced by effects.
     func holds(_ guardSymbol: Vocabulary.Guard) -> Bool
-    /// Performs `effect` of `row` (updating facts), notes what the trace should show (a delay) in
-    /// `notes`, and returns the action the driver must take, if any.
-    mutating func perform(_ effect: Vocabulary.Effect, of row: Transition<Vocabulary>, notes: inout StepNotes)
-        -> Action?
-    /// Completes the trace notes of a row after its effects (the retry machine adds the attempt
-    /// number). Does nothing unless implemented.
-    func annotate(_ notes: inout StepNotes)
+    /// Performs `effect` of `row` (updating facts) and returns the action the driver must take, if any.
+    mutating func perform(_ effect: Vocabulary.Effect, of row: Transition<Vocabulary>) -> Action?
+    /// What the trace step of `row` shows, read from the facts once its effects are performed: the
+    /// count current after it (the retry machine's attempt number) and the delay the row decided (the
+    /// retry machine's wait). `(0, nil)` unless implemented.
+    func traced(_ row: Transition<Vocabulary>) -> (attempt: Int, delay: Duration?)
 }
 
 extension MachineRules {
@@ -51,18 +50,6 @@ extension MachineRules {
     /// This machine's trace.
     public typealias Trace = TransitionTrace<Vocabulary>
 
-    /// Nothing to add.
-    public func annotate(_ notes: inout StepNotes) {}
-}
-
-/// What the rules note about a row taken, for its trace step: the attempt number current after it,
-/// and the delay decided at it. Plain values, so a step stays cheap to return.
-public struct StepNotes: Hashable, Sendable {
-    /// The attempt (or other counter) current after the row; 0 unless the rules set it.
-    public var attempt = 0
-    /// The delay decided at this row, if any.
-    public var delay: Duration?
-
-    /// Nothing noted.
-    public init() {}
+    /// No count and no delay on the trace.
+    public func traced(_ row: Row) -> (attempt: Int, delay: Duration?) { (0, nil) }
 }

@@ -98,16 +98,15 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
 
     @inlinable @inline(__always)
     mutating func take(_ index: Int, into step: inout Step) {
-        var noted = StepNotes()
         current = table.rows[index].to
         entry = RowLookup.entry(ofSlot: index &+ 1) // `&+`: a row's index is below the row count
         // By position, not `for effect in`: an iterator holds the effects array, a retain and a
         // release (atomic) per row taken.
         for position in 0..<table.rows[index].effects.count {
             let effect = table.rows[index].effects[position]
-            if let action = facts.perform(effect, of: table.rows[index], notes: &noted) { step.produced.append(action) }
+            if let action = facts.perform(effect, of: table.rows[index]) { step.produced.append(action) }
         }
-        facts.annotate(&noted)
+        let noted = facts.traced(table.rows[index])
         step.rows.append(
             .init(
                 from: table.rows[index].from, event: table.rows[index].event, condition: table.rows[index].condition,

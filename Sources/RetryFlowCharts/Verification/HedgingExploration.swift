@@ -1,4 +1,5 @@
 import RetryFlow
+import RetryFlowHTTP
 
 /// The hedging machine explored: every answer an attempt in flight can give, every timer, every
 /// budget answer, the deadline and cancellation, in every order, for up to `maxAttempts` attempts.

@@ -32,8 +32,7 @@ package enum FleetSimulation {
         let breaker = try scenario.breaker.map { options throws(RetryPolicyError) in
             try CircuitBreaker(options, clock: clock)
         }
-        let resilience = Resilience(
-            policy: scenario.policy, budget: budget, breaker: breaker, whenCircuitOpen: scenario.whenCircuitOpen)
+        let guards = FleetGuards(budget: budget, breaker: breaker, whenCircuitOpen: scenario.whenCircuitOpen)
         let perClient = Int((scenario.duration / scenario.interval).rounded(.up))
         let starts: [(client: Int, at: Duration)] = (0..<perClient).flatMap { k in
             (0..<scenario.clients).map { client in
@@ -44,7 +43,7 @@ package enum FleetSimulation {
 
         @Sendable func send(_ index: Int, client: Int, at start: Duration) async {
             let seed = scenario.seed &+ UInt64(client) &+ UInt64(index) &* 7919
-            var options = HTTPRetryOptions(resilience)
+            var options = HTTPRetryOptions(scenario.policy, guards: guards)
             options.onTransition = { step in
                 // The clock is read outside the tally's lock: the driver's wait condition takes the
                 // clock's lock, then the tally's, so the two must never nest the other way.

@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowCharts
+import RetryFlowHTTP
 
 /// One run as a self-contained web page: the table's chart in both styles, a step-through of the
 /// trace over it (keys, buttons, slider, play), the table with the row that fired, a timeline of

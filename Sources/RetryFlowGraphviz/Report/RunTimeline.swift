@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowCharts
+import RetryFlowHTTP
 
 /// A run on a time axis, for ``RunReport``: each attempt a bar (from the step that began it to
 /// the step that ended it), each wait a gap with its length and why. Derived from the steps alone,

@@ -82,10 +82,10 @@ package struct CredentialRules: MachineRules, Hashable {
         }
     }
 
-    package mutating func perform(_ effect: CredentialEffect, of row: Row, notes: inout StepNotes)
-        -> CredentialAction?
-    {
-        notes.attempt = version
+    /// A trace step's count is the credential's version after its row.
+    package func traced(_ row: Row) -> (attempt: Int, delay: Duration?) { (version, nil) }
+
+    package mutating func perform(_ effect: CredentialEffect, of row: Row) -> CredentialAction? {
         switch effect {
         case .handCurrent: return .handCurrent
         case .refuseExcessive: return .refuseExcessive
@@ -96,7 +96,6 @@ package struct CredentialRules: MachineRules, Hashable {
         case .awaitRefresh: return .awaitRefresh(version: version)
         case .installCredential:
             version += 1
-            notes.attempt = version
             return .install(version: version)
         case .wakeWaiters: return .wakeWaiters
         case .failWaiters: return .failWaiters

@@ -214,7 +214,7 @@ package struct TransferRules: MachineRules {
 
     /// Performs `effect` on the facts and names the driver's work.
     @inline(__always)
-    package mutating func perform(_ effect: TransferEffect, of row: Row, notes: inout StepNotes) -> TransferAction? {
+    package mutating func perform(_ effect: TransferEffect, of row: Row) -> TransferAction? {
         switch effect {
         case .askWhole:
             return .askWhole
@@ -261,7 +261,7 @@ package struct TransferRules: MachineRules {
     }
 
     /// Each trace step carries the attempt it belongs to.
-    package func annotate(_ notes: inout StepNotes) { notes.attempt = attempt }
+    package func traced(_ row: Row) -> (attempt: Int, delay: Duration?) { (attempt, nil) }
 
     /// Why a `206` or `416` cannot be used, in words.
     private var rejection: String {

@@ -39,7 +39,7 @@ public struct HTTPRetryOptions: Sendable {
     /// (the default) sends one copy at a time. Validated with the policy, before anything is sent.
     public var hedging: HedgingPolicy?
     /// The fleet's shared retry budget, circuit breaker and rate limiter (none by default).
-    public var guards: FleetGuards = FleetGuards()
+    public var guards: FleetGuards
     /// Where a budget, a breaker and a limiter for the request's host come from when ``guards`` has none.
     public var registry: ResilienceRegistry?
     /// Called before each wait between attempts.
@@ -47,31 +47,25 @@ public struct HTTPRetryOptions: Sendable {
     /// Called synchronously with every transition as the machine takes it (a live progress display).
     public var onTransition: (@Sendable (RetryTrace.Step) -> Void)?
 
-    /// Options for `policy` under `rules`, with no shared guards.
-    public init(
-        _ policy: RetryPolicy = .default, rules: HTTPRetryRules = .default,
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil, onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil
-    ) {
-        self.policy = policy
-        self.rules = rules
-        self.onRetry = onRetry
-        self.onTransition = onTransition
-    }
-
-    /// Options for a `Resilience`: its policy, guards and registry, under `rules`.
+    /// Options for `policy` under `rules`, with the fleet's `guards` (none by default) and a
+    /// `registry` that supplies each host's guards where `guards` has none.
     ///
     /// ```swift
     /// let registry = try ResilienceRegistry(budget: .awsStandard, breaker: .polly)
     /// let (data, _) = try await URLSession.shared.data(
-    ///     for: request, retry: HTTPRetryOptions(Resilience(registry: registry)))
+    ///     for: request, retry: HTTPRetryOptions(.default, registry: registry))
     /// ```
     public init(
-        _ resilience: Resilience, rules: HTTPRetryRules = .default,
-        onRetry: (@Sendable (RetryNotice) -> Void)? = nil, onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil
+        _ policy: RetryPolicy = .default, rules: HTTPRetryRules = .default, guards: FleetGuards = FleetGuards(),
+        registry: ResilienceRegistry? = nil, onRetry: (@Sendable (RetryNotice) -> Void)? = nil,
+        onTransition: (@Sendable (RetryTrace.Step) -> Void)? = nil
     ) {
-        self.init(resilience.policy, rules: rules, onRetry: onRetry, onTransition: onTransition)
-        self.guards = resilience.guards
-        self.registry = resilience.registry
+        self.policy = policy
+        self.rules = rules
+        self.guards = guards
+        self.registry = registry
+        self.onRetry = onRetry
+        self.onTransition = onTransition
     }
 
     /// The default policy under the default rules.
@@ -94,9 +88,7 @@ public struct HTTPRetryOptions: Sendable {
     func guards(for request: URLRequest) -> FleetGuards {
         // No registry: nothing is looked up by host, and the URL's host is not decoded for nothing
         // (once a request, it showed in nginx-concurrency's profile).
-        guard registry != nil else { return guards }
-        var resilience = Resilience(policy: policy, registry: registry)
-        resilience.guards = guards
-        return resilience.guards(forKey: request.url?.host ?? "")
+        guard let registry else { return guards }
+        return registry.guards(forKey: request.url?.host ?? "", completing: guards)
     }
 }

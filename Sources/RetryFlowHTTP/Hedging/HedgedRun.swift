@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// Runs one request as a race of hedged attempts by `TransitionTable.hedging`, on an injected
 /// clock, with no I/O of its own: the operation sends, the classifier judges, the machine decides.
 ///

@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// How a hedged attempt judges one attempt's result: gRPC A6's acceptable, fatal and non-fatal.
 package enum HedgeVerdict: Hashable, Sendable {
     /// The answer wins: the run returns it and cancels the rest.
@@ -38,7 +40,7 @@ public struct HedgeAttemptRecord: Sendable, CustomStringConvertible {
     public let detail: String?
 
     /// Whether it was a hedge (not the first attempt).
-    public var isHedge: Bool { number > 1 }
+    package var isHedge: Bool { number > 1 }
 
     /// `#2 (hedge) 0.05 s–0.06 s: won`.
     public var description: String {
@@ -49,7 +51,7 @@ public struct HedgeAttemptRecord: Sendable, CustomStringConvertible {
     }
 }
 
-/// Everything a hedged run did, without its value: kept in ``RetryOutcome/hedging`` for each
+/// Everything a hedged run did, without its value: kept in `RetryOutcome.hedging` for each
 /// hedged attempt of a retry run.
 public struct HedgingRecord: Sendable {
     /// The terminal state.

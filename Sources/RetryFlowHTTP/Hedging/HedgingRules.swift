@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// What a hedged run's driver tells its machine, with the payload.
 package enum HedgingInput: Hashable, Sendable, MachineInput {
     /// The run starts.
@@ -65,7 +67,7 @@ package enum HedgingAction: Hashable, Sendable {
     case cancelTheRest
 }
 
-/// The hedging machine's specialisation of ``TableMachine``: counts of attempts sent and in flight,
+/// The hedging machine's specialisation of `TableMachine`: counts of attempts sent and in flight,
 /// and the facts the last input brought.
 package struct HedgingRules: MachineRules, Hashable {
     package typealias Vocabulary = HedgingVocabulary
@@ -109,17 +111,14 @@ package struct HedgingRules: MachineRules, Hashable {
         }
     }
 
-    package mutating func perform(_ effect: HedgingEffect, of row: Row, notes: inout StepNotes) -> HedgingAction? {
+    package mutating func perform(_ effect: HedgingEffect, of row: Row) -> HedgingAction? {
         switch effect {
         case .sendAttempt:
             sent += 1
             inFlight += 1
             return .send(number: sent)
         case .armHedgeTimer:
-            var wait = delay
-            if case .delay(let pushed) = pushback { wait = pushed }
-            notes.delay = wait
-            return .armHedgeTimer(after: wait)
+            return .armHedgeTimer(after: hedgeWait)
         case .disarmHedgeTimer: return .disarmHedgeTimer
         case .askBudget: return .askBudget
         case .countFailure:
@@ -132,8 +131,17 @@ package struct HedgingRules: MachineRules, Hashable {
         }
     }
 
-    /// A trace step's attempt is the number of attempts sent after it.
-    package func annotate(_ notes: inout StepNotes) { notes.attempt = sent }
+    /// The wait before the next copy: the server's pushback if it named one, else the policy's delay.
+    private var hedgeWait: Duration {
+        if case .delay(let pushed) = pushback { return pushed }
+        return delay
+    }
+
+    /// A trace step's attempt is the number of attempts sent after it; the row arming the timer
+    /// (its only effect) shows the wait.
+    package func traced(_ row: Row) -> (attempt: Int, delay: Duration?) {
+        (sent, row.effects.contains(.armHedgeTimer) ? hedgeWait : nil)
+    }
 }
 
 /// The hedging machine: the one core running `TransitionTable.hedging` with the hedging rules.

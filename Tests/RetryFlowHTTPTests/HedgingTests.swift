@@ -1,6 +1,7 @@
 import Foundation
 import RetryFlow
 import RetryFlowCharts
+import RetryFlowHTTP
 import RetryFlowTesting
 import Testing
 

@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// Where a hedged run stands. The raw values are the node labels on its chart.
 package enum HedgingState: String, TableSymbol {
     /// Nothing sent yet.

@@ -1,3 +1,5 @@
+import RetryFlow
+
 /// Hedging, gRPC A6's `hedgingPolicy`: send the first attempt at once, another every ``delay`` while
 /// none has answered, up to ``maxAttempts`` in all, and take the first acceptable answer; every
 /// other attempt is cancelled and awaited. An HTTP setting: set it on RetryFlowHTTP's
@@ -29,7 +31,7 @@ public struct HedgingPolicy: Hashable, Sendable {
         self.maxAttempts = maxAttempts
     }
 
-    /// Throws ``RetryPolicyError`` naming the field that cannot work.
+    /// Throws `RetryPolicyError` naming the field that cannot work.
     package func validate() throws(RetryPolicyError) {
         guard (1...Self.attemptLimit).contains(maxAttempts) else {
             throw RetryPolicyError(
