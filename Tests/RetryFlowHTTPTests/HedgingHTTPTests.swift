@@ -71,6 +71,31 @@ extension HedgingSerialTests {
             expectConsistent(hedged.trace)
         }
 
+        /// A hedged run that gives up throws its whole outcome: the error keeps every race, each copy's
+        /// answer, the trace and the last response, as the outcome does (nothing is lost in the throw).
+        @Test func aHedgedRunThatGivesUpThrowsItsRaces() async throws {
+            let url = URL(string: "http://simulated.invalid/down")!
+            var options = HTTPRetryOptions(RetryPolicy(maxAttempts: 1))
+            options.hedging = HedgingPolicy(delay: .seconds(10), maxAttempts: 2)
+            let sent = Locked(0)
+            let outcome = try await HTTPRetryRun.outcome(
+                for: URLRequest(url: url), retry: options, clock: ManualClock()
+            ) { _ in
+                sent.withLock { $0 += 1 }
+                return HTTPResponse(
+                    data: Data(),
+                    response: HTTPURLResponse(url: url, statusCode: 503, httpVersion: nil, headerFields: nil)!)
+            }
+            #expect(sent.withLock { $0 } == 2, "both copies answered 503")
+            let error = try #require(throws: RetryError.self) { try outcome.get() }
+            #expect(error.reason == .attemptsExhausted)
+            #expect(error.hedges == 1)
+            #expect(error.hedging.first?.attempts.count == 2)
+            #expect(error.attempts.count == outcome.attempts.count)
+            #expect(error.trace == outcome.trace)
+            #expect(error.lastResponse?.statusCode == 503)
+        }
+
         /// Invalid hedging on the options is refused as an invalid policy is, naming the field, on every
         /// surface and before anything is sent, for a request that would not be hedged (a POST) too.
         @Test func invalidHedgingIsRefusedBeforeAnythingIsSent() async throws {

@@ -39,10 +39,16 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
     /// attempt; ``get()`` throws `CancellationError` instead).
     public var result: Result<Value, RetryError> {
         if finalState.delivery == .value, let value { return .success(value) }
-        return .failure(
-            RetryError(
-                reason: reason, finalState: finalState, attempts: attempts, steps: steps, trace: trace,
-                duration: duration, lastValue: value))
+        return .failure(RetryError(outcome: erased))
+    }
+
+    /// This outcome with its value's type erased, records and all: what a ``RetryError`` carries.
+    package var erased: RetryOutcome<any Sendable> {
+        var erased = RetryOutcome<any Sendable>(
+            finalState: finalState, reason: reason, value: value.map { $0 as any Sendable }, attempts: attempts,
+            steps: steps, trace: trace, duration: duration)
+        erased.hedgingStorage = hedgingStorage
+        return erased
     }
 
     /// What every surface hands its caller, by `RetryState.delivery`: the value of a run that ended
@@ -54,48 +60,32 @@ public struct RetryOutcome<Value: Sendable>: Sendable {
     }
 }
 
-/// A run that did not succeed, with every attempt's error and the trace: the one "gave up" error of
-/// every surface, core and HTTP alike (over HTTP, ``lastValue`` is the last response).
+/// A run that did not succeed: the one "gave up" error of every surface, core and HTTP alike. It
+/// carries the run's whole ``outcome`` (every attempt with its error, every step, the trace, a hedged
+/// run's races) and reads as it: `error.reason`, `error.attempts`, `error.trace`, and `error.value`,
+/// the last value the policy rejected (over HTTP, the last response). One record of a run, so a
+/// field added to the outcome is never missing from its error.
+@dynamicMemberLookup
 public struct RetryError: Error, CustomStringConvertible {
-    /// Why it ended.
-    public let reason: StopReason
-    /// `failure`, or `cancelled` (in ``RetryOutcome/result``).
-    public let finalState: RetryState
-    /// Every attempt, in order, each with its error.
-    public let attempts: [AttemptRecord]
-    /// Every visit of a user step, each with its error if its action threw (a failed refresh's).
-    public let steps: [StepRecord]
-    /// Every transition taken.
-    public let trace: RetryTrace
-    /// Time from start to finish.
-    public let duration: Duration
-    /// The last value the policy rejected, if any (over HTTP: the last response, e.g. a 503).
-    public let lastValue: (any Sendable)?
+    /// The run as it ended, its value's type erased.
+    public let outcome: RetryOutcome<any Sendable>
 
-    /// Made by the engine and the HTTP driver from a run's outcome.
-    package init(
-        reason: StopReason, finalState: RetryState, attempts: [AttemptRecord], steps: [StepRecord] = [],
-        trace: RetryTrace, duration: Duration, lastValue: (any Sendable)?
-    ) {
-        self.reason = reason
-        self.finalState = finalState
-        self.attempts = attempts
-        self.steps = steps
-        self.trace = trace
-        self.duration = duration
-        self.lastValue = lastValue
+    /// The outcome's `member`: `error.reason`, `error.attempts`, `error.trace`, `error.value`.
+    public subscript<Member>(dynamicMember member: KeyPath<RetryOutcome<any Sendable>, Member>) -> Member {
+        outcome[keyPath: member]
     }
 
     /// The last attempt's error, if any.
-    package var lastError: (any Error)? { attempts.last?.error }
+    package var lastError: (any Error)? { outcome.attempts.last?.error }
 
     /// One line for the run, then one per attempt.
     public var description: String {
+        let attempts = outcome.attempts
         let plural = attempts.count == 1 ? "" : "s"
         var text =
-            "gave up (\(reason.rawValue)) after \(attempts.count) attempt\(plural) in \(duration.shortDescription)"
+            "gave up (\(outcome.reason.rawValue)) after \(attempts.count) attempt\(plural) in \(outcome.duration.shortDescription)"
         for attempt in attempts { text += "\n  \(attempt)" }
-        for step in steps { text += "\n  \(step)" }
+        for step in outcome.steps { text += "\n  \(step)" }
         return text
     }
 }

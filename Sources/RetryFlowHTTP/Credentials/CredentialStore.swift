@@ -38,8 +38,9 @@ public actor CredentialStore<Credential: Sendable> {
     /// How many refreshes have started.
     package private(set) var refreshes = 0
     /// Every transition of the store's machine, when made with `tracing` (times on its clock, from
-    /// its creation): states and version numbers, never the credential.
-    public private(set) var trace: TransitionTrace<CredentialVocabulary>?
+    /// its creation): states and version numbers, never the credential. For our charts and tests,
+    /// as the guards' traces are.
+    package private(set) var trace: TransitionTrace<CredentialVocabulary>?
 
     /// A store for `credential`, refreshed by `refresh` (given the credential it replaces).
     ///
@@ -49,13 +50,24 @@ public actor CredentialStore<Credential: Sendable> {
     ///     `RefreshWindow`: 5 in 30 s); a run that would start one more ends `excessive refresh`.
     ///   - window: how far back refreshes count.
     ///   - clock: measures the window.
-    ///   - tracing: keep every transition in ``trace`` (leave it off for a long-lived store).
     ///   - isExpired: whether a credential is known to be expired before it is sent (then it is
     ///     refreshed before the first send); by default none is.
     ///   - refresh: returns a new credential for the one it replaces, or throws (the refresh failed).
     public init(
         _ credential: Credential, maximumRefreshes: Int = 5, window: Duration = .seconds(30),
-        clock: any Clock<Duration> = ContinuousClock(), tracing: Bool = false,
+        clock: any Clock<Duration> = ContinuousClock(),
+        isExpired: @escaping @Sendable (Credential) -> Bool = { _ in false },
+        refresh: @escaping @Sendable (Credential) async throws -> Credential
+    ) {
+        self.init(
+            credential, maximumRefreshes: maximumRefreshes, window: window, clock: clock, tracing: false,
+            isExpired: isExpired, refresh: refresh)
+    }
+
+    /// The same, keeping every transition in ``trace`` when `tracing` (our tests and charts).
+    package init(
+        _ credential: Credential, maximumRefreshes: Int = 5, window: Duration = .seconds(30),
+        clock: any Clock<Duration> = ContinuousClock(), tracing: Bool,
         isExpired: @escaping @Sendable (Credential) -> Bool = { _ in false },
         refresh: @escaping @Sendable (Credential) async throws -> Credential
     ) {

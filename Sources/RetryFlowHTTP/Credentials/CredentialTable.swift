@@ -1,7 +1,7 @@
 import RetryFlow
 
 /// Where a ``CredentialStore`` stands. The raw values are the node labels on its chart.
-public enum CredentialState: String, TableSymbol {
+package enum CredentialState: String, TableSymbol {
     /// The current credential is in use; nobody is refreshing it.
     case idle
     /// One refresh of the current version is under way; every run that asks waits for it.
@@ -14,7 +14,7 @@ public enum CredentialState: String, TableSymbol {
 }
 
 /// What happens to a credential store.
-public enum CredentialEvent: String, TableSymbol {
+package enum CredentialEvent: String, TableSymbol {
     /// A run asks for the credential: before its first send, or after a refresh response to a request
     /// that carried a version of it.
     case credentialAsked = "credential asked"
@@ -27,7 +27,7 @@ public enum CredentialEvent: String, TableSymbol {
 }
 
 /// The questions a credential store asks when a run asks for the credential.
-public enum CredentialGuard: String, TableSymbol {
+package enum CredentialGuard: String, TableSymbol {
     /// The run's request carried the current version (not an older one), or the current credential
     /// is known to be expired: only a refresh helps.
     case refreshNeeded = "refresh needed"
@@ -35,7 +35,7 @@ public enum CredentialGuard: String, TableSymbol {
     case refreshWindowFull = "refresh window full"
 
     /// `[no refresh needed]`, `[refresh window has room]`.
-    public var negatedLabel: String {
+    package var negatedLabel: String {
         switch self {
         case .refreshNeeded: "no refresh needed"
         case .refreshWindowFull: "refresh window has room"
@@ -44,7 +44,7 @@ public enum CredentialGuard: String, TableSymbol {
 }
 
 /// What a credential store's rows do.
-public enum CredentialEffect: String, TableSymbol {
+package enum CredentialEffect: String, TableSymbol {
     /// Answer the run with the current credential (a stale request's resend needs no refresh).
     case handCurrent = "hand current"
     /// Answer the run: too many refreshes in the window (it ends `excessive refresh`).
@@ -66,12 +66,12 @@ public enum CredentialEffect: String, TableSymbol {
 }
 
 /// The words of a credential store's table: its states, events, guards, effects and the reasons a run ends.
-public typealias CredentialVocabulary = TableWords<
+package typealias CredentialVocabulary = TableWords<
     CredentialState, CredentialEvent, CredentialGuard, CredentialEffect, PerpetualReason
 >
 
 /// A credential store's transition table.
-public typealias CredentialTable = TransitionTable<CredentialVocabulary>
+package typealias CredentialTable = TransitionTable<CredentialVocabulary>
 
 extension TransitionTable where Vocabulary == CredentialVocabulary {
     // The rows line up in columns like the chart; the formatter would close them up.
@@ -82,7 +82,7 @@ extension TransitionTable where Vocabulary == CredentialVocabulary {
     /// Single flight: only `weighing` starts a refresh, and only from `idle`; in `refreshing` every
     /// run waits for the one under way. A stale request (it carried an older version) gets the
     /// current credential without a refresh. A failed version stays failed.
-    public static let credentialRefresh = CredentialTable(
+    package static let credentialRefresh = CredentialTable(
         name: "CredentialRefresh",
         initial: .idle,
         terminals: [],

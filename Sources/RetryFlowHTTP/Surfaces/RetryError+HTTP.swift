@@ -7,5 +7,5 @@ import RetryFlow
 
 extension RetryError {
     /// The last response received, if any (e.g. the last 503).
-    public var lastResponse: HTTPResponse? { lastValue as? HTTPResponse }
+    public var lastResponse: HTTPResponse? { outcome.value as? HTTPResponse }
 }
