@@ -6,12 +6,6 @@
 /// let options = HTTPRetryOptions(.default, registry: registry)
 /// ```
 public final class ResilienceRegistry: Sendable {
-    /// The mode of every budget it makes; `nil` for none.
-    package let budgetMode: RetryBudgetMode?
-    /// The options of every breaker it makes; `nil` for none.
-    package let breakerOptions: CircuitBreakerOptions?
-    /// The options of every adaptive limiter it makes; `nil` (the default) for none.
-    package let limiterOptions: AdaptiveRateLimiterOptions?
     private let made: Locked<[String: Entry]>
     private let make: @Sendable (String) -> Entry
 
@@ -32,9 +26,6 @@ public final class ResilienceRegistry: Sendable {
         try budget?.validate()
         try breaker?.validate()
         try limiter?.validate()
-        self.budgetMode = budget
-        self.breakerOptions = breaker
-        self.limiterOptions = limiter
         self.made = Locked([:])
         // Validated above, so making them cannot fail.
         self.make = { _ in

@@ -6,7 +6,7 @@
 /// ```swift
 /// enum Light: String, TableSymbol { case red, green }
 /// ```
-public protocol TableSymbol: RawRepresentable, CaseIterable, Hashable, Sendable, Codable
+public protocol TableSymbol: RawRepresentable, CaseIterable, Hashable, Sendable
 where RawValue == String, AllCases: Sendable {
     /// How the negation reads on a chart: `[no attempts left]` reads better than `[not attempts left]`.
     var negatedLabel: String { get }
