@@ -135,7 +135,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
     }
 
     /// Moves time to `instant` (if it is later) and resumes every sleeper now due.
-    public func advance(to instant: Instant) {
+    package func advance(to instant: Instant) {
         let delta = now.duration(to: instant)
         advance(by: max(.zero, delta))
     }

@@ -127,7 +127,7 @@ public final class AdaptiveRateLimiter: Sendable {
 
     /// Reports a response (`throttled`: the server said slow down), or an attempt that ended in a
     /// transport error (not throttled): every one moves the measured rate and the curve.
-    public func record(throttled: Bool) {
+    package func record(throttled: Bool) {
         let now = elapsed()
         traced.withLock { _ = $0.deliver(throttled ? .throttled : .answered, at: now) }
     }
@@ -142,7 +142,7 @@ public final class AdaptiveRateLimiter: Sendable {
     /// told when the rate changes meanwhile, but never past `maxWait`), or throws
     /// ``RateLimitRefusal`` at once (giving the token back) when that is further away than `maxWait`
     /// (`nil`: no limit; `.zero`: fail fast). A cancelled wait gives the token back too.
-    public func acquire(maxWait: Duration? = nil) async throws {
+    package func acquire(maxWait: Duration? = nil) async throws {
         guard case (.wait(let delay), let reservation?) = reserve() else { return }
         if let maxWait, delay > maxWait {
             withdraw()

@@ -94,7 +94,7 @@ public final class CircuitBreaker: Sendable {
 
     /// Asks to send an attempt. Refused while open (with the break's remaining time), while isolated,
     /// and in half-open while the one probe is in flight (no remaining time: the probe decides).
-    public func ask() -> CircuitPermit {
+    package func ask() -> CircuitPermit {
         let now = elapsed()
         return traced.withLock { traced in
             switch traced.deliver(.callAsked, at: now) {
@@ -110,7 +110,7 @@ public final class CircuitBreaker: Sendable {
 
     /// Reports how an admitted attempt ended. A `failure` is a sign of the server's ill health (a
     /// retryable failure); an attempt that ended otherwise (cancelled, a definite refusal) is `abandoned`.
-    public func record(_ ticket: CircuitTicket, _ result: CircuitResult) {
+    package func record(_ ticket: CircuitTicket, _ result: CircuitResult) {
         let now = elapsed()
         traced.withLock { traced in
             traced.catchUp(to: now)
@@ -136,7 +136,7 @@ public final class CircuitBreaker: Sendable {
 }
 
 /// The breaker's answer to ``CircuitBreaker/ask()``.
-public enum CircuitPermit: Hashable, Sendable {
+package enum CircuitPermit: Hashable, Sendable {
     /// Send the attempt, then report its result with the ticket.
     case admitted(CircuitTicket)
     /// Do not send it.
@@ -144,7 +144,7 @@ public enum CircuitPermit: Hashable, Sendable {
 }
 
 /// Proof of admission: hand it back to ``CircuitBreaker/record(_:_:)``.
-public struct CircuitTicket: Hashable, Sendable {
+package struct CircuitTicket: Hashable, Sendable {
     /// The probe's number when the attempt is the half-open probe.
     let probe: UInt64?
 }
@@ -168,7 +168,7 @@ public struct CircuitRejection: Hashable, Sendable, Error, CustomStringConvertib
 
 /// How an admitted attempt ended, for the breaker and the retry budget: what the retry table's
 /// `report health` effect tells them.
-public enum CircuitResult: Hashable, Sendable {
+@usableFromInline package enum CircuitResult: Hashable, Sendable {
     /// The server answered acceptably.
     case success
     /// A failure that says something about the server's health (retryable).

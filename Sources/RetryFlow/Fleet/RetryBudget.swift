@@ -79,7 +79,7 @@ public final class RetryBudget: Sendable {
     /// guard case .granted(let ticket) = budget.ask() else { throw lastError }
     /// // … retry; on success: budget.record(.success(refunding: ticket))
     /// ```
-    public func ask(afterTimeout: Bool = false) -> RetryBudgetPermit {
+    package func ask(afterTimeout: Bool = false) -> RetryBudgetPermit {
         let time = tracingTime()
         return traced.withLock { traced in
             switch traced.deliver(.retryAsked(timeout: afterTimeout), at: time) {
@@ -93,7 +93,7 @@ public final class RetryBudget: Sendable {
 
     /// Reports how an attempt ended: a success (refunding the tokens the run's last retry took, as
     /// AWS does) or a failure that is a sign of the server's ill health (gRPC charges one token).
-    public func record(_ result: RetryBudgetResult) {
+    package func record(_ result: RetryBudgetResult) {
         let time = tracingTime()
         traced.withLock { traced in
             switch result {
@@ -111,7 +111,7 @@ public final class RetryBudget: Sendable {
 }
 
 /// The budget's answer to ``RetryBudget/ask(afterTimeout:)``.
-public enum RetryBudgetPermit: Hashable, Sendable {
+package enum RetryBudgetPermit: Hashable, Sendable {
     /// Retry; report the run's success with the ticket so its tokens come back.
     case granted(RetryBudgetTicket)
     /// Do not retry: the bucket is too low.
@@ -125,7 +125,7 @@ public enum RetryBudgetPermit: Hashable, Sendable {
 }
 
 /// The tokens one granted retry took, handed back with ``RetryBudgetResult/success(refunding:)``.
-public struct RetryBudgetTicket: Hashable, Sendable {
+package struct RetryBudgetTicket: Hashable, Sendable {
     /// Thousandths of a token, kept exactly.
     package let milliTokens: Int
 
@@ -133,7 +133,7 @@ public struct RetryBudgetTicket: Hashable, Sendable {
 }
 
 /// How an attempt ended, for ``RetryBudget/record(_:)``.
-public enum RetryBudgetResult: Hashable, Sendable {
+package enum RetryBudgetResult: Hashable, Sendable {
     /// It succeeded; `refunding` is the ticket of the run's last granted retry (`nil`: it did not retry).
     case success(refunding: RetryBudgetTicket?)
     /// It failed in a way that says the server is unwell (a retryable failure).

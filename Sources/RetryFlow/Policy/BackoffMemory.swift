@@ -5,14 +5,14 @@
 /// Start with an empty memory and pass the same one to every
 /// ``RetryPolicy/delay(beforeRetry:memory:using:)`` of a run; the engine keeps one per run and
 /// empties it when progress resets the backoff.
-public struct BackoffMemory: Hashable, Sendable {
+package struct BackoffMemory: Hashable, Sendable {
     /// The last delay planned from this memory (`nil` before the first).
     package internal(set) var previous: Duration?
     /// Polly's `prev`: the formula's value at the last draw (0 before the first).
     var formulaValue: Double = 0
 
     /// An empty memory: no delay yet.
-    public init() {}
+    package init() {}
 
     /// A memory whose last delay was `previous` (for ``Jitter/decorrelated``; Polly's formula starts over).
     package init(previous: Duration?) { self.previous = previous }

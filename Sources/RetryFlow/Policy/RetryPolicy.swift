@@ -163,7 +163,7 @@ public struct RetryPolicy: Sendable {
     /// The backoff delay before retry `n` (1-based) with the cap, jitter and floor applied, read
     /// from and recorded in `memory` (start a run with an empty ``BackoffMemory``). Never more than
     /// 1e9 s: a cap or formula beyond saturates there.
-    public func delay<R: RandomNumberGenerator>(
+    package func delay<R: RandomNumberGenerator>(
         beforeRetry n: Int, memory: inout BackoffMemory, using random: inout R
     ) -> Duration {
         let limit = Duration.policyLimit

@@ -1,5 +1,5 @@
 /// One thing the driver must do, with its values: an effect of a table row, made concrete by the machine.
-public enum RetryAction: Hashable, Sendable {
+@usableFromInline package enum RetryAction: Hashable, Sendable {
     /// Begin attempt number `n` (1-based).
     case startAttempt(Int)
     /// Abandon the attempt in flight.

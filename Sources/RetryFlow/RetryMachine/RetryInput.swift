@@ -1,6 +1,6 @@
 /// What a driver tells the retry machine, with what it knows: each input stands for one
 /// ``RetryEvent`` of the table and carries its payload, so nothing is defaulted.
-public enum RetryInput: Hashable, Sendable, MachineInput {
+@usableFromInline package enum RetryInput: Hashable, Sendable, MachineInput {
     /// Begin (`resume()`, `run`).
     case start
     /// The attempt produced a result the policy accepts.
@@ -39,7 +39,7 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     case stepFailed(detail: String?)
 
     /// The table event this input stands for.
-    public var event: RetryEvent {
+    @usableFromInline package var event: RetryEvent {
         switch self {
         case .start: .start
         case .succeeded: .succeeded
@@ -60,7 +60,7 @@ public enum RetryInput: Hashable, Sendable, MachineInput {
     }
 
     /// The words kept in the trace for this input.
-    public var detail: String? {
+    @usableFromInline package var detail: String? {
         switch self {
         case .failed(_, let detail, _), .failedAfterProgress(_, let detail), .attemptTimedOut(_, let detail),
             .deadlineExceeded(let detail), .cancelled(let detail), .circuitOpen(_, let detail),

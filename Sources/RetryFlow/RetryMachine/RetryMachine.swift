@@ -8,9 +8,9 @@
 /// let asked = try machine.handle(.tokenGranted, at: .zero) // actions: [.askBreaker(attempt: 1)]
 /// let sent = try machine.handle(.admitted, at: .zero)       // actions: [.startAttempt(1)]
 /// ```
-public struct RetryMachine: Sendable {
+package struct RetryMachine: Sendable {
     /// What one call to ``handle(_:at:)`` did: the rows taken and the actions to perform.
-    public typealias Step = MachineStep<RetryVocabulary, RetryAction>
+    package typealias Step = MachineStep<RetryVocabulary, RetryAction>
 
     // `@usableFromInline` for the inlinable `handle`, as are the retry rules.
     @usableFromInline var core: TableMachine<RetryRules>
@@ -18,7 +18,7 @@ public struct RetryMachine: Sendable {
     /// A machine in the table's initial state. `random` drives jitter; pass a ``SeededRandom`` to
     /// replay. A run refused by an open circuit waits out the break (`waitsOutBreak`) or fails; one
     /// the rate limiter paces waits for its token (`waitsForToken`) or fails.
-    public init(
+    package init(
         policy: RetryPolicy, waitsOutBreak: Bool = true, waitsForToken: Bool = true, table: RetryTable = .retry,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
@@ -33,13 +33,13 @@ public struct RetryMachine: Sendable {
     /// The policy its guards and delays consult.
     package var policy: RetryPolicy { core.rules.policy }
     /// The current state.
-    public var state: RetryState { core.state }
+    package var state: RetryState { core.state }
     /// How many attempts have started.
     package var attempt: Int { core.rules.attempt }
     /// The last delay actually waited (decorrelated jitter grows from it).
-    public var previousDelay: Duration? { core.rules.previousDelay }
+    package var previousDelay: Duration? { core.rules.previousDelay }
     /// Whether the run is over.
-    public var isFinished: Bool { core.isFinished }
+    package var isFinished: Bool { core.isFinished }
 
     /// Delivers `input`, which happened `at` (time since the run started), and moves by the table.
     ///
@@ -48,7 +48,7 @@ public struct RetryMachine: Sendable {
     // Inlinable so the core's step writes straight into the caller's step: called, the ~300-byte step
     // was built in a temporary and copied out (memcpy, ≈ 50 instructions a step; docs/benchmarks.md).
     @inlinable
-    public mutating func handle(_ input: RetryInput, at time: Duration) throws(InvalidTransition) -> Step {
+    package mutating func handle(_ input: RetryInput, at time: Duration) throws(InvalidTransition) -> Step {
         try core.handle(input, at: time)
     }
 }

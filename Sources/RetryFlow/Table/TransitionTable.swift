@@ -23,7 +23,7 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
     /// One row of this table.
     public typealias Row = Transition<Vocabulary>
     /// A trace of a run of this table.
-    public typealias Trace = TransitionTrace<Vocabulary>
+    package typealias Trace = TransitionTrace<Vocabulary>
 
     /// The graph name used in charts (an identifier; charts of the same table are byte-identical).
     public let name: String

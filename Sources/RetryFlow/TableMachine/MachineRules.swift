@@ -46,9 +46,9 @@ extension MachineRules {
     /// A row of this machine's table.
     public typealias Row = Transition<Vocabulary>
     /// This machine's table.
-    public typealias Table = TransitionTable<Vocabulary>
+    package typealias Table = TransitionTable<Vocabulary>
     /// This machine's trace.
-    public typealias Trace = TransitionTrace<Vocabulary>
+    package typealias Trace = TransitionTrace<Vocabulary>
 
     /// No count and no delay on the trace.
     public func traced(_ row: Row) -> (attempt: Int, delay: Duration?) { (0, nil) }

@@ -14,11 +14,11 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     /// What one ``handle(_:at:)`` did.
     public typealias Step = MachineStep<Rules.Vocabulary, Rules.Action>
     /// An input the table has no row for, in the state the machine is in.
-    public typealias Rejection = Rules.Trace.Rejection
+    package typealias Rejection = TransitionTrace<Rules.Vocabulary>.Rejection
 
     /// The table executed. Validate it once (tests do, for every shipped table): an unvalidated table
     /// with an overlong step stops the program.
-    public let table: Rules.Table
+    public let table: TransitionTable<Rules.Vocabulary>
     /// The current state (never a decision between steps).
     @inlinable public var state: Rules.Vocabulary.State { current }
     /// The specialisation: its facts and what its effects mean.
@@ -36,7 +36,7 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     @usableFromInline var entry = RowLookup.entry(ofSlot: 0)
 
     /// A machine in the table's initial state.
-    public init(table: Rules.Table, rules: Rules) {
+    public init(table: TransitionTable<Rules.Vocabulary>, rules: Rules) {
         self.table = table
         self.current = table.initial
         self.facts = rules
@@ -49,10 +49,10 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
     ///
     /// - Throws: a ``Rejection`` when no row applies; the machine is left unchanged.
     @inlinable
-    public mutating func handle(_ input: Rules.Input, at time: Duration) throws(Rejection) -> Step {
+    public mutating func handle(_ input: Rules.Input, at time: Duration) throws(TransitionTrace<Rules.Vocabulary>.Rejection) -> Step {
         let event = input.event
         guard let index = firstRow(on: event) else {
-            throw Rejection(state: current, event: event, at: time)
+            throw TransitionTrace<Rules.Vocabulary>.Rejection(state: current, event: event, at: time)
         }
         facts.receive(input, at: time)
         var step = Step(at: time)

@@ -4,7 +4,7 @@ import RetryFlow
 /// reachable (with the shortest path to each) and, for each broken invariant, a counterexample trace.
 public struct ExplorationResult<Vocabulary: TableVocabulary>: Sendable {
     /// A trace of the machine explored.
-    public typealias Trace = TransitionTrace<Vocabulary>
+    package typealias Trace = TransitionTrace<Vocabulary>
 
     /// A broken invariant with the first (shortest) run that breaks it.
     package struct Violation: Sendable {

@@ -29,7 +29,7 @@ public struct TableExplorer<Model: ExplorationModel>: Sendable {
     package let model: Model
 
     /// An explorer of `table` run by `rules`, fed by `model`.
-    public init(table: Rules.Table, rules: Rules, model: Model) {
+    public init(table: TransitionTable<Rules.Vocabulary>, rules: Rules, model: Model) {
         self.table = table
         self.rules = rules
         self.model = model

@@ -39,7 +39,7 @@ public struct DownloadOptions: Hashable, Sendable {
 
     /// 1 GiB: on a real link windows grow to this, one round trip per GiB; on loopback they stay
     /// near 8 MiB, with peak memory growth well under 32 MiB (docs/benchmarks.md).
-    public static let defaultBytesPerRequest = 1 << 30
+    @usableFromInline package static let defaultBytesPerRequest = 1 << 30
 
     /// Options; every argument has its default.
     public init(

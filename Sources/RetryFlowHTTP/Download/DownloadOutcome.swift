@@ -27,7 +27,7 @@ public struct DownloadOutcome: Sendable {
     /// Whether every byte is on disk, in place (and matched the checksum, if one was given).
     public var succeeded: Bool { transferState == .complete }
     /// The last response head, if any.
-    public var response: HTTPURLResponse? { retry.value?.response }
+    package var response: HTTPURLResponse? { retry.value?.response }
 }
 
 /// A download that did not complete: why, every attempt, and where the partial file is.

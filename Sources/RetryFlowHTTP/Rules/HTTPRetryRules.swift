@@ -146,11 +146,11 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     public static let `default` = HTTPRetryRules()
 
     /// The original snippet's rule: transport errors only, never a status.
-    public static let transportErrorsOnly = HTTPRetryRules(retryableStatuses: [])
+    package static let transportErrorsOnly = HTTPRetryRules(retryableStatuses: [])
 
     /// timedOut, cannotFindHost, cannotConnectToHost, networkConnectionLost, dnsLookupFailed,
     /// notConnectedToInternet, badServerResponse, and unknown (-1, Linux's truncated body).
-    public static let defaultRetryableErrorCodes: Set<Int> = Set(
+    @usableFromInline package static let defaultRetryableErrorCodes: Set<Int> = Set(
         [
             URLError.Code.timedOut, .cannotFindHost, .cannotConnectToHost, .networkConnectionLost, .dnsLookupFailed,
             .notConnectedToInternet, .badServerResponse, .unknown,

@@ -49,7 +49,7 @@ public struct ThrottleRules: Hashable, Sendable, Codable {
     public static let none = ThrottleRules(statuses: [], statusesWithRetryAfter: [], errorCodes: [])
 
     /// The throttling error codes of botocore's `ThrottlingErrorDetector` (`retries/standard.py`).
-    public static let awsErrorCodes: Set<String> = [
+    @usableFromInline package static let awsErrorCodes: Set<String> = [
         "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException",
         "TooManyRequestsException", "ProvisionedThroughputExceededException", "TransactionInProgressException",
         "RequestLimitExceeded", "BandwidthLimitExceeded", "LimitExceededException", "RequestThrottled", "SlowDown",

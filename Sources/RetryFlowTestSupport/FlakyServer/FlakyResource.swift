@@ -80,7 +80,7 @@ extension FlakyServer {
         /// checks that the bytes on disk are the source's. Hashed on a thread of its own
         /// (``runOnOwnThread(_:)``): tens of MiB take seconds in a debug build, too long to hold
         /// one of the threads every other test's timers run on.
-        public static func sha256(ofFileAt url: URL) async throws -> String {
+        package static func sha256(ofFileAt url: URL) async throws -> String {
             try await runOnOwnThread {
                 let handle = try FileHandle(forReadingFrom: url)
                 defer { try? handle.close() }
