@@ -246,24 +246,13 @@ private func sample12() async throws {
 private func sample13() async throws {
     let budget = try RetryBudget(.awsStandard)
     let breaker = try CircuitBreaker(.polly)
-    var lastRetry: RetryBudgetTicket?               // the run's last granted retry, refunded on success
-    while case .admitted(let ticket) = breaker.ask() {
-        do {
-            _ = try await URLSession.shared.data(for: request)
-            breaker.record(ticket, .success)
-            budget.record(.success(refunding: lastRetry))
-            break
-        } catch {
-            breaker.record(ticket, .failure)
-            budget.record(.failure)
-            guard case .granted(let granted) = budget.ask() else { throw error }
-            lastRetry = granted
-        }
-    }
+    let engine = Retry(.default, guards: FleetGuards(budget: budget, breaker: breaker))
+    let data = try await engine.run { _ in try await loadSomething() }   // any async call, traced and guarded
 
     _ = budget
     _ = breaker
-    _ = lastRetry
+    _ = engine
+    _ = data
 }
 
 // fleet.md, sample 14

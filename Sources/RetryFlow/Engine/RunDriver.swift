@@ -11,7 +11,7 @@ enum RunNext {
 }
 
 /// One run's driver: the loop of a ``Retry`` run. It delivers the pending input to the
-/// ``RetryMachine``, performs the actions the machine answers with (start an attempt, ask or report
+/// `RetryMachine`, performs the actions the machine answers with (start an attempt, ask or report
 /// to the fleet's guards, sleep, run a step, finish), one await at a time, and turns what happened
 /// into the next input. It decides nothing: "stop after N attempts" is the row `[no attempts left]`
 /// of ``TransitionTable/retry`` (RetryTable.swift). Used by one task only (the run's), never shared.

@@ -166,7 +166,7 @@ package struct TokenReservation: Hashable, Sendable {
     let credit: Double
 }
 
-/// The limiter's answer to ``AdaptiveRateLimiter/ask()``.
+/// The limiter's answer to `AdaptiveRateLimiter/ask()`.
 package enum RateLimitPermit: Hashable, Sendable {
     /// Send now.
     case granted

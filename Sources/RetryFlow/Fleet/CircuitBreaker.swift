@@ -44,7 +44,7 @@ public final class CircuitBreaker: Sendable {
         }
 
         /// Every (state, event) the object delivers has a row, bar a probe's outcome after the probe
-        /// ended, which ``CircuitBreaker/record(_:_:)`` turns into an ordinary call's first.
+        /// ended, which `CircuitBreaker/record(_:_:)` turns into an ordinary call's first.
         @discardableResult
         mutating func handle(_ event: BreakerEvent, at time: Duration) -> BreakerAction? {
             guard let step = try? machine.handle(event, at: time) else { return nil }
@@ -135,7 +135,7 @@ public final class CircuitBreaker: Sendable {
     }
 }
 
-/// The breaker's answer to ``CircuitBreaker/ask()``.
+/// The breaker's answer to `CircuitBreaker/ask()`.
 package enum CircuitPermit: Hashable, Sendable {
     /// Send the attempt, then report its result with the ticket.
     case admitted(CircuitTicket)
@@ -143,7 +143,7 @@ package enum CircuitPermit: Hashable, Sendable {
     case rejected(CircuitRejection)
 }
 
-/// Proof of admission: hand it back to ``CircuitBreaker/record(_:_:)``.
+/// Proof of admission: hand it back to `CircuitBreaker/record(_:_:)`.
 package struct CircuitTicket: Hashable, Sendable {
     /// The probe's number when the attempt is the half-open probe.
     let probe: UInt64?

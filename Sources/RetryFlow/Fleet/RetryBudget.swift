@@ -110,7 +110,7 @@ public final class RetryBudget: Sendable {
     }
 }
 
-/// The budget's answer to ``RetryBudget/ask(afterTimeout:)``.
+/// The budget's answer to `RetryBudget/ask(afterTimeout:)`.
 package enum RetryBudgetPermit: Hashable, Sendable {
     /// Retry; report the run's success with the ticket so its tokens come back.
     case granted(RetryBudgetTicket)
@@ -124,7 +124,7 @@ package enum RetryBudgetPermit: Hashable, Sendable {
     }
 }
 
-/// The tokens one granted retry took, handed back with ``RetryBudgetResult/success(refunding:)``.
+/// The tokens one granted retry took, handed back with `RetryBudgetResult/success(refunding:)`.
 package struct RetryBudgetTicket: Hashable, Sendable {
     /// Thousandths of a token, kept exactly.
     package let milliTokens: Int
@@ -132,7 +132,7 @@ package struct RetryBudgetTicket: Hashable, Sendable {
     package init(milliTokens: Int) { self.milliTokens = milliTokens }
 }
 
-/// How an attempt ended, for ``RetryBudget/record(_:)``.
+/// How an attempt ended, for `RetryBudget/record(_:)`.
 package enum RetryBudgetResult: Hashable, Sendable {
     /// It succeeded; `refunding` is the ticket of the run's last granted retry (`nil`: it did not retry).
     case success(refunding: RetryBudgetTicket?)

@@ -3,7 +3,7 @@
 /// (each of its delays is the formula's growth since the one before).
 ///
 /// Start with an empty memory and pass the same one to every
-/// ``RetryPolicy/delay(beforeRetry:memory:using:)`` of a run; the engine keeps one per run and
+/// `RetryPolicy/delay(beforeRetry:memory:using:)` of a run; the engine keeps one per run and
 /// empties it when progress resets the backoff.
 package struct BackoffMemory: Hashable, Sendable {
     /// The last delay planned from this memory (`nil` before the first).

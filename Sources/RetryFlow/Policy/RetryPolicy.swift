@@ -152,7 +152,7 @@ public struct RetryPolicy: Sendable {
     /// The backoff delay before retry `n` (1-based) with the cap, jitter and floor applied.
     /// `previous` is the last delay actually waited (for decorrelated jitter), `nil` before the first.
     /// ``Jitter/pollyDecorrelated`` also needs its formula's last value: use
-    /// ``delay(beforeRetry:memory:using:)`` for it, with one memory for the run.
+    /// `delay(beforeRetry:memory:using:)` for it, with one memory for the run.
     package func delay<R: RandomNumberGenerator>(beforeRetry n: Int, previous: Duration?, using random: inout R)
         -> Duration
     {
@@ -161,7 +161,7 @@ public struct RetryPolicy: Sendable {
     }
 
     /// The backoff delay before retry `n` (1-based) with the cap, jitter and floor applied, read
-    /// from and recorded in `memory` (start a run with an empty ``BackoffMemory``). Never more than
+    /// from and recorded in `memory` (start a run with an empty `BackoffMemory`). Never more than
     /// 1e9 s: a cap or formula beyond saturates there.
     package func delay<R: RandomNumberGenerator>(
         beforeRetry n: Int, memory: inout BackoffMemory, using random: inout R

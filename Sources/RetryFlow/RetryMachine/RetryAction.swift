@@ -6,7 +6,7 @@
     case cancelAttempt
     /// Tell observers that `attempt` failed and the next begins after `delay`.
     case notifyRetry(attempt: Int, delay: Duration)
-    /// Tell the breaker, the budget and the limiter how the attempt ended (a ``CircuitResult``: the
+    /// Tell the breaker, the budget and the limiter how the attempt ended (a `CircuitResult`: the
     /// budget reads it too), and whether its answer was a throttle (the limiter slows down).
     case reportHealth(CircuitResult, throttled: Bool)
     /// Ask the adaptive rate limiter for a token for the next try, then deliver `tokenGranted` (at

@@ -43,7 +43,7 @@ package struct RetryMachine: Sendable {
 
     /// Delivers `input`, which happened `at` (time since the run started), and moves by the table.
     ///
-    /// - Throws: ``InvalidTransition`` when the table has no row for the input's event in the
+    /// - Throws: `InvalidTransition` when the table has no row for the input's event in the
     ///   current state; the machine is left unchanged.
     // Inlinable so the core's step writes straight into the caller's step: called, the ~300-byte step
     // was built in a temporary and copied out (memcpy, ≈ 50 instructions a step; docs/benchmarks.md).

@@ -64,7 +64,7 @@ public struct TransitionTable<Vocabulary: TableVocabulary>: Sendable {
     }
 
     /// Whether a run that reaches `state` is over.
-    @inlinable public func isTerminal(_ state: Vocabulary.State) -> Bool { terminals.contains(state) }
+    @inlinable package func isTerminal(_ state: Vocabulary.State) -> Bool { terminals.contains(state) }
 
     /// Whether `state` is left only by completion transitions (a decision the machine never rests in).
     package func isDecision(_ state: Vocabulary.State) -> Bool {

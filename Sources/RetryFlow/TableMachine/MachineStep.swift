@@ -35,7 +35,7 @@ public struct MachineStep<Vocabulary: TableVocabulary, Action: Sendable>: Sendab
     /// The rows taken, held inline (``StepBuffer``) so a step allocates nothing.
     @usableFromInline package var rows = StepBuffer<Row>()
     /// When the input happened, since the run started (every row of a step is taken at once).
-    public let at: Duration
+    @usableFromInline package let at: Duration
     /// What the driver must do, in order. Builds an array: for tests and drivers of your own; the
     /// package's drivers read `produced`, which allocates nothing.
     public var actions: [Action] { Array(produced) }

@@ -47,9 +47,11 @@ public struct TableMachine<Rules: MachineRules>: Sendable {
 
     /// Delivers `input`, which happened `at` (time since the run started), and moves by the table.
     ///
-    /// - Throws: a ``Rejection`` when no row applies; the machine is left unchanged.
+    /// - Throws: a ``TransitionTrace/Rejection`` when no row applies; the machine is left unchanged.
     @inlinable
-    public mutating func handle(_ input: Rules.Input, at time: Duration) throws(TransitionTrace<Rules.Vocabulary>.Rejection) -> Step {
+    public mutating func handle(
+        _ input: Rules.Input, at time: Duration
+    ) throws(TransitionTrace<Rules.Vocabulary>.Rejection) -> Step {
         let event = input.event
         guard let index = firstRow(on: event) else {
             throw TransitionTrace<Rules.Vocabulary>.Rejection(state: current, event: event, at: time)

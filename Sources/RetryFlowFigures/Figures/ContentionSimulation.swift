@@ -3,7 +3,7 @@ import RetryFlow
 import RetryFlowTestSupport
 
 /// AWS's "Exponential Backoff And Jitter" (2015) contention experiment, with the waits computed by
-/// ``RetryPolicy/delay(beforeRetry:memory:using:)``: N clients start at once, each reads one shared
+/// `RetryPolicy/delay(beforeRetry:memory:using:)`: N clients start at once, each reads one shared
 /// record and writes it back under optimistic concurrency; a write fails when another landed between
 /// its read and its write, and the client waits, reads and writes again until its write lands.
 ///

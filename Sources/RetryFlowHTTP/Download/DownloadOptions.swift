@@ -24,8 +24,8 @@ public struct DownloadOptions: Hashable, Sendable {
     /// Windows start at 8 MiB (or this, if smaller) and adapt: they double while
     /// the delegate keeps up with the network (every ordinary link) and halve when body bytes pile
     /// up on its queue (loopback, very fast links), up to this; docs/downloads.md. A server that
-    /// ignores ranges answers `200` and the body streams whole. Default ``defaultBytesPerRequest``
-    /// (1 GiB); 8 MiB or less gives fixed windows; `nil` (or not positive) asks for the whole rest.
+    /// ignores ranges answers `200` and the body streams whole. Default
+    /// 1 GiB; 8 MiB or less gives fixed windows; `nil` (or not positive) asks for the whole rest.
     public var bytesPerRequest: Int?
     /// Which cut attempts count as progress: each starts the retry count and the backoff over, so
     /// a transfer cut every few MB keeps waiting the first delay and never runs out of attempts

@@ -146,7 +146,7 @@ public struct HTTPRetryRules: Hashable, Sendable, Codable {
     public static let `default` = HTTPRetryRules()
 
     /// The original snippet's rule: transport errors only, never a status.
-    package static let transportErrorsOnly = HTTPRetryRules(retryableStatuses: [])
+    public static let transportErrorsOnly = HTTPRetryRules(retryableStatuses: [])
 
     /// timedOut, cannotFindHost, cannotConnectToHost, networkConnectionLost, dnsLookupFailed,
     /// notConnectedToInternet, badServerResponse, and unknown (-1, Linux's truncated body).

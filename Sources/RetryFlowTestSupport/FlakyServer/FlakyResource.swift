@@ -93,7 +93,7 @@ extension FlakyServer {
         }
 
         /// The SHA-256 of the whole body, as 64 lowercase hex digits, computed in slices on a
-        /// thread of its own (see ``sha256(ofFileAt:)``).
+        /// thread of its own (see `sha256(ofFileAt:)`).
         public var sha256: String {
             get async {
                 await runOnOwnThread { [self] in

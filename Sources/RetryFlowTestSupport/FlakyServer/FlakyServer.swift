@@ -95,7 +95,7 @@ public final class FlakyServer: @unchecked Sendable {
     public var requests: [RecordedRequest] { state.withLock { $0.requests } }
 
     /// The requests to `path`, in arrival order.
-    package func requests(to path: String) -> [RecordedRequest] { requests.filter { $0.path == path } }
+    public func requests(to path: String) -> [RecordedRequest] { requests.filter { $0.path == path } }
 
     /// Suspends until the server has received `count` requests to `path` (to any path when `nil`):
     /// how a test knows a request is in flight without sleeping.
