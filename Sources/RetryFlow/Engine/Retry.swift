@@ -1,4 +1,5 @@
-/// The async engine: runs any operation under a ``RetryPolicy`` by driving a `RetryMachine`.
+/// The async engine: runs any operation under a ``RetryPolicy`` by driving the retry machine (the
+/// table with its rules).
 ///
 /// The engine is the only place effects are performed: it starts attempts, sleeps on the injected
 /// clock (never blocking a thread), calls hooks and reports. It decides nothing: every transition is

@@ -1,5 +1,5 @@
 /// The kinds of work a row of the retry table asks for. The machine turns most into a
-/// `RetryAction` carrying its values (attempt number, delay, why the run ended); `plan delay`
+/// driver's action carrying its values (attempt number, delay, why the run ended); `plan delay`
 /// only computes the next wait, which the guards of the `retry` decision then read.
 public enum RetryEffect: String, TableSymbol {
     /// Begin the next attempt.
