@@ -108,7 +108,7 @@ enum HTTPBenchmarks {
                         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                             let task = try! flowSession.retryDataTask(
                                 with: URLRequest(url: server.url("/flow/\(index)")),
-                                retry: HTTPRetryOptions(policy, rules: .transportErrorsOnly)
+                                retry: HTTPRetryOptions(policy, rules: HTTPRetryRules(retryableStatuses: []))
                             ) { _ in continuation.resume() }
                             task.resume()
                         }

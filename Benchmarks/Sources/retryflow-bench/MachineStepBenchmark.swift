@@ -1,49 +1,115 @@
 import Foundation
 import RetryFlow
 
-/// `machine-step`: one transition of the pure machine (lookup + guards + effects), over simulated
-/// runs. Also heap allocations per step, counted by valgrind over two run counts (the difference
-/// cancels start-up allocations). No hand-written twin of the retry rules: the table is the only
-/// statement of them, so the goal is what a step may cost, not a ratio to a copy.
+/// `machine-step`: one transition of the machine core every shipped table runs on (`TableMachine`:
+/// lookup, guards, effects, completion rows), over simulated retry runs. The retry machine's rules
+/// are package API, so this steps a table of its own, a retry loop as a user would write one, through
+/// public API only. Also heap allocations per step, counted by valgrind over two run counts (the
+/// difference cancels start-up allocations). The goal is what a step may cost, not a ratio to a copy.
 enum MachineStepBenchmark {
-    static let policy = RetryPolicy(maxAttempts: 5, deadline: .seconds(60))
+    enum LoopState: String, TableSymbol { case idle, request, decide, wait, done, failed }
+    enum LoopEvent: String, TableSymbol, MachineInput {
+        case start, succeeded, failed
+        case delayElapsed = "delay elapsed"
+        var event: Self { self }
+    }
+    enum LoopGuard: String, TableSymbol {
+        case attemptsLeft = "attempts left"
+        var negatedLabel: String { "no attempts left" }
+        /// Attempts only grow along the retry loop, so it ends.
+        var boundsLoops: Bool { true }
+    }
+    enum LoopEffect: String, TableSymbol {
+        case startAttempt = "start attempt"
+        case planDelay = "plan delay"
+    }
+    enum LoopEnd: String, TableSymbol { case succeeded, exhausted }
+    typealias LoopWords = TableWords<LoopState, LoopEvent, LoopGuard, LoopEffect, LoopEnd>
 
-    /// Simulated runs: run `i` fails `i % 4` times, then succeeds. Returns the steps taken.
+    /// The loop: start an attempt; on success done; on failure decide: wait and try again while
+    /// attempts are left, else fail (the decision's last row is unconditional).
+    static let table = TransitionTable<LoopWords>(
+        name: "user retry loop", initial: .idle, terminals: [.done, .failed],
+        rows: [
+            // event, from, guard, to, do (effects), ends (reason)
+            .on(.start, from: .idle, to: .request, do: .startAttempt),
+            .on(.succeeded, from: .request, to: .done, ends: .succeeded),
+            .on(.failed, from: .request, to: .decide),
+            .completion(from: .decide, .when(.attemptsLeft), to: .wait, do: .planDelay),
+            .completion(from: .decide, to: .failed, ends: .exhausted),
+            .on(.delayElapsed, from: .wait, to: .request, do: .startAttempt),
+        ])
+
+    /// What the driver must do.
+    enum LoopAction: Sendable {
+        case send(attempt: Int)
+        case sleep(Duration)
+    }
+
+    /// The loop's facts: attempts started, and the wait planned (exponential from 100 ms, capped at
+    /// 2 s, full jitter from a seeded generator).
+    struct LoopRules: MachineRules {
+        typealias Vocabulary = LoopWords
+        let maxAttempts: Int
+        var random: SeededRandom
+        var attempts = 0
+        var plannedDelay = Duration.zero
+
+        mutating func receive(_ input: LoopEvent, at time: Duration) {}
+
+        func holds(_ guardSymbol: LoopGuard) -> Bool { attempts < maxAttempts }
+
+        mutating func perform(_ effect: LoopEffect, of row: Row) -> LoopAction? {
+            switch effect {
+            case .startAttempt:
+                attempts += 1
+                return .send(attempt: attempts)
+            case .planDelay:
+                let cap = min(Duration.milliseconds(100) * (1 << min(attempts - 1, 16)), .seconds(2))
+                plannedDelay = cap * Double.random(in: 0..<1, using: &random)
+                return .sleep(plannedDelay)
+            }
+        }
+
+        func traced(_ row: Row) -> (attempt: Int, delay: Duration?) {
+            (attempts, row.to == .wait ? plannedDelay : nil)
+        }
+    }
+
+    /// Checks the table once, before any run (a table that validates runs).
+    static let validated: Void = {
+        do { try table.validate() } catch { preconditionFailure("\(error)") }
+    }()
+
+    /// Simulated runs of 5 attempts: run `i` fails `i % 6` times, then succeeds (5 failures: the
+    /// attempts run out). Returns the steps taken: rows, so a failure (its row and the decision's
+    /// completion row) counts two.
     @inline(never)
     static func machineRuns(_ runs: Int) -> Int {
+        _ = validated
         var steps = 0
         var random = SeededRandom(seed: 42)
         for run in 0..<runs {
-            var machine = RetryMachine(policy: policy, random: random)
-            let failures = run % 4
+            var machine = TableMachine(table: table, rules: LoopRules(maxAttempts: 5, random: random))
+            let failures = run % 6
             var now = Duration.zero
-            _ = try! machine.handle(.start, at: now)
-            // No limiter and no breaker: the driver answers `ask limiter` and `ask breaker` at once.
-            _ = try! machine.handle(.tokenGranted, at: now)
-            _ = try! machine.handle(.admitted, at: now)
-            steps += 3
             var failed = 0
+            _ = try! machine.handle(.start, at: now)
+            steps += 1
             while !machine.isFinished {
-                if failed < failures {
+                switch machine.state {
+                case .request where failed < failures:
                     failed += 1
-                    _ = try! machine.handle(.failed(.retry, detail: nil), at: now)
-                    steps += 2 // the event's row, then the retry decision's completion row
-                    // No budget: the driver answers at once; the admission decision then plans the wait.
-                    _ = try! machine.handle(.budgetAnswered(granted: true, detail: nil), at: now)
+                    _ = try! machine.handle(.failed, at: now)
                     steps += 2
-                    if machine.state == .wait {
-                        // The wait just planned, read from the machine's public state: the step's
-                        // actions are the engine's business (their public view may be an array, whose
-                        // making would count here as an allocation per step).
-                        now += machine.previousDelay ?? .zero
-                        _ = try! machine.handle(.delayElapsed, at: now)
-                        steps += 1
-                    }
-                    _ = try! machine.handle(.tokenGranted, at: now)
-                    _ = try! machine.handle(.admitted, at: now)
-                    steps += 2
-                } else {
+                case .request:
                     _ = try! machine.handle(.succeeded, at: now)
+                    steps += 1
+                default:
+                    // The wait just planned, read from the rules (the step's `actions` would build an
+                    // array, counted here as an allocation per step).
+                    now += machine.rules.plannedDelay
+                    _ = try! machine.handle(.delayElapsed, at: now)
                     steps += 1
                 }
             }
@@ -66,7 +132,9 @@ enum MachineStepBenchmark {
                 name: "machine-step", value: perStep, unit: "ns/step", baseline: "-", baselineValue: nil, ratio: nil,
                 goal: "<= 1000 ns/step", met: perStep <= 1000,
                 note:
-                    "median of \(machineTimes.count) runs of \(runs) simulated retry runs (\(machineSteps) steps; checksum \(checksum % 1000))"
+                    "TableMachine with a user's retry-loop table (the retry machine's rules are package API): "
+                    + "median of \(machineTimes.count) runs of \(runs) simulated runs (\(machineSteps) rows taken; "
+                    + "checksum \(checksum % 1000))"
             ),
             // Quick (a smoke run, often a debug build under valgrind): fewer runs.
             await allocations(

@@ -110,7 +110,7 @@ for name in names {
         case "hedge-tail": results += try await HedgeTailBenchmark.run(quick: quick)
         case "render-in-process": results.append(try await EngineBenchmarks.renderInProcess(quick: quick))
         case "wait-precision": results += try await EngineBenchmarks.waitPrecision(quick: quick)
-        case "budget-acquire": results += try FleetBenchmarks.budgetAcquire(quick: quick)
+        case "budget-acquire": results += try await FleetBenchmarks.budgetAcquire(quick: quick)
         case "retry-storm": results += try await FleetBenchmarks.retryStorm(quick: quick)
         case "download-resume": results += try await DownloadBenchmark.run(quick: quick)
         case "download-nginx": results += try await DownloadNginxBenchmark.run(quick: quick)
