@@ -3,7 +3,8 @@
 # depends only on RetryFlow's products (as a user's would), adds a "refresh credentials" step on 401
 # and a "use mirror" step after two failures of the primary, and runs both against FlakyServer. This
 # builds it (in .build/outside-package, so a second run only relinks what changed), runs it, and fails
-# unless each run succeeded and its chart and trace show its step by name.
+# unless each run succeeded and its chart and trace show its step by name. The same build compiles the
+# docs' samples (its DocSamples target), so no sample leans on RetryFlow's `package` API.
 set -euo pipefail
 SWIFT="${SWIFT:-swift}"
 root="$(cd "$(dirname "$0")/.." && pwd)"

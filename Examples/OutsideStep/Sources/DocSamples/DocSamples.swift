@@ -1,0 +1,1 @@
+../../../../Tests/RetryFlowDocSamplesTests/DocSamples.swift
