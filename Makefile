@@ -27,8 +27,8 @@ run: deps
 # The benchmarks (Benchmarks/, a package of their own) are only built here, so they cannot rot; nothing is
 # timed in `make test` (`make bench` runs them).
 # scripts/outside-package.sh builds Examples/OutsideStep, a package that uses only the products, in
-# .build/outside-package, and checks its user steps by name on chart and trace (docs/user-steps.md); it also
-# compiles the docs' samples there, where RetryFlow's `package` API is out of reach.
+# .build/outside-package, and checks its user steps by name on chart and trace (docs/user-steps.md); then it
+# builds Examples/DocSamples, the docs' samples outside the package, where its `package` API is out of reach.
 test: deps-browser lint
 	$(SWIFT) build --build-tests
 	SWIFT=$(SWIFT) scripts/swift-test.sh --skip-build

@@ -3,8 +3,8 @@
 # depends only on RetryFlow's products (as a user's would), adds a "refresh credentials" step on 401
 # and a "use mirror" step after two failures of the primary, and runs both against FlakyServer. This
 # builds it (in .build/outside-package, so a second run only relinks what changed), runs it, and fails
-# unless each run succeeded and its chart and trace show its step by name. The same build compiles the
-# docs' samples (its DocSamples target), so no sample leans on RetryFlow's `package` API.
+# unless each run succeeded and its chart and trace show its step by name. Then it builds Examples/DocSamples,
+# the docs' samples from outside the package (in .build/outside-docs), so no sample leans on `package` API.
 set -euo pipefail
 SWIFT="${SWIFT:-swift}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -40,3 +40,5 @@ if problems:
     sys.exit(1)
 print("outside-package: both steps ran from a package outside the repo's targets, by name on chart and trace")
 PY
+"$SWIFT" build --package-path "$root/Examples/DocSamples" --scratch-path "$root/.build/outside-docs" "$@"
+echo "outside-package: the docs' samples compile against the products' public API alone"

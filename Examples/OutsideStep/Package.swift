@@ -17,19 +17,7 @@ let package = Package(
                 .product(name: "RetryFlowHTTP", package: "RetryFlow"),
                 .product(name: "RetryFlowTesting", package: "RetryFlow"),
             ]
-        ),
-        // The docs' samples (a link to Tests/RetryFlowDocSamplesTests/DocSamples.swift, generated from them),
-        // compiled here as well: inside RetryFlow's package they could use its `package` API unnoticed.
-        .target(
-            name: "DocSamples",
-            dependencies: [
-                .product(name: "RetryFlow", package: "RetryFlow"),
-                .product(name: "RetryFlowCharts", package: "RetryFlow"),
-                .product(name: "RetryFlowGraphviz", package: "RetryFlow"),
-                .product(name: "RetryFlowHTTP", package: "RetryFlow"),
-                .product(name: "RetryFlowTesting", package: "RetryFlow"),
-            ]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )
