@@ -64,6 +64,9 @@ import Testing
         #expect(server.requests.isEmpty, "nothing was sent")
         #expect(run.completions == 1)
         #expect(run.outcome.trace.steps.map(\.to) == [.limiter, .pacing, .failure])
+        let refusal = try #require(run.outcome.attempts.last?.error as? RateLimitRefusal, "the refusal is kept")
+        #expect(refusal.wait > .zero && refusal.fillRate == limiter.fillRate)
+        #expect(refusal.description.hasPrefix("rate limited (next token in "), "\(refusal)")
         #expect(abs(limiter.tokens - tokens) < 1e-9, "the reserved token went back")
         expectConsistent(run.outcome.trace)
 

@@ -3,8 +3,7 @@ import RetryFlow
 import RetryFlowTesting
 import Testing
 
-/// The limiter as a shared object: enabled by the first throttle, waits as deadlines, fail fast,
-/// no token lost under contention, and every trace made of its table's rows.
+/// The limiter as a shared object: enabled by the first throttle, no token lost under contention, and every trace made of its table's rows.
 @Suite(.timeLimit(.minutes(1))) struct AdaptiveRateLimiterTests {
     @Test func adaptiveTableIsValid() throws {
         try AdaptiveTable.adaptive.validate()
@@ -95,54 +94,6 @@ import Testing
             #expect(limiter.fillRate < expected)
             expectConsistent(limiter.trace!, with: AdaptiveTable.adaptive)
         }
-    }
-
-    @Test func failFastThrowsItsReasonAndTakesNothing() async throws {
-        let clock = ManualClock()
-        let limiter = try AdaptiveRateLimiter(.aws, clock: clock)
-        limiter.record(throttled: true) // measured 0: fill at the minimum 0.5/s
-        while limiter.ask() == .granted {}
-        do {
-            try await limiter.acquire(maxWait: .zero)
-            Issue.record("an empty bucket let a fail-fast send through")
-        } catch let refusal as RateLimitRefusal {
-            #expect(refusal.wait > .zero)
-            #expect(refusal.fillRate == 0.5)
-            #expect(refusal.description.hasPrefix("rate limited (next token in "))
-        }
-        #expect(clock.sleeperCount == 0)
-    }
-
-    @Test func blockingWaitsOnTheClockWithinItsLimit() async throws {
-        let clock = ManualClock()
-        let limiter = try AdaptiveRateLimiter(.aws, clock: clock)
-        limiter.record(throttled: true)
-        while limiter.ask() == .granted {}
-        // The ask that found no token reserved one ahead of its time; the caller does not send, so it
-        // gives it back.
-        limiter.withdraw()
-        // The next token is 2 s away at 0.5/s (less what has accrued): more than 1 s is refused at once.
-        await #expect(throws: RateLimitRefusal.self) { try await limiter.acquire(maxWait: .seconds(1)) }
-        #expect(clock.sleeperCount == 0)
-        let done = Locked(false)
-        let waiting = Task {
-            defer {
-                done.withLock { $0 = true }
-                clock.recheck()
-            }
-            try await limiter.acquire(maxWait: .seconds(3))
-        }
-        // It looks again each measurement bucket (0.5 s), and is done when the token is due.
-        var wakes: [Duration] = []
-        while true {
-            await clock.waitUntil { done.withLock { $0 } || $0.count == 1 }
-            guard !done.withLock({ $0 }), let wake = clock.nextDeadline else { break }
-            wakes.append(wake.offset)
-            clock.advance(to: wake)
-        }
-        try await waiting.value
-        #expect(wakes.count == 4 && wakes.last! > .milliseconds(1500) && wakes.last! <= .seconds(2), "\(wakes)")
-        #expect(limiter.tokens < 1)
     }
 
     @Test func aThousandConcurrentAcquirersLoseNoToken() async throws {

@@ -19,7 +19,6 @@ public final class AdaptiveRateLimiter: Sendable {
     public let options: AdaptiveRateLimiterOptions
     private let traced: Locked<TracedMachine>
     private let elapsed: @Sendable () -> Duration
-    private let sleep: @Sendable (Duration) async throws -> Void
 
     /// What the lock guards: the machine, and its trace when tracing.
     struct TracedMachine {
@@ -69,7 +68,6 @@ public final class AdaptiveRateLimiter: Sendable {
                 trace: tracing ? AdaptiveTrace() : nil))
         let start = clock.now
         self.elapsed = { start.duration(to: clock.now) }
-        self.sleep = { delay in try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil) }
     }
 
     /// `disabled` until the first throttle, then `enabled`.
@@ -86,7 +84,8 @@ public final class AdaptiveRateLimiter: Sendable {
     /// Asks to send one request: granted now (a token was taken, or the limiter is disabled), or
     /// after a wait: the next token is reserved for this send (sends are served in the order they
     /// asked). Send when the wait is over, or give the token back with ``withdraw()``. The wait is
-    /// worked out at the present fill rate; ``acquire(maxWait:)`` follows the rate as it changes.
+    /// worked out at the present fill rate; a run's token wait follows the rate as it changes
+    /// (``nextWake(for:now:latest:)``).
     package func ask() -> RateLimitPermit { reserve().permit }
 
     /// ``ask()``, and the reservation behind a wait (for ``nextWake(for:now:latest:)``).
@@ -136,27 +135,6 @@ public final class AdaptiveRateLimiter: Sendable {
     package func withdraw() {
         let now = elapsed()
         traced.withLock { _ = $0.deliver(.sendWithdrawn, at: now) }
-    }
-
-    /// Waits on the limiter's clock until the token it reserves is due (sooner or later than first
-    /// told when the rate changes meanwhile, but never past `maxWait`), or throws
-    /// ``RateLimitRefusal`` at once (giving the token back) when that is further away than `maxWait`
-    /// (`nil`: no limit; `.zero`: fail fast). A cancelled wait gives the token back too.
-    package func acquire(maxWait: Duration? = nil) async throws {
-        guard case (.wait(let delay), let reservation?) = reserve() else { return }
-        if let maxWait, delay > maxWait {
-            withdraw()
-            throw RateLimitRefusal(wait: delay, fillRate: fillRate)
-        }
-        let start = elapsed()
-        do {
-            while let wake = nextWake(for: reservation, now: elapsed() - start, latest: maxWait) {
-                try await sleep(wake - (elapsed() - start))
-            }
-        } catch {
-            withdraw()
-            throw error
-        }
     }
 }
 

@@ -36,8 +36,6 @@ package struct RetryMachine: Sendable {
     package var state: RetryState { core.state }
     /// How many attempts have started.
     package var attempt: Int { core.rules.attempt }
-    /// The last delay actually waited (decorrelated jitter grows from it).
-    package var previousDelay: Duration? { core.rules.previousDelay }
     /// Whether the run is over.
     package var isFinished: Bool { core.isFinished }
 

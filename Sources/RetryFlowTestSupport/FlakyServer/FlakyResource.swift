@@ -76,24 +76,8 @@ extension FlakyServer {
             }
         }
 
-        /// The SHA-256 of the file at `url` (read in slices), to compare with ``sha256``: how a test
-        /// checks that the bytes on disk are the source's. Hashed on a thread of its own
-        /// (``runOnOwnThread(_:)``): tens of MiB take seconds in a debug build, too long to hold
-        /// one of the threads every other test's timers run on.
-        package static func sha256(ofFileAt url: URL) async throws -> String {
-            try await runOnOwnThread {
-                let handle = try FileHandle(forReadingFrom: url)
-                defer { try? handle.close() }
-                var hasher = SHA256()
-                while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                    chunk.withUnsafeBytes { hasher.update(buffer: $0) }
-                }
-                return hasher.hexDigest()
-            }
-        }
-
         /// The SHA-256 of the whole body, as 64 lowercase hex digits, computed in slices on a
-        /// thread of its own (see `sha256(ofFileAt:)`).
+        /// thread of its own (``runOnOwnThread(_:)``): tens of MiB take seconds in a debug build.
         public var sha256: String {
             get async {
                 await runOnOwnThread { [self] in
